@@ -1,0 +1,45 @@
+//! Starweaver: a declarative, config-driven agent framework.
+//!
+//! This facade carries the whole product. Its root re-exports the agent
+//! and tool runtime (what the Tools chapter imports from
+//! `starweaver_agent`); [`tools`] and [`model`] hold the tool layer and the
+//! message parts under their own paths.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use starweaver::{string_tool, ToolContext, ToolRegistry, ToolResult};
+//!
+//! let echo = string_tool(
+//!     "echo",
+//!     Some("Echo a JSON value".to_string()),
+//!     serde_json::json!({"type": "object", "properties": {}}),
+//!     |_ctx: ToolContext, args: serde_json::Value| async move { Ok(ToolResult::new(args)) },
+//! );
+//! let registry = ToolRegistry::new().with_tool(Arc::new(echo));
+//! assert_eq!(registry.names(), vec!["echo"]);
+//! ```
+
+pub use starweaver_core::context::*;
+pub use starweaver_core::tools::*;
+pub use starweaver_core::toolsets::*;
+pub use starweaver_core::{BoxFuture, JsonMap};
+
+/// The tool layer: tools, definitions, results, errors, the registry,
+/// hooks and dependency profiles.
+pub mod tools {
+    pub use starweaver_core::context::{
+        AgentContext, AgentContextHandle, ContextHandoffHandle, ConversationId, Dependencies,
+        HostCapabilities, RunId, ShellEnvironmentSnapshot, TaskContextHandle, ToolCapabilityGrant,
+        ToolContext, ToolRuntimeSnapshot, ToolSearchContextHandle, UsageContextHandle,
+    };
+    pub use starweaver_core::tools::*;
+    pub use starweaver_core::toolsets::*;
+}
+
+/// Provider-neutral message parts.
+pub mod model {
+    pub use starweaver_core::model::*;
+}
+
+/// Manifest types, loading and checks.
+pub use starweaver_config as config;

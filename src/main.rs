@@ -1,0 +1,22 @@
+//! The `starweaver` command line. The manifest commands (`check`, `run`,
+//! `schema`, `tools`) arrive with the manifest issue; until then the binary
+//! says so instead of pretending.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let version = env!("CARGO_PKG_VERSION");
+    match std::env::args().nth(1).as_deref() {
+        Some("--version" | "-V") => {
+            println!("starweaver {version}");
+            ExitCode::SUCCESS
+        }
+        _ => {
+            eprintln!(
+                "starweaver {version}: the manifest commands (check, run, schema, tools) are not built yet.\n\
+                 Try the tool runtime tour instead: cargo run --example tool_runtime"
+            );
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The state a run carries: [`AgentContext`] for the agent and
+//! [`ToolContext`] for one tool call.
+
+mod agent_context;
+mod config;
+mod dependencies;
+mod events;
+mod grants;
+mod handles;
+mod ids;
+mod notes;
+mod snapshots;
+mod state;
+mod tool_context;
+
+pub use agent_context::AgentContext;
+pub use config::{ToolAvailabilityPolicy, ToolConfig};
+pub use dependencies::Dependencies;
+pub use events::{ContextEvent, ContextEvents};
+pub use grants::{
+    ToolCapabilityGrant, CONTEXT_HANDOFF_CAPABILITY, CONTEXT_TASKS_CAPABILITY,
+    CONTEXT_TOOL_SEARCH_CAPABILITY, CONTEXT_USAGE_CAPABILITY,
+};
+pub use handles::{
+    AgentContextHandle, ContextHandoffHandle, TaskContextHandle, ToolSearchContextHandle,
+    UsageContextHandle,
+};
+pub use ids::{ConversationId, RunId};
+pub use notes::Notes;
+pub use snapshots::{HostCapabilities, ShellEnvironmentSnapshot, ToolRuntimeSnapshot};
+pub use state::{ContextHandoff, ContextTask, ContextUsage, ToolSearchState};
+pub use tool_context::ToolContext;

@@ -1,0 +1,234 @@
+//! Per-call execution context handed to a tool.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::{AgentContextHandle, ConversationId, Dependencies, RunId};
+use crate::JsonMap;
+
+/// What a tool sees of the run: ids, retry counters, cancellation, trace
+/// metadata and the dependencies its profile allows. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct ToolContext {
+    run_id: RunId,
+    conversation_id: ConversationId,
+    retry: u32,
+    execution_attempt: u32,
+    max_retries: u32,
+    tool_name: Arc<str>,
+    tool_call_id: Arc<str>,
+    cancellation: CancellationToken,
+    dependencies: Dependencies,
+    metadata: JsonMap,
+    approved: bool,
+    deferred_result: Option<Value>,
+    agent_context: Option<AgentContextHandle>,
+}
+
+impl ToolContext {
+    /// Creates a context. `retry` is the number of model-correction
+    /// retries this tool has already used in the run.
+    #[must_use]
+    pub fn new(run_id: RunId, conversation_id: ConversationId, retry: u32) -> Self {
+        Self {
+            run_id,
+            conversation_id,
+            retry,
+            execution_attempt: 0,
+            max_retries: 0,
+            tool_name: Arc::from(""),
+            tool_call_id: Arc::from(""),
+            cancellation: CancellationToken::new(),
+            dependencies: Dependencies::default(),
+            metadata: JsonMap::new(),
+            approved: false,
+            deferred_result: None,
+            agent_context: None,
+        }
+    }
+
+    /// Replaces the dependency bag.
+    #[must_use]
+    pub fn with_dependencies(mut self, dependencies: Dependencies) -> Self {
+        self.dependencies = dependencies;
+        self
+    }
+
+    /// Adds one typed dependency.
+    #[must_use]
+    pub fn with_dependency<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.dependencies.insert(value);
+        self
+    }
+
+    /// Uses this token for cooperative cancellation.
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = token;
+        self
+    }
+
+    /// Sets the model-correction retries already used.
+    #[must_use]
+    pub fn with_retry(mut self, retry: u32) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Adds trace or host metadata.
+    #[must_use]
+    pub fn with_metadata(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.metadata.insert(key.into(), value);
+        self
+    }
+
+    /// Marks the call as approved by a human (approval-gated tools run).
+    #[must_use]
+    pub fn with_approved(mut self, approved: bool) -> Self {
+        self.approved = approved;
+        self
+    }
+
+    /// Supplies the result of a deferred call being resumed.
+    #[must_use]
+    pub fn with_deferred_result(mut self, result: Value) -> Self {
+        self.deferred_result = Some(result);
+        self
+    }
+
+    /// Attaches the ambient agent context. The registry then derives each
+    /// tool's dependencies from it according to the tool's dependency
+    /// profile, and hides tools that tool search has not loaded.
+    #[must_use]
+    pub fn with_agent_context(mut self, context: AgentContextHandle) -> Self {
+        self.agent_context = Some(context);
+        self
+    }
+
+    /// Id of the run.
+    #[must_use]
+    pub fn run_id(&self) -> &RunId {
+        &self.run_id
+    }
+
+    /// Id of the conversation.
+    #[must_use]
+    pub fn conversation_id(&self) -> &ConversationId {
+        &self.conversation_id
+    }
+
+    /// Model-correction retries this tool already used in the run.
+    #[must_use]
+    pub fn retry(&self) -> u32 {
+        self.retry
+    }
+
+    /// Internal execution attempt, 0 for the first try.
+    #[must_use]
+    pub fn execution_attempt(&self) -> u32 {
+        self.execution_attempt
+    }
+
+    /// Effective retry budget of the tool being called.
+    #[must_use]
+    pub fn max_retries(&self) -> u32 {
+        self.max_retries
+    }
+
+    /// Name of the tool being called (empty outside dispatch).
+    #[must_use]
+    pub fn tool_name(&self) -> &str {
+        &self.tool_name
+    }
+
+    /// Id of the call being executed (empty outside dispatch).
+    #[must_use]
+    pub fn tool_call_id(&self) -> &str {
+        &self.tool_call_id
+    }
+
+    /// The cancellation token; long-running tools should watch it.
+    #[must_use]
+    pub fn cancellation_token(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// True once the call has been cancelled.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// Looks up a typed dependency.
+    #[must_use]
+    pub fn dependency<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
+        self.dependencies.get()
+    }
+
+    /// Looks up a named dependency.
+    #[must_use]
+    pub fn named_dependency<T: Any + Send + Sync>(&self, name: &str) -> Option<Arc<T>> {
+        self.dependencies.get_named(name)
+    }
+
+    /// All dependencies visible to the tool.
+    #[must_use]
+    pub fn dependencies(&self) -> &Dependencies {
+        &self.dependencies
+    }
+
+    /// Mutable access to the dependencies (for hooks).
+    pub fn dependencies_mut(&mut self) -> &mut Dependencies {
+        &mut self.dependencies
+    }
+
+    /// Trace and host metadata.
+    #[must_use]
+    pub fn metadata(&self) -> &JsonMap {
+        &self.metadata
+    }
+
+    /// Mutable trace and host metadata (for hooks).
+    pub fn metadata_mut(&mut self) -> &mut JsonMap {
+        &mut self.metadata
+    }
+
+    /// True when a human approved this call.
+    #[must_use]
+    pub fn is_approved(&self) -> bool {
+        self.approved
+    }
+
+    /// The resumed result of a deferred call, if any.
+    #[must_use]
+    pub fn deferred_result(&self) -> Option<&Value> {
+        self.deferred_result.as_ref()
+    }
+
+    pub(crate) fn agent_context(&self) -> Option<&AgentContextHandle> {
+        self.agent_context.as_ref()
+    }
+
+    pub(crate) fn set_call(&mut self, tool_name: &str, call_id: &str, max_retries: u32) {
+        self.tool_name = Arc::from(tool_name);
+        self.tool_call_id = Arc::from(call_id);
+        self.max_retries = max_retries;
+    }
+
+    pub(crate) fn set_execution_attempt(&mut self, attempt: u32) {
+        self.execution_attempt = attempt;
+    }
+
+    pub(crate) fn set_dependencies(&mut self, dependencies: Dependencies) {
+        self.dependencies = dependencies;
+    }
+}
+
+impl Default for ToolContext {
+    fn default() -> Self {
+        Self::new(RunId::default(), ConversationId::default(), 0)
+    }
+}

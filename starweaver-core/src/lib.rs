@@ -1,0 +1,19 @@
+//! Starweaver core runtime: tools, the tool registry, toolsets and the
+//! agent context they run against.
+//!
+//! Most users reach these types through the `starweaver` facade crate.
+
+pub mod context;
+pub mod model;
+pub mod tools;
+pub mod toolsets;
+
+pub use context::*;
+pub use tools::*;
+pub use toolsets::*;
+
+/// Boxed, sendable future used by the dyn-compatible traits of this crate.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// JSON object map used for tool metadata.
+pub type JsonMap = serde_json::Map<String, serde_json::Value>;

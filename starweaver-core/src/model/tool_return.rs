@@ -1,0 +1,110 @@
+//! The outcome of one tool call, as it goes back into the conversation.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::JsonMap;
+
+/// What kind of outcome a [`ToolReturnPart`] carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolReturnKind {
+    /// The tool succeeded.
+    Success,
+    /// An expected condition the agent can reason about (not an error).
+    Feedback,
+    /// The tool asked the model to correct its call.
+    ModelRetry,
+    /// The arguments failed validation; the model should correct them.
+    InvalidArguments,
+    /// The model called a tool that does not exist or is not loaded.
+    NotFound,
+    /// A developer or integration mistake; not retried.
+    UserError,
+    /// An unexpected failure that survived the internal retry budget.
+    ExecutionFailed,
+    /// The tool ran past its timeout.
+    Timeout,
+    /// The call was cancelled cooperatively.
+    Cancelled,
+    /// Control flow: the call waits for human approval.
+    ApprovalRequired,
+    /// Control flow: the call was handed to an external worker.
+    Deferred,
+}
+
+impl ToolReturnKind {
+    /// Stable snake_case name, as used in tool return content.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Feedback => "feedback",
+            Self::ModelRetry => "model_retry",
+            Self::InvalidArguments => "invalid_arguments",
+            Self::NotFound => "not_found",
+            Self::UserError => "user_error",
+            Self::ExecutionFailed => "execution_failed",
+            Self::Timeout => "timeout",
+            Self::Cancelled => "cancelled",
+            Self::ApprovalRequired => "approval_required",
+            Self::Deferred => "deferred",
+        }
+    }
+
+    /// True when the model should be asked to correct its call, consuming
+    /// the model retry budget.
+    #[must_use]
+    pub const fn is_model_retry(self) -> bool {
+        matches!(
+            self,
+            Self::ModelRetry | Self::InvalidArguments | Self::NotFound
+        )
+    }
+
+    /// True for the approval and deferred control-flow outcomes.
+    #[must_use]
+    pub const fn is_control_flow(self) -> bool {
+        matches!(self, Self::ApprovalRequired | Self::Deferred)
+    }
+
+    /// True when the return is an error (Feedback and Success are not).
+    #[must_use]
+    pub const fn is_error(self) -> bool {
+        !matches!(
+            self,
+            Self::Success | Self::Feedback | Self::ApprovalRequired | Self::Deferred
+        )
+    }
+}
+
+/// The result of one tool call. Every dispatch outcome, failures included,
+/// is one of these: the registry never returns `Err` to its caller.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolReturnPart {
+    /// Id of the call this answers.
+    pub tool_call_id: String,
+    /// Name of the tool that was called.
+    pub tool_name: String,
+    /// Model-visible content: the tool's JSON result on success, or an
+    /// object with `success`, `is_error`, `error_kind` and `message`.
+    pub content: Value,
+    /// Whether this return is an error.
+    pub is_error: bool,
+    /// Outcome class.
+    pub kind: ToolReturnKind,
+    /// Public metadata (retry counters, tool result metadata).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub metadata: JsonMap,
+    /// Host-only metadata: never shown to the model.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub private_metadata: JsonMap,
+}
+
+impl ToolReturnPart {
+    /// True when the call succeeded.
+    #[must_use]
+    pub fn is_success(&self) -> bool {
+        self.kind == ToolReturnKind::Success
+    }
+}

@@ -1,0 +1,243 @@
+//! Tool errors, one variant per retry and feedback class of the spec.
+
+use serde_json::Value;
+
+use crate::model::ToolReturnKind;
+use crate::JsonMap;
+
+/// Why a tool call did not produce a result.
+///
+/// The variant decides what happens next: internal retry (`Execution`),
+/// a retry prompt to the model (`ModelRetry`, `InvalidArguments`,
+/// `NotFound`), a plain return the agent can reason about (`Feedback`,
+/// `UserError`, `Timeout`, `Cancelled`), or control flow (`ApprovalRequired`,
+/// `CallDeferred`).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments did not validate; the model should correct them.
+    #[error("invalid arguments for tool `{tool}`: {message}")]
+    InvalidArguments {
+        /// Tool name.
+        tool: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// The tool asks the model to correct its call.
+    #[error("{message}")]
+    ModelRetry {
+        /// Instructions for the model.
+        message: String,
+    },
+    /// An expected condition the agent can reason about (missing file,
+    /// HTTP 404, output limit). Costs no retry budget.
+    #[error("{message}")]
+    Feedback {
+        /// Agent-readable explanation.
+        message: String,
+        /// Optional structured details shown to the model.
+        details: Option<Value>,
+    },
+    /// A developer or integration mistake (missing dependency, missing
+    /// capability). Not retried, costs no budget.
+    #[error("{message}")]
+    UserError {
+        /// What is misconfigured and how to fix it.
+        message: String,
+    },
+    /// An unexpected failure; retried internally within the budget.
+    #[error("tool execution failed: {message}")]
+    Execution {
+        /// Failure description.
+        message: String,
+    },
+    /// The tool ran past its effective timeout.
+    #[error("tool `{tool}` timed out after {timeout_ms} ms")]
+    Timeout {
+        /// Tool name.
+        tool: String,
+        /// Effective timeout.
+        timeout_ms: u64,
+    },
+    /// The call was cancelled.
+    #[error("tool `{tool}` was cancelled")]
+    Cancelled {
+        /// Tool name.
+        tool: String,
+    },
+    /// No such tool is registered, loaded or available.
+    #[error("{message}")]
+    NotFound {
+        /// Requested tool name.
+        tool: String,
+        /// Explanation with suggestions.
+        message: String,
+    },
+    /// Control flow: the call needs human approval first.
+    #[error("tool `{tool}` requires approval")]
+    ApprovalRequired {
+        /// Tool name.
+        tool: String,
+        /// Request details for the host (arguments, request kind).
+        metadata: JsonMap,
+    },
+    /// Control flow: the call was handed to an external worker.
+    #[error("tool `{tool}` call was deferred")]
+    CallDeferred {
+        /// Tool name.
+        tool: String,
+        /// Request details for the worker.
+        metadata: JsonMap,
+    },
+    /// Another error with host-only details attached.
+    #[error("{error}")]
+    WithPrivateMetadata {
+        /// The underlying error.
+        error: Box<ToolError>,
+        /// Host-only details, never shown to the model.
+        private_metadata: JsonMap,
+    },
+}
+
+impl ToolError {
+    /// A model-correctable error.
+    pub fn model_retry(message: impl Into<String>) -> Self {
+        Self::ModelRetry {
+            message: message.into(),
+        }
+    }
+
+    /// Agent-readable feedback, not an error.
+    pub fn feedback(message: impl Into<String>) -> Self {
+        Self::Feedback {
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// A developer or integration mistake.
+    pub fn user_error(message: impl Into<String>) -> Self {
+        Self::UserError {
+            message: message.into(),
+        }
+    }
+
+    /// An unexpected execution failure.
+    pub fn execution(message: impl std::fmt::Display) -> Self {
+        Self::Execution {
+            message: message.to_string(),
+        }
+    }
+
+    /// Invalid arguments for a tool.
+    pub fn invalid_arguments(tool: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::InvalidArguments {
+            tool: tool.into(),
+            message: message.into(),
+        }
+    }
+
+    /// Attaches a host-only detail; it lands in
+    /// `ToolReturnPart::private_metadata`, never in model-visible content.
+    #[must_use]
+    pub fn with_private_metadata(self, key: impl Into<String>, value: Value) -> Self {
+        match self {
+            Self::WithPrivateMetadata {
+                error,
+                mut private_metadata,
+            } => {
+                private_metadata.insert(key.into(), value);
+                Self::WithPrivateMetadata {
+                    error,
+                    private_metadata,
+                }
+            }
+            other => {
+                let mut private_metadata = JsonMap::new();
+                private_metadata.insert(key.into(), value);
+                Self::WithPrivateMetadata {
+                    error: Box::new(other),
+                    private_metadata,
+                }
+            }
+        }
+    }
+
+    /// The error without attached private metadata.
+    #[must_use]
+    pub fn root(&self) -> &Self {
+        match self {
+            Self::WithPrivateMetadata { error, .. } => error.root(),
+            other => other,
+        }
+    }
+
+    /// Host-only details attached with [`Self::with_private_metadata`].
+    #[must_use]
+    pub fn private_metadata(&self) -> Option<&JsonMap> {
+        match self {
+            Self::WithPrivateMetadata {
+                private_metadata, ..
+            } => Some(private_metadata),
+            _ => None,
+        }
+    }
+
+    /// The return kind this error becomes.
+    #[must_use]
+    pub fn kind(&self) -> ToolReturnKind {
+        match self.root() {
+            Self::InvalidArguments { .. } => ToolReturnKind::InvalidArguments,
+            Self::ModelRetry { .. } => ToolReturnKind::ModelRetry,
+            Self::Feedback { .. } => ToolReturnKind::Feedback,
+            Self::UserError { .. } => ToolReturnKind::UserError,
+            Self::Execution { .. } | Self::WithPrivateMetadata { .. } => {
+                ToolReturnKind::ExecutionFailed
+            }
+            Self::Timeout { .. } => ToolReturnKind::Timeout,
+            Self::Cancelled { .. } => ToolReturnKind::Cancelled,
+            Self::NotFound { .. } => ToolReturnKind::NotFound,
+            Self::ApprovalRequired { .. } => ToolReturnKind::ApprovalRequired,
+            Self::CallDeferred { .. } => ToolReturnKind::Deferred,
+        }
+    }
+
+    /// True for unexpected failures, which the registry retries
+    /// internally.
+    #[must_use]
+    pub fn is_retryable_execution(&self) -> bool {
+        matches!(self.root(), Self::Execution { .. })
+    }
+
+    /// The message shown to the model.
+    #[must_use]
+    pub fn model_message(&self) -> String {
+        self.root().to_string()
+    }
+}
+
+impl From<serde_json::Error> for ToolError {
+    fn from(error: serde_json::Error) -> Self {
+        Self::execution(error)
+    }
+}
+
+impl From<std::io::Error> for ToolError {
+    fn from(error: std::io::Error) -> Self {
+        Self::execution(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_metadata_wraps_without_changing_kind() {
+        let error = ToolError::feedback("missing file")
+            .with_private_metadata("path", serde_json::json!("/secret"))
+            .with_private_metadata("errno", serde_json::json!(2));
+        assert_eq!(error.kind(), ToolReturnKind::Feedback);
+        assert_eq!(error.model_message(), "missing file");
+        assert_eq!(error.private_metadata().map(serde_json::Map::len), Some(2));
+    }
+}

@@ -1,0 +1,159 @@
+//! Stable metadata keys on [`super::ToolDefinition::metadata`] and helpers
+//! that read them back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::JsonMap;
+
+/// Metadata key holding the [`ToolKind`].
+pub const TOOL_KIND_METADATA_KEY: &str = "starweaver_tool_kind";
+/// Metadata key holding capability tags.
+pub const TAGS_METADATA_KEY: &str = "tags";
+/// Metadata key holding tags that hide this tool when another available
+/// tool carries them.
+pub const HIDDEN_BY_TAGS_METADATA_KEY: &str = "hidden_by_tags";
+/// Metadata key set to `true` on deferred tools.
+pub const DEFERRED_CALL_METADATA_KEY: &str = "deferred_call";
+/// Metadata key set to `true` on tools that need human approval.
+pub const APPROVAL_REQUIRED_METADATA_KEY: &str = "approval_required";
+
+/// What sort of tool a definition describes, for hosts and UIs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolKind {
+    /// An ordinary function tool.
+    #[default]
+    Function,
+    /// A tool whose call is the run's final output.
+    Output,
+    /// A tool executed outside this process.
+    External,
+    /// A tool that needs human approval before it runs.
+    Unapproved,
+    /// A tool whose calls are handed to an external worker.
+    Deferred,
+}
+
+impl ToolKind {
+    /// Stable snake_case name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Function => "function",
+            Self::Output => "output",
+            Self::External => "external",
+            Self::Unapproved => "unapproved",
+            Self::Deferred => "deferred",
+        }
+    }
+
+    /// Parses a stable name.
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Self> {
+        Some(match name {
+            "function" => Self::Function,
+            "output" => Self::Output,
+            "external" => Self::External,
+            "unapproved" => Self::Unapproved,
+            "deferred" => Self::Deferred,
+            _ => return None,
+        })
+    }
+}
+
+fn string_list(metadata: &JsonMap, key: &str) -> Vec<String> {
+    metadata
+        .get(key)
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Capability tags of a tool, in order.
+#[must_use]
+pub fn tool_metadata_tags(metadata: &JsonMap) -> Vec<String> {
+    string_list(metadata, TAGS_METADATA_KEY)
+}
+
+/// Tags that hide a tool when another available tool carries them.
+#[must_use]
+pub fn tool_metadata_hidden_by_tags(metadata: &JsonMap) -> Vec<String> {
+    string_list(metadata, HIDDEN_BY_TAGS_METADATA_KEY)
+}
+
+/// The tool kind, when set and valid.
+#[must_use]
+pub fn tool_metadata_kind(metadata: &JsonMap) -> Option<ToolKind> {
+    metadata
+        .get(TOOL_KIND_METADATA_KEY)
+        .and_then(Value::as_str)
+        .and_then(ToolKind::parse)
+}
+
+/// True when calls need human approval: kind `unapproved` or
+/// `approval_required: true`.
+#[must_use]
+pub fn tool_metadata_requires_approval(metadata: &JsonMap) -> bool {
+    tool_metadata_kind(metadata) == Some(ToolKind::Unapproved)
+        || metadata
+            .get(APPROVAL_REQUIRED_METADATA_KEY)
+            .and_then(Value::as_bool)
+            == Some(true)
+}
+
+/// Appends tags to a list-valued key without duplicates.
+pub(crate) fn push_tags(metadata: &mut JsonMap, key: &str, tags: impl IntoIterator<Item = String>) {
+    let mut current = string_list(metadata, key);
+    for tag in tags {
+        if !current.contains(&tag) {
+            current.push(tag);
+        }
+    }
+    metadata.insert(
+        key.to_string(),
+        Value::Array(current.into_iter().map(Value::String).collect()),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_through_metadata() {
+        for kind in [
+            ToolKind::Function,
+            ToolKind::Output,
+            ToolKind::External,
+            ToolKind::Unapproved,
+            ToolKind::Deferred,
+        ] {
+            let mut metadata = JsonMap::new();
+            metadata.insert(TOOL_KIND_METADATA_KEY.into(), Value::from(kind.as_str()));
+            assert_eq!(tool_metadata_kind(&metadata), Some(kind));
+        }
+        let mut bad = JsonMap::new();
+        bad.insert(TOOL_KIND_METADATA_KEY.into(), Value::from("robot"));
+        assert_eq!(tool_metadata_kind(&bad), None);
+    }
+
+    #[test]
+    fn tags_deduplicate_and_ignore_non_strings() {
+        let mut metadata = JsonMap::new();
+        push_tags(
+            &mut metadata,
+            TAGS_METADATA_KEY,
+            ["a".to_string(), "a".to_string(), "b".to_string()],
+        );
+        assert_eq!(tool_metadata_tags(&metadata), vec!["a", "b"]);
+        metadata.insert(TAGS_METADATA_KEY.into(), serde_json::json!(["x", 3, null]));
+        assert_eq!(tool_metadata_tags(&metadata), vec!["x"]);
+    }
+}

@@ -1,0 +1,44 @@
+//! Tools: definitions, results, errors, function and typed tools, the
+//! registry that dispatches calls, hooks and dependency profiles.
+
+mod definition;
+mod dependency_profile;
+mod error;
+mod function;
+mod hooks;
+pub(crate) mod instruction;
+pub(crate) mod metadata;
+mod options;
+mod registry;
+mod result;
+mod schema;
+mod tool;
+mod typed;
+mod user_input;
+pub(crate) mod wrapped;
+
+pub use definition::ToolDefinition;
+pub use dependency_profile::{
+    ToolDependencyProfile, ToolDependencyRequirements, TOOL_DEPENDENCIES_METADATA_KEY,
+};
+pub use error::ToolError;
+pub use function::{string_tool, FunctionTool};
+pub use hooks::{ToolExecutionHook, ToolExecutionOutcome, ToolHookInput, ToolHookOutput};
+pub use instruction::ToolInstruction;
+pub use metadata::{
+    tool_metadata_hidden_by_tags, tool_metadata_kind, tool_metadata_requires_approval,
+    tool_metadata_tags, ToolKind, APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY,
+    HIDDEN_BY_TAGS_METADATA_KEY, TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
+};
+pub use registry::{
+    AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,
+    TOOLS_UNAVAILABLE_EVENT_KIND,
+};
+pub use result::ToolResult;
+pub use schema::{schema_for_type, CompiledSchema};
+pub use tool::{DynTool, Tool};
+pub use typed::{typed_tool, TypedFunctionTool};
+pub use user_input::ToolUserInputPreprocessResult;
+
+/// Re-exported so tool code can name the call and return parts.
+pub use crate::model::{ToolCallArguments, ToolCallPart, ToolReturnKind, ToolReturnPart};

@@ -1,0 +1,156 @@
+//! Context-aware exposure: which tools a model may see for one request.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::ToolRegistry;
+use crate::tools::{tool_metadata_hidden_by_tags, tool_metadata_tags, ToolDefinition};
+use crate::{AgentContext, ToolAvailabilityPolicy};
+
+/// Context event published when filtering leaves tools out of a request.
+pub const TOOLS_UNAVAILABLE_EVENT_KIND: &str = "tools_unavailable";
+
+/// Which tools were exposed for a context and why others were not.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AvailabilityReport {
+    /// Tools exposed to the model.
+    pub available: Vec<String>,
+    /// Tools whose availability check failed, or whose toolset is
+    /// unavailable.
+    pub unavailable: Vec<String>,
+    /// Tools hidden on purpose: `prepare_definition` returned `None`, or
+    /// another available tool carries one of their `hidden_by_tags`.
+    pub hidden: Vec<String>,
+    /// Tools waiting for tool search to load them.
+    pub not_loaded: Vec<String>,
+}
+
+/// The run was configured to fail when tools are unavailable.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "tools unavailable in this context: {}; the run fails because the unavailable-tool policy is FailRun \
+     (enable the tools, or use ToolAvailabilityPolicy::SkipAndReport)",
+    tools.join(", ")
+)]
+pub struct ToolsUnavailableError {
+    /// The unavailable tools.
+    pub tools: Vec<String>,
+}
+
+impl ToolRegistry {
+    /// Definitions the model may see in this context, in name order.
+    #[must_use]
+    pub fn definitions_for_context(&self, context: &AgentContext) -> Vec<ToolDefinition> {
+        self.prepare(context).0
+    }
+
+    /// What [`Self::definitions_for_context`] exposed and left out.
+    #[must_use]
+    pub fn availability_report(&self, context: &AgentContext) -> AvailabilityReport {
+        self.prepare(context).1
+    }
+
+    /// Prepares a model request: filters definitions, publishes
+    /// `tools_unavailable` when tools were skipped, and applies the
+    /// context's unavailable-tool policy.
+    ///
+    /// # Errors
+    /// [`ToolsUnavailableError`] under [`ToolAvailabilityPolicy::FailRun`]
+    /// when any tool is unavailable (the event is published first).
+    pub fn prepare_definitions(
+        &self,
+        context: &mut AgentContext,
+    ) -> Result<Vec<ToolDefinition>, ToolsUnavailableError> {
+        let (definitions, report) = self.prepare(context);
+        if report.unavailable.is_empty() {
+            return Ok(definitions);
+        }
+        let policy = context.tool_config.unavailable_tool_policy;
+        context.emit(
+            TOOLS_UNAVAILABLE_EVENT_KIND,
+            serde_json::json!({
+                "tools": report.unavailable,
+                "policy": match policy {
+                    ToolAvailabilityPolicy::SkipAndReport => "skip_and_report",
+                    ToolAvailabilityPolicy::FailRun => "fail_run",
+                },
+            }),
+        );
+        match policy {
+            ToolAvailabilityPolicy::SkipAndReport => Ok(definitions),
+            ToolAvailabilityPolicy::FailRun => Err(ToolsUnavailableError {
+                tools: report.unavailable,
+            }),
+        }
+    }
+
+    fn prepare(&self, context: &AgentContext) -> (Vec<ToolDefinition>, AvailabilityReport) {
+        let mut report = AvailabilityReport::default();
+        let mut prepared = Vec::new();
+        for (name, entry) in &self.entries {
+            let toolset_down = entry
+                .toolset
+                .as_ref()
+                .is_some_and(|toolset| context.unavailable_toolsets.contains(&toolset.name));
+            if toolset_down {
+                report.unavailable.push(name.clone());
+            } else if !entry.tool.is_loaded(context) {
+                report.not_loaded.push(name.clone());
+            } else if !entry.tool.is_available(context) {
+                report.unavailable.push(name.clone());
+            } else if let Some(definition) = entry
+                .tool
+                .prepare_definition(context, entry.definition.clone())
+            {
+                prepared.push(definition);
+            } else {
+                report.hidden.push(name.clone());
+            }
+        }
+        let definitions = hide_covered_by_tags(prepared, &mut report.hidden);
+        report.available = definitions
+            .iter()
+            .map(|definition| definition.name.clone())
+            .collect();
+        report.hidden.sort();
+        (definitions, report)
+    }
+}
+
+/// Drops tools whose `hidden_by_tags` names a tag carried by another
+/// exposed tool: the other tool covers the same workflow.
+fn hide_covered_by_tags(
+    definitions: Vec<ToolDefinition>,
+    hidden: &mut Vec<String>,
+) -> Vec<ToolDefinition> {
+    if definitions
+        .iter()
+        .all(|definition| tool_metadata_hidden_by_tags(&definition.metadata).is_empty())
+    {
+        return definitions;
+    }
+    let tags: Vec<HashSet<String>> = definitions
+        .iter()
+        .map(|definition| {
+            tool_metadata_tags(&definition.metadata)
+                .into_iter()
+                .collect()
+        })
+        .collect();
+    let mut kept = Vec::with_capacity(definitions.len());
+    for (index, definition) in definitions.into_iter().enumerate() {
+        let hidden_by = tool_metadata_hidden_by_tags(&definition.metadata);
+        let covered = hidden_by.iter().any(|tag| {
+            tags.iter()
+                .enumerate()
+                .any(|(other, other_tags)| other != index && other_tags.contains(tag))
+        });
+        if covered {
+            hidden.push(definition.name);
+        } else {
+            kept.push(definition);
+        }
+    }
+    kept
+}

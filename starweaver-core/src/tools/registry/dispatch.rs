@@ -1,0 +1,325 @@
+//! Dispatching one call: hooks, validation, approval, timeouts,
+//! cancellation, panics and the internal retry of unexpected failures.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::FutureExt;
+use serde_json::Value;
+
+use super::{ToolEntry, ToolRegistry};
+use crate::model::{ToolCallPart, ToolReturnPart};
+use crate::tools::{
+    ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
+    ToolHookOutput, ToolResult, ToolUserInputPreprocessResult,
+};
+use crate::{AgentContextHandle, JsonMap, ToolContext, ToolRuntimeSnapshot};
+
+/// A dispatched call with its typed outcome, before it becomes a
+/// [`ToolReturnPart`].
+#[derive(Clone, Debug)]
+pub struct ToolCallOutcome {
+    /// The tool's result or error (after hooks).
+    pub result: Result<ToolResult, ToolError>,
+    /// How many times the tool ran (0 when it never started).
+    pub execution_attempts: u32,
+    /// The effective retry budget.
+    pub max_retries: u32,
+    /// Model-correction retries already used before this call.
+    pub model_retries_used: u32,
+}
+
+impl ToolRegistry {
+    /// Executes one model tool call. Never fails: every outcome, unknown
+    /// tools, bad JSON, panics and timeouts included, is a tool return.
+    pub async fn execute_call(&self, ctx: ToolContext, call: &ToolCallPart) -> ToolReturnPart {
+        let retries_used = ctx.retry();
+        let outcome = match call.arguments.to_json() {
+            Ok(arguments) => self.call_tool(ctx, &call.id, &call.name, arguments).await,
+            Err(error) => ToolCallOutcome {
+                result: Err(ToolError::invalid_arguments(
+                    &call.name,
+                    format!("arguments are not valid JSON ({error}); send a single JSON object"),
+                )),
+                execution_attempts: 0,
+                max_retries: self.max_retries_for(&call.name),
+                model_retries_used: retries_used,
+            },
+        };
+        outcome.into_return_part(&call.id, &call.name)
+    }
+
+    /// Executes one call and keeps the typed outcome (tool proxies and
+    /// the agent runtime use this).
+    pub async fn call_tool(
+        &self,
+        mut ctx: ToolContext,
+        call_id: &str,
+        name: &str,
+        arguments: Value,
+    ) -> ToolCallOutcome {
+        let model_retries_used = ctx.retry();
+        let Some(entry) = self.entries.get(name) else {
+            return ToolCallOutcome {
+                result: Err(self.not_found(name)),
+                execution_attempts: 0,
+                max_retries: self.max_retries_for(name),
+                model_retries_used,
+            };
+        };
+        let max_retries = self.entry_max_retries(entry);
+        let timeout_ms = self.entry_timeout_ms(entry);
+        ctx.set_call(name, call_id, max_retries);
+        let outcome = |result, execution_attempts| ToolCallOutcome {
+            result,
+            execution_attempts,
+            max_retries,
+            model_retries_used,
+        };
+        if let Some(ambient) = ctx.agent_context().cloned() {
+            if let Some(error) = Self::check_visible(entry, &ambient, name) {
+                return outcome(Err(error), 0);
+            }
+            let runtime = ToolRuntimeSnapshot {
+                tool_name: name.to_string(),
+                max_retries,
+                timeout_ms,
+                shell: None,
+            };
+            let dependencies =
+                entry
+                    .requirements
+                    .resolve(name, ctx.dependencies(), &ambient, runtime);
+            ctx.set_dependencies(dependencies);
+        } else if entry.requirements.profile != ToolDependencyProfile::Legacy {
+            ctx.dependencies_mut().remove::<AgentContextHandle>();
+        }
+
+        let tool_hooks = self.tool_hooks.get(name).map_or(&[][..], Vec::as_slice);
+        let mut arguments = arguments;
+        let mut early = None;
+        for hook in self.hooks.iter().chain(tool_hooks) {
+            let input = ToolHookInput {
+                tool_name: name,
+                tool_call_id: call_id,
+                context: &mut ctx,
+                arguments: &mut arguments,
+            };
+            if let Err(error) = hook.before_execute(input).await {
+                early = Some(error);
+                break;
+            }
+        }
+        let (result, attempts) = match early {
+            Some(error) => (Err(error), 0),
+            None => run(entry, ctx, &mut arguments, timeout_ms, max_retries).await,
+        };
+        let result = if self.hooks.is_empty() && tool_hooks.is_empty() {
+            result
+        } else {
+            after_hooks(
+                tool_hooks.iter().chain(&self.hooks),
+                name,
+                call_id,
+                &arguments,
+                result,
+            )
+            .await
+        };
+        outcome(result, attempts)
+    }
+
+    /// Runs a tool's user-input preprocessor (HITL approvals). `None` when
+    /// the tool has none.
+    ///
+    /// # Errors
+    /// The preprocessor's error, or [`ToolError::NotFound`] for unknown
+    /// tools.
+    pub async fn preprocess_user_input(
+        &self,
+        ctx: ToolContext,
+        name: &str,
+        user_input: Value,
+    ) -> Result<Option<ToolUserInputPreprocessResult>, ToolError> {
+        let entry = self.entries.get(name).ok_or_else(|| self.not_found(name))?;
+        match entry.tool.preprocess_user_input(ctx, user_input) {
+            Some(future) => AssertUnwindSafe(future)
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|panic| Err(panicked(name, &panic)))
+                .map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn check_visible(
+        entry: &ToolEntry,
+        ambient: &AgentContextHandle,
+        name: &str,
+    ) -> Option<ToolError> {
+        ambient.read(|context| {
+            if !entry.tool.is_loaded(context) {
+                return Some(ToolError::NotFound {
+                    tool: name.to_string(),
+                    message: format!(
+                        "tool `{name}` is not loaded yet; call tool_search to load it before calling it"
+                    ),
+                });
+            }
+            let toolset_down = entry
+                .toolset
+                .as_ref()
+                .is_some_and(|toolset| context.unavailable_toolsets.contains(&toolset.name));
+            (toolset_down || !entry.tool.is_available(context)).then(|| ToolError::NotFound {
+                tool: name.to_string(),
+                message: format!("tool `{name}` is not available in this context; use another tool"),
+            })
+        })
+    }
+
+    fn not_found(&self, name: &str) -> ToolError {
+        let suggestion = self
+            .entries
+            .keys()
+            .map(|known| (strsim::jaro_winkler(name, known), known))
+            .filter(|(score, _)| *score > 0.8)
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, known)| format!(" Did you mean `{known}`?"))
+            .unwrap_or_default();
+        let mut known: Vec<&str> = self.entries.keys().map(String::as_str).take(20).collect();
+        if self.entries.len() > known.len() {
+            known.push("...");
+        }
+        ToolError::NotFound {
+            tool: name.to_string(),
+            message: format!(
+                "unknown tool `{name}`.{suggestion} Available tools: {}.",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        }
+    }
+}
+
+/// Validation, approval, then execution with internal retries.
+async fn run(
+    entry: &ToolEntry,
+    ctx: ToolContext,
+    arguments: &mut Value,
+    timeout_ms: Option<u64>,
+    max_retries: u32,
+) -> (Result<ToolResult, ToolError>, u32) {
+    let name = entry.definition.name.as_str();
+    if let Err(error) = entry.tool.validate_arguments(&ctx, arguments) {
+        return (Err(error), 0);
+    }
+    if entry.requires_approval && !ctx.is_approved() {
+        let mut metadata = JsonMap::new();
+        metadata.insert("arguments".to_string(), arguments.clone());
+        metadata.insert(
+            "request".to_string(),
+            serde_json::json!({"kind": "tool_approval"}),
+        );
+        return (
+            Err(ToolError::ApprovalRequired {
+                tool: name.to_string(),
+                metadata,
+            }),
+            0,
+        );
+    }
+    let mut attempt = 0;
+    loop {
+        if ctx.is_cancelled() {
+            return (
+                Err(ToolError::Cancelled {
+                    tool: name.to_string(),
+                }),
+                attempt,
+            );
+        }
+        let mut attempt_ctx = ctx.clone();
+        attempt_ctx.set_execution_attempt(attempt);
+        let result = execute_once(entry, attempt_ctx, arguments.clone(), timeout_ms).await;
+        attempt += 1;
+        match result {
+            Err(error) if error.is_retryable_execution() && attempt <= max_retries => {}
+            result => return (result, attempt),
+        }
+    }
+}
+
+/// One attempt: panics become execution failures, the timeout and the
+/// cancellation token end the attempt.
+async fn execute_once(
+    entry: &ToolEntry,
+    ctx: ToolContext,
+    arguments: Value,
+    timeout_ms: Option<u64>,
+) -> Result<ToolResult, ToolError> {
+    let name = entry.definition.name.as_str();
+    let token = ctx.cancellation_token().clone();
+    let tool = &entry.tool;
+    let guarded = AssertUnwindSafe(async move { tool.call(ctx, arguments).await })
+        .catch_unwind()
+        .map(|result| result.unwrap_or_else(|panic| Err(panicked(name, &panic))));
+    let cancellable = async {
+        tokio::select! {
+            biased;
+            result = guarded => result,
+            () = token.cancelled() => Err(ToolError::Cancelled { tool: name.to_string() }),
+        }
+    };
+    match timeout_ms {
+        Some(timeout_ms) => tokio::time::timeout(Duration::from_millis(timeout_ms), cancellable)
+            .await
+            .unwrap_or_else(|_| {
+                Err(ToolError::Timeout {
+                    tool: name.to_string(),
+                    timeout_ms,
+                })
+            }),
+        None => cancellable.await,
+    }
+}
+
+fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
+    let detail = panic
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "non-string panic payload".to_string());
+    ToolError::execution(format!("tool `{name}` panicked: {detail}"))
+}
+
+/// Output hooks in order; control-flow outcomes are restored after each.
+async fn after_hooks<'h>(
+    hooks: impl Iterator<Item = &'h Arc<dyn ToolExecutionHook>>,
+    name: &str,
+    call_id: &str,
+    arguments: &Value,
+    result: Result<ToolResult, ToolError>,
+) -> Result<ToolResult, ToolError> {
+    let mut outcome = ToolExecutionOutcome::from(result);
+    let protected = outcome.is_control_flow().then(|| outcome.clone());
+    for hook in hooks {
+        let output = ToolHookOutput {
+            tool_name: name,
+            tool_call_id: call_id,
+            arguments,
+            outcome: &mut outcome,
+        };
+        hook.after_execute(output).await;
+        if let Some(original) = &protected {
+            outcome = original.clone();
+        }
+    }
+    match outcome {
+        ToolExecutionOutcome::Success(result) => Ok(result),
+        ToolExecutionOutcome::Error(error) => Err(error),
+    }
+}

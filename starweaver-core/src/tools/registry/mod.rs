@@ -1,0 +1,272 @@
+//! The tool registry: where tools and toolsets are registered, exposed to
+//! a model and dispatched.
+
+mod availability;
+mod dispatch;
+mod returns;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+pub use availability::{AvailabilityReport, ToolsUnavailableError, TOOLS_UNAVAILABLE_EVENT_KIND};
+pub use dispatch::ToolCallOutcome;
+
+use super::instruction::dedup_by_group;
+use super::{
+    tool_metadata_requires_approval, DynTool, ToolDefinition, ToolDependencyRequirements,
+    ToolExecutionHook, ToolInstruction,
+};
+use crate::toolsets::{DynToolset, IntoDynToolset};
+
+/// Retry budget when neither tool, toolset nor registry sets one.
+pub const DEFAULT_MAX_RETRIES: u32 = 3;
+
+/// Defaults a toolset passes to its tools.
+#[derive(Debug)]
+pub(crate) struct ToolsetDefaults {
+    pub(crate) name: String,
+    pub(crate) timeout_ms: Option<u64>,
+    pub(crate) max_retries: Option<u32>,
+}
+
+/// One registered tool with what the registry derived from it once.
+pub(crate) struct ToolEntry {
+    pub(crate) tool: DynTool,
+    pub(crate) definition: ToolDefinition,
+    pub(crate) toolset: Option<Arc<ToolsetDefaults>>,
+    pub(crate) requirements: ToolDependencyRequirements,
+    pub(crate) requires_approval: bool,
+}
+
+impl ToolEntry {
+    fn new(tool: DynTool, toolset: Option<Arc<ToolsetDefaults>>) -> Self {
+        let definition = tool.definition();
+        let requirements = ToolDependencyRequirements::from_metadata(&definition.metadata);
+        let requires_approval = tool_metadata_requires_approval(&definition.metadata);
+        Self {
+            tool,
+            definition,
+            toolset,
+            requirements,
+            requires_approval,
+        }
+    }
+}
+
+/// Tools and toolsets available to an agent.
+///
+/// Tool names are unique: registering a name again replaces the earlier
+/// tool. Definitions are listed in name order so prompts are stable.
+/// Cloning is cheap (tools are shared).
+#[derive(Clone, Default)]
+pub struct ToolRegistry {
+    entries: BTreeMap<String, Arc<ToolEntry>>,
+    toolsets: Vec<DynToolset>,
+    instructions: Vec<ToolInstruction>,
+    timeout_ms: Option<u64>,
+    max_retries: Option<u32>,
+    hooks: Vec<Arc<dyn ToolExecutionHook>>,
+    tool_hooks: HashMap<String, Vec<Arc<dyn ToolExecutionHook>>>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRegistry")
+            .field("tools", &self.names())
+            .field("timeout_ms", &self.timeout_ms)
+            .field("max_retries", &self.max_retries)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool.
+    #[must_use]
+    pub fn with_tool(mut self, tool: DynTool) -> Self {
+        self.insert_tool(tool);
+        self
+    }
+
+    /// Adds a tool in place.
+    pub fn insert_tool(&mut self, tool: DynTool) {
+        let entry = ToolEntry::new(tool, None);
+        self.entries
+            .insert(entry.definition.name.clone(), Arc::new(entry));
+    }
+
+    /// Adds every tool of a toolset, with its instructions and defaults.
+    #[must_use]
+    pub fn with_toolset(mut self, toolset: &impl IntoDynToolset) -> Self {
+        self.insert_toolset(toolset);
+        self
+    }
+
+    /// Adds a toolset in place.
+    pub fn insert_toolset(&mut self, toolset: &impl IntoDynToolset) {
+        let toolset = toolset.to_dyn_toolset();
+        let defaults = Arc::new(ToolsetDefaults {
+            name: toolset.name().to_string(),
+            timeout_ms: toolset.timeout_ms(),
+            max_retries: toolset.max_retries(),
+        });
+        for tool in toolset.get_tools() {
+            let entry = ToolEntry::new(tool, Some(defaults.clone()));
+            self.entries
+                .insert(entry.definition.name.clone(), Arc::new(entry));
+        }
+        self.instructions.extend(toolset.get_instructions());
+        self.toolsets.push(toolset);
+    }
+
+    /// Adds every tool and toolset of another registry (its defaults and
+    /// hooks are not copied).
+    pub fn extend(&mut self, other: &Self) {
+        for (name, entry) in &other.entries {
+            self.entries.insert(name.clone(), entry.clone());
+        }
+        self.toolsets.extend(other.toolsets.iter().cloned());
+        self.instructions.extend(other.instructions.iter().cloned());
+    }
+
+    /// Registry-wide timeout default.
+    #[must_use]
+    pub fn with_timeout_ms(mut self, timeout_ms: u64) -> Self {
+        self.timeout_ms = Some(timeout_ms);
+        self
+    }
+
+    /// Registry-wide retry default.
+    #[must_use]
+    pub fn with_max_retries(mut self, max_retries: u32) -> Self {
+        self.max_retries = Some(max_retries);
+        self
+    }
+
+    /// Adds a global execution hook (runs first on input, last on output).
+    #[must_use]
+    pub fn with_execution_hook(mut self, hook: Arc<dyn ToolExecutionHook>) -> Self {
+        self.hooks.push(hook);
+        self
+    }
+
+    /// Adds a hook for one tool (runs after global hooks on input, before
+    /// them on output).
+    #[must_use]
+    pub fn with_tool_execution_hook(
+        mut self,
+        tool: impl Into<String>,
+        hook: Arc<dyn ToolExecutionHook>,
+    ) -> Self {
+        self.tool_hooks.entry(tool.into()).or_default().push(hook);
+        self
+    }
+
+    /// Registered tool names, sorted.
+    #[must_use]
+    pub fn names(&self) -> Vec<String> {
+        self.entries.keys().cloned().collect()
+    }
+
+    /// True when no tool is registered.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Number of registered tools.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// A registered tool.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&DynTool> {
+        self.entries.get(name).map(|entry| &entry.tool)
+    }
+
+    /// The registered (unprepared) definition of a tool.
+    #[must_use]
+    pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
+        self.entries.get(name).map(|entry| &entry.definition)
+    }
+
+    /// The dependency requirements a tool declared.
+    #[must_use]
+    pub fn dependency_requirements(&self, name: &str) -> Option<&ToolDependencyRequirements> {
+        self.entries.get(name).map(|entry| &entry.requirements)
+    }
+
+    /// All registered definitions in name order, ignoring context.
+    #[must_use]
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.entries
+            .values()
+            .map(|entry| entry.definition.clone())
+            .collect()
+    }
+
+    /// Toolset instructions, one per group (the first registered wins).
+    #[must_use]
+    pub fn instructions(&self) -> Vec<ToolInstruction> {
+        dedup_by_group(self.instructions.iter().cloned())
+    }
+
+    /// Registered toolsets, in registration order.
+    #[must_use]
+    pub fn toolsets(&self) -> &[DynToolset] {
+        &self.toolsets
+    }
+
+    /// Effective timeout: tool, then toolset, then registry.
+    #[must_use]
+    pub fn timeout_ms_for(&self, name: &str) -> Option<u64> {
+        self.entries
+            .get(name)
+            .map_or(self.timeout_ms, |entry| self.entry_timeout_ms(entry))
+    }
+
+    /// Effective retry budget: tool, then toolset, then registry, then
+    /// [`DEFAULT_MAX_RETRIES`].
+    #[must_use]
+    pub fn max_retries_for(&self, name: &str) -> u32 {
+        self.entries
+            .get(name)
+            .map_or(self.max_retries.unwrap_or(DEFAULT_MAX_RETRIES), |entry| {
+                self.entry_max_retries(entry)
+            })
+    }
+
+    fn entry_timeout_ms(&self, entry: &ToolEntry) -> Option<u64> {
+        entry
+            .tool
+            .timeout_ms()
+            .or_else(|| {
+                entry
+                    .toolset
+                    .as_ref()
+                    .and_then(|toolset| toolset.timeout_ms)
+            })
+            .or(self.timeout_ms)
+    }
+
+    fn entry_max_retries(&self, entry: &ToolEntry) -> u32 {
+        entry
+            .tool
+            .max_retries()
+            .or_else(|| {
+                entry
+                    .toolset
+                    .as_ref()
+                    .and_then(|toolset| toolset.max_retries)
+            })
+            .or(self.max_retries)
+            .unwrap_or(DEFAULT_MAX_RETRIES)
+    }
+}

@@ -1,0 +1,96 @@
+//! Turning a call outcome into the tool return the model sees.
+
+use serde_json::{json, Value};
+
+use super::ToolCallOutcome;
+use crate::model::{ToolReturnKind, ToolReturnPart};
+use crate::tools::ToolError;
+use crate::JsonMap;
+
+impl ToolCallOutcome {
+    /// The return part for this outcome.
+    #[must_use]
+    pub fn into_return_part(self, call_id: &str, name: &str) -> ToolReturnPart {
+        let mut part = ToolReturnPart {
+            tool_call_id: call_id.to_string(),
+            tool_name: name.to_string(),
+            content: Value::Null,
+            is_error: false,
+            kind: ToolReturnKind::Success,
+            metadata: JsonMap::new(),
+            private_metadata: JsonMap::new(),
+        };
+        if self.execution_attempts > 1 {
+            part.metadata.insert(
+                "retry".to_string(),
+                json!({
+                    "class": "execution",
+                    "attempts": self.execution_attempts,
+                    "max_retries": self.max_retries,
+                    "exhausted": self.result.as_ref().err().is_some_and(ToolError::is_retryable_execution),
+                }),
+            );
+        }
+        match self.result {
+            Ok(result) => {
+                part.content = result.content;
+                part.metadata.extend(result.metadata);
+                part.private_metadata = result.private_metadata;
+            }
+            Err(error) => {
+                let kind = error.kind();
+                part.kind = kind;
+                part.is_error = kind.is_error();
+                if let Some(private) = error.private_metadata() {
+                    part.private_metadata.clone_from(private);
+                }
+                if kind.is_model_retry() {
+                    let used = self.model_retries_used.saturating_add(1);
+                    part.metadata.insert(
+                        "retry".to_string(),
+                        json!({
+                            "class": "model",
+                            "retry": used,
+                            "max_retries": self.max_retries,
+                            "exhausted": used > self.max_retries,
+                        }),
+                    );
+                }
+                part.content = error_content(name, &error, &mut part.metadata);
+            }
+        }
+        part
+    }
+}
+
+/// Model-visible content of a failed call.
+fn error_content(name: &str, error: &ToolError, metadata: &mut JsonMap) -> Value {
+    let kind = error.kind();
+    match error.root() {
+        ToolError::ApprovalRequired {
+            metadata: details, ..
+        }
+        | ToolError::CallDeferred {
+            metadata: details, ..
+        } => {
+            metadata.extend(details.clone());
+            json!({"status": kind.as_str(), "tool": name})
+        }
+        root => {
+            let mut content = json!({
+                "success": false,
+                "is_error": kind.is_error(),
+                "error_kind": kind.as_str(),
+                "message": root.to_string(),
+            });
+            if let ToolError::Feedback {
+                details: Some(details),
+                ..
+            } = root
+            {
+                content["details"] = details.clone();
+            }
+            content
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The dyn-compatible [`Tool`] trait.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{ToolDefinition, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use crate::{AgentContext, BoxFuture, ToolContext};
+
+/// A shared, type-erased tool.
+pub type DynTool = Arc<dyn Tool>;
+
+/// Something a model can call.
+///
+/// Most tools come from [`super::typed_tool`], [`super::string_tool`] or
+/// `#[starweaver::tool]`; implement this trait directly for tools that wrap
+/// another protocol. Only [`Tool::name`], [`Tool::definition`] and
+/// [`Tool::call`] are required.
+pub trait Tool: Send + Sync {
+    /// Unique tool name.
+    fn name(&self) -> &str;
+
+    /// The model-facing definition.
+    fn definition(&self) -> ToolDefinition;
+
+    /// Runs the tool. Argument validation has already happened.
+    fn call(
+        &self,
+        ctx: ToolContext,
+        arguments: Value,
+    ) -> BoxFuture<'_, Result<ToolResult, ToolError>>;
+
+    /// Tool-level timeout; wins over toolset and registry defaults.
+    fn timeout_ms(&self) -> Option<u64> {
+        None
+    }
+
+    /// Tool-level retry budget; wins over toolset and registry defaults.
+    fn max_retries(&self) -> Option<u32> {
+        None
+    }
+
+    /// Whether the tool should be exposed in this context.
+    fn is_available(&self, _context: &AgentContext) -> bool {
+        true
+    }
+
+    /// Whether discovery (tool search) has loaded the tool. Unloaded tools
+    /// are left out of requests silently: they are not "unavailable".
+    fn is_loaded(&self, _context: &AgentContext) -> bool {
+        true
+    }
+
+    /// Adjusts the definition for a request; `None` hides the tool for
+    /// that request while keeping it registered.
+    fn prepare_definition(
+        &self,
+        _context: &AgentContext,
+        definition: ToolDefinition,
+    ) -> Option<ToolDefinition> {
+        Some(definition)
+    }
+
+    /// Validates, and may normalise, raw JSON arguments before the call.
+    ///
+    /// # Errors
+    /// Returns [`ToolError::InvalidArguments`] (or another class) to reject.
+    fn validate_arguments(
+        &self,
+        _ctx: &ToolContext,
+        _arguments: &mut Value,
+    ) -> Result<(), ToolError> {
+        Ok(())
+    }
+
+    /// Turns human input supplied with an approval into replacement
+    /// arguments and approval metadata. `None` when the tool has no
+    /// preprocessor.
+    fn preprocess_user_input(
+        &self,
+        _ctx: ToolContext,
+        _user_input: Value,
+    ) -> Option<BoxFuture<'_, Result<ToolUserInputPreprocessResult, ToolError>>> {
+        None
+    }
+}

@@ -1,0 +1,124 @@
+//! A tool that wraps another with a changed definition, visibility or
+//! call: the building block of prefixed, deferred and searchable tools.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{DynTool, Tool, ToolDefinition, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use crate::{AgentContext, BoxFuture, ToolContext};
+
+pub(crate) type LoadedFn = Arc<dyn Fn(&AgentContext) -> bool + Send + Sync>;
+pub(crate) type CallFn = Arc<
+    dyn Fn(&DynTool, ToolContext, Value) -> BoxFuture<'static, Result<ToolResult, ToolError>>
+        + Send
+        + Sync,
+>;
+
+/// Forwards everything to `inner` except what is overridden.
+pub(crate) struct WrappedTool {
+    inner: DynTool,
+    definition: ToolDefinition,
+    loaded: Option<LoadedFn>,
+    call: Option<CallFn>,
+    timeout_ms: Option<u64>,
+    max_retries: Option<u32>,
+}
+
+impl WrappedTool {
+    pub(crate) fn new(inner: DynTool, definition: ToolDefinition) -> Self {
+        Self {
+            inner,
+            definition,
+            loaded: None,
+            call: None,
+            timeout_ms: None,
+            max_retries: None,
+        }
+    }
+
+    /// Fallback limits (from the inner tool's toolset) used when the
+    /// inner tool sets none.
+    pub(crate) fn with_defaults(
+        mut self,
+        timeout_ms: Option<u64>,
+        max_retries: Option<u32>,
+    ) -> Self {
+        self.timeout_ms = timeout_ms;
+        self.max_retries = max_retries;
+        self
+    }
+
+    pub(crate) fn with_loaded(mut self, loaded: LoadedFn) -> Self {
+        self.loaded = Some(loaded);
+        self
+    }
+
+    pub(crate) fn with_call(mut self, call: CallFn) -> Self {
+        self.call = Some(call);
+        self
+    }
+}
+
+impl Tool for WrappedTool {
+    fn name(&self) -> &str {
+        &self.definition.name
+    }
+
+    fn definition(&self) -> ToolDefinition {
+        self.definition.clone()
+    }
+
+    fn call(
+        &self,
+        ctx: ToolContext,
+        arguments: Value,
+    ) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        match &self.call {
+            Some(call) => call(&self.inner, ctx, arguments),
+            None => self.inner.call(ctx, arguments),
+        }
+    }
+
+    fn timeout_ms(&self) -> Option<u64> {
+        self.inner.timeout_ms().or(self.timeout_ms)
+    }
+
+    fn max_retries(&self) -> Option<u32> {
+        self.inner.max_retries().or(self.max_retries)
+    }
+
+    fn is_available(&self, context: &AgentContext) -> bool {
+        self.inner.is_available(context)
+    }
+
+    fn is_loaded(&self, context: &AgentContext) -> bool {
+        self.loaded.as_ref().is_none_or(|loaded| loaded(context)) && self.inner.is_loaded(context)
+    }
+
+    fn prepare_definition(
+        &self,
+        context: &AgentContext,
+        definition: ToolDefinition,
+    ) -> Option<ToolDefinition> {
+        let mut prepared = self.inner.prepare_definition(context, definition)?;
+        prepared.name.clone_from(&self.definition.name);
+        Some(prepared)
+    }
+
+    fn validate_arguments(
+        &self,
+        ctx: &ToolContext,
+        arguments: &mut Value,
+    ) -> Result<(), ToolError> {
+        self.inner.validate_arguments(ctx, arguments)
+    }
+
+    fn preprocess_user_input(
+        &self,
+        ctx: ToolContext,
+        user_input: Value,
+    ) -> Option<BoxFuture<'_, Result<ToolUserInputPreprocessResult, ToolError>>> {
+        self.inner.preprocess_user_input(ctx, user_input)
+    }
+}

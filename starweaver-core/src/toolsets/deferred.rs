@@ -1,0 +1,113 @@
+//! Tools whose calls are handed to an external worker.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Toolset;
+use crate::tools::wrapped::{CallFn, WrappedTool};
+use crate::tools::{
+    DynTool, ToolError, ToolInstruction, ToolKind, ToolResult, DEFERRED_CALL_METADATA_KEY,
+    TOOL_KIND_METADATA_KEY,
+};
+use crate::JsonMap;
+
+/// Marks tools as deferred (`starweaver_tool_kind: deferred`,
+/// `deferred_call: true`). A call without an inline deferred result
+/// returns [`ToolError::CallDeferred`], which the agent runtime turns into
+/// a durable waiting request; a call resumed with
+/// [`crate::ToolContext::with_deferred_result`] returns that result.
+/// Arguments are still validated by the wrapped tool first.
+#[derive(Clone, Default)]
+pub struct DeferredToolset {
+    name: String,
+    tools: Vec<DynTool>,
+    instructions: Vec<ToolInstruction>,
+}
+
+impl std::fmt::Debug for DeferredToolset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeferredToolset")
+            .field("name", &self.name)
+            .field(
+                "tools",
+                &self
+                    .tools
+                    .iter()
+                    .map(|tool| tool.name())
+                    .collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+impl DeferredToolset {
+    /// An empty deferred toolset.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Adds a tool; only its definition and validation are used here.
+    #[must_use]
+    pub fn with_tool(mut self, tool: DynTool) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds an instruction.
+    #[must_use]
+    pub fn with_instruction(mut self, instruction: ToolInstruction) -> Self {
+        self.instructions.push(instruction);
+        self
+    }
+}
+
+fn deferred_call() -> CallFn {
+    Arc::new(|inner: &DynTool, ctx, arguments: Value| {
+        let tool = inner.name().to_string();
+        let outcome = match ctx.deferred_result() {
+            Some(result) => Ok(ToolResult::new(result.clone())),
+            None => {
+                let mut metadata = JsonMap::new();
+                metadata.insert("arguments".to_string(), arguments);
+                metadata.insert(
+                    "request".to_string(),
+                    serde_json::json!({"kind": "deferred_call"}),
+                );
+                Err(ToolError::CallDeferred { tool, metadata })
+            }
+        };
+        Box::pin(async move { outcome })
+    })
+}
+
+impl Toolset for DeferredToolset {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn get_tools(&self) -> Vec<DynTool> {
+        self.tools
+            .iter()
+            .map(|tool| {
+                let mut definition = tool.definition();
+                definition.metadata.insert(
+                    TOOL_KIND_METADATA_KEY.to_string(),
+                    Value::from(ToolKind::Deferred.as_str()),
+                );
+                definition
+                    .metadata
+                    .insert(DEFERRED_CALL_METADATA_KEY.to_string(), Value::Bool(true));
+                Arc::new(WrappedTool::new(tool.clone(), definition).with_call(deferred_call()))
+                    as DynTool
+            })
+            .collect()
+    }
+
+    fn get_instructions(&self) -> Vec<ToolInstruction> {
+        self.instructions.clone()
+    }
+}

@@ -1,0 +1,150 @@
+//! Run lifecycle of context-aware toolsets: setup before the inventory is
+//! read, teardown before the run exits, each reported as a context event.
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::tools::ToolRegistry;
+use crate::AgentContext;
+
+/// Published when a toolset's setup succeeded.
+pub const TOOLSET_INITIALIZED_EVENT_KIND: &str = "toolset_initialized";
+/// Published when a toolset's setup failed; its tools are hidden.
+pub const TOOLSET_FAILED_EVENT_KIND: &str = "toolset_failed";
+/// Published when a toolset reports itself unavailable; its tools are hidden.
+pub const TOOLSET_UNAVAILABLE_EVENT_KIND: &str = "toolset_unavailable";
+/// Published when a toolset was closed at the end of a run.
+pub const TOOLSET_CLOSED_EVENT_KIND: &str = "toolset_closed";
+
+/// When the runtime calls a toolset's lifecycle hooks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolsetLifecyclePolicy {
+    /// Call `enter_with_context` before the inventory is prepared.
+    pub enter_before_prepare: bool,
+    /// Call `exit_with_context` before the run exits.
+    pub exit_after_run: bool,
+}
+
+impl ToolsetLifecyclePolicy {
+    /// Enter before prepare and exit after the run.
+    #[must_use]
+    pub const fn managed() -> Self {
+        Self {
+            enter_before_prepare: true,
+            exit_after_run: true,
+        }
+    }
+}
+
+/// What happened to one toolset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolsetLifecycleStatus {
+    /// Setup succeeded.
+    Initialized,
+    /// Setup failed.
+    Failed,
+    /// The toolset reported itself unavailable.
+    Unavailable,
+    /// Teardown ran.
+    Closed,
+}
+
+/// One lifecycle step of one toolset.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolsetLifecycleReport {
+    /// Toolset name.
+    pub toolset: String,
+    /// Outcome.
+    pub status: ToolsetLifecycleStatus,
+    /// Error text for failures.
+    pub error: Option<String>,
+}
+
+impl ToolsetLifecycleReport {
+    fn publish(self, context: &mut AgentContext) -> Self {
+        let kind = match self.status {
+            ToolsetLifecycleStatus::Initialized => TOOLSET_INITIALIZED_EVENT_KIND,
+            ToolsetLifecycleStatus::Failed => TOOLSET_FAILED_EVENT_KIND,
+            ToolsetLifecycleStatus::Unavailable => TOOLSET_UNAVAILABLE_EVENT_KIND,
+            ToolsetLifecycleStatus::Closed => TOOLSET_CLOSED_EVENT_KIND,
+        };
+        context.emit(kind, json!({"toolset": self.toolset, "error": self.error}));
+        self
+    }
+}
+
+impl ToolRegistry {
+    /// Checks availability and runs setup for toolsets that ask for it.
+    /// Unavailable or failed toolsets are recorded in
+    /// [`AgentContext::unavailable_toolsets`], which hides their tools.
+    pub async fn enter_toolsets(&self, context: &mut AgentContext) -> Vec<ToolsetLifecycleReport> {
+        let mut reports = Vec::new();
+        for toolset in self.toolsets() {
+            let name = toolset.name().to_string();
+            if !toolset.is_available(context) {
+                context.unavailable_toolsets.insert(name.clone());
+                reports.push(
+                    ToolsetLifecycleReport {
+                        toolset: name,
+                        status: ToolsetLifecycleStatus::Unavailable,
+                        error: None,
+                    }
+                    .publish(context),
+                );
+                continue;
+            }
+            if !toolset.lifecycle_policy().enter_before_prepare {
+                continue;
+            }
+            let report = match toolset.enter_with_context(context).await {
+                Ok(()) => {
+                    context.unavailable_toolsets.remove(&name);
+                    ToolsetLifecycleReport {
+                        toolset: name,
+                        status: ToolsetLifecycleStatus::Initialized,
+                        error: None,
+                    }
+                }
+                Err(error) => {
+                    context.unavailable_toolsets.insert(name.clone());
+                    ToolsetLifecycleReport {
+                        toolset: name,
+                        status: ToolsetLifecycleStatus::Failed,
+                        error: Some(error.to_string()),
+                    }
+                }
+            };
+            reports.push(report.publish(context));
+        }
+        reports
+    }
+
+    /// Runs teardown for toolsets whose policy asks for it and that were
+    /// not left unavailable by [`Self::enter_toolsets`].
+    pub async fn exit_toolsets(&self, context: &mut AgentContext) -> Vec<ToolsetLifecycleReport> {
+        let mut reports = Vec::new();
+        for toolset in self.toolsets() {
+            let name = toolset.name().to_string();
+            if !toolset.lifecycle_policy().exit_after_run
+                || context.unavailable_toolsets.contains(&name)
+            {
+                continue;
+            }
+            let error = toolset
+                .exit_with_context(context)
+                .await
+                .err()
+                .map(|error| error.to_string());
+            reports.push(
+                ToolsetLifecycleReport {
+                    toolset: name,
+                    status: ToolsetLifecycleStatus::Closed,
+                    error,
+                }
+                .publish(context),
+            );
+        }
+        reports
+    }
+}

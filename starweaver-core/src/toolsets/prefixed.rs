@@ -1,0 +1,103 @@
+//! Namespacing a toolset's tool names with a prefix.
+
+use std::sync::Arc;
+
+use super::{DynToolset, IntoDynToolset, Toolset, ToolsetLifecyclePolicy};
+use crate::tools::wrapped::WrappedTool;
+use crate::tools::{DynTool, ToolError, ToolInstruction};
+use crate::{AgentContext, BoxFuture};
+
+/// Exposes another toolset's tools as `<prefix>_<name>`, so several copies
+/// (two proxies, two environments) can live in one registry.
+#[derive(Clone)]
+pub struct PrefixedToolset {
+    prefix: String,
+    inner: DynToolset,
+}
+
+impl std::fmt::Debug for PrefixedToolset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrefixedToolset")
+            .field("prefix", &self.prefix)
+            .field("inner", &self.inner.name())
+            .finish()
+    }
+}
+
+impl PrefixedToolset {
+    /// Wraps `inner` under `prefix`.
+    pub fn new(prefix: impl Into<String>, inner: impl IntoDynToolset) -> Self {
+        Self {
+            prefix: prefix.into(),
+            inner: inner.to_dyn_toolset(),
+        }
+    }
+
+    /// The prefix.
+    #[must_use]
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The prefixed form of a tool name.
+    #[must_use]
+    pub fn prefixed_name(&self, name: &str) -> String {
+        format!("{}_{name}", self.prefix)
+    }
+}
+
+impl Toolset for PrefixedToolset {
+    fn name(&self) -> &str {
+        &self.prefix
+    }
+
+    fn id(&self) -> Option<&str> {
+        self.inner.id()
+    }
+
+    fn get_tools(&self) -> Vec<DynTool> {
+        self.inner
+            .get_tools()
+            .into_iter()
+            .map(|tool| {
+                let mut definition = tool.definition();
+                definition.name = self.prefixed_name(&definition.name);
+                Arc::new(WrappedTool::new(tool, definition)) as DynTool
+            })
+            .collect()
+    }
+
+    fn get_instructions(&self) -> Vec<ToolInstruction> {
+        self.inner.get_instructions()
+    }
+
+    fn timeout_ms(&self) -> Option<u64> {
+        self.inner.timeout_ms()
+    }
+
+    fn max_retries(&self) -> Option<u32> {
+        self.inner.max_retries()
+    }
+
+    fn is_available(&self, context: &AgentContext) -> bool {
+        self.inner.is_available(context)
+    }
+
+    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
+        self.inner.lifecycle_policy()
+    }
+
+    fn enter_with_context<'a>(
+        &'a self,
+        context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        self.inner.enter_with_context(context)
+    }
+
+    fn exit_with_context<'a>(
+        &'a self,
+        context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        self.inner.exit_with_context(context)
+    }
+}

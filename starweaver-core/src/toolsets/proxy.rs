@@ -1,0 +1,197 @@
+//! Many toolsets behind two stable tools: `search_tools` and `call_tool`.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::search::SearchIndex;
+use super::{DynToolset, IntoDynToolset, Toolset};
+use crate::tools::{
+    typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolInstruction, ToolRegistry,
+    ToolResult,
+};
+use crate::ToolContext;
+
+const PROXY_NAME: &str = "tool_proxy";
+const DEFAULT_MAX_RESULTS: usize = 10;
+
+struct Inner {
+    registry: ToolRegistry,
+    index: SearchIndex,
+    max_results: usize,
+}
+
+/// A toolset combinator: the model discovers wrapped tools with
+/// `search_tools` and runs them with `call_tool`, so the request carries
+/// two tool definitions however large the library is. Wrapped tools keep
+/// their validation, timeouts, retries, approvals and dependency profiles.
+pub struct ToolProxyToolset {
+    name: String,
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for ToolProxyToolset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolProxyToolset")
+            .field("name", &self.name)
+            .field("tools", &self.inner.registry.names())
+            .finish()
+    }
+}
+
+/// A proxy named `tool_proxy` over these toolsets.
+pub fn tool_proxy_toolset<T: IntoDynToolset>(toolsets: Vec<T>) -> DynToolset {
+    Arc::new(ToolProxyToolset::new(
+        PROXY_NAME,
+        toolsets
+            .iter()
+            .map(IntoDynToolset::to_dyn_toolset)
+            .collect(),
+    ))
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SearchToolsArgs {
+    /// Words describing the capability you need.
+    query: String,
+    /// Maximum number of tools to return.
+    limit: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct CallToolArgs {
+    /// Exact name of a tool returned by search_tools.
+    name: String,
+    /// Arguments object matching that tool's parameters schema.
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+impl ToolProxyToolset {
+    /// Wraps the toolsets.
+    pub fn new(name: impl Into<String>, toolsets: Vec<DynToolset>) -> Self {
+        let mut registry = ToolRegistry::new();
+        for toolset in &toolsets {
+            registry.insert_toolset(toolset);
+        }
+        Self {
+            name: name.into(),
+            inner: Arc::new(Inner {
+                registry,
+                index: SearchIndex::build(&toolsets),
+                max_results: DEFAULT_MAX_RESULTS,
+            }),
+        }
+    }
+
+    /// Names of the wrapped tools.
+    #[must_use]
+    pub fn tool_names(&self) -> Vec<String> {
+        self.inner.registry.names()
+    }
+
+    fn search_tool(&self) -> DynTool {
+        let inner = self.inner.clone();
+        Arc::new(
+            typed_tool::<SearchToolsArgs, _, _>(
+                "search_tools",
+                Some("Find tools by describing what you need; returns names, descriptions and parameter schemas for call_tool.".to_string()),
+                move |ctx: ToolContext, args: SearchToolsArgs| {
+                    let inner = inner.clone();
+                    async move { search(&inner, &ctx, &args) }
+                },
+            )
+            .with_dependencies(ToolDependencyRequirements::strict(Vec::<String>::new())),
+        )
+    }
+
+    fn call_tool(&self) -> DynTool {
+        let inner = self.inner.clone();
+        Arc::new(
+            typed_tool::<CallToolArgs, _, _>(
+                "call_tool",
+                Some("Call a tool found with search_tools, by exact name, with its arguments object.".to_string()),
+                move |ctx: ToolContext, args: CallToolArgs| {
+                    let inner = inner.clone();
+                    async move {
+                        let call_id = ctx.tool_call_id().to_string();
+                        let arguments = args.arguments.unwrap_or_else(|| json!({}));
+                        inner
+                            .registry
+                            .call_tool(ctx.with_retry(0), &call_id, &args.name, arguments)
+                            .await
+                            .result
+                    }
+                },
+            )
+            // The wrapped tool retries itself; retrying the proxy too
+            // would multiply the budget.
+            .with_max_retries(0)
+            .with_dependencies(ToolDependencyRequirements::strict(Vec::<String>::new())),
+        )
+    }
+}
+
+fn search(
+    inner: &Inner,
+    ctx: &ToolContext,
+    args: &SearchToolsArgs,
+) -> Result<ToolResult, ToolError> {
+    if args.query.trim().is_empty() {
+        return Err(ToolError::model_retry(
+            "search_tools needs a non-empty query: describe the capability you need in a few words",
+        ));
+    }
+    let limit = args
+        .limit
+        .unwrap_or(inner.max_results)
+        .clamp(1, inner.max_results);
+    let positions = match ctx.agent_context() {
+        Some(ambient) => ambient.read(|context| {
+            inner.index.search(&args.query, limit, |tool| {
+                !context.unavailable_toolsets.contains(&tool.toolset)
+                    && tool.tool.is_available(context)
+            })
+        }),
+        None => inner.index.search(&args.query, limit, |_| true),
+    };
+    let tools: Vec<Value> = positions
+        .iter()
+        .filter_map(|&position| inner.index.tools.get(position))
+        .map(|tool| {
+            let definition = tool.tool.definition();
+            json!({
+                "name": definition.name,
+                "description": definition.description,
+                "parameters": definition.parameters,
+            })
+        })
+        .collect();
+    let message = if tools.is_empty() {
+        "No tools matched. Try other keywords."
+    } else {
+        "Call one of these with call_tool."
+    };
+    Ok(ToolResult::new(json!({"tools": tools, "message": message})))
+}
+
+impl Toolset for ToolProxyToolset {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn get_tools(&self) -> Vec<DynTool> {
+        vec![self.search_tool(), self.call_tool()]
+    }
+
+    fn get_instructions(&self) -> Vec<ToolInstruction> {
+        let mut instructions = vec![ToolInstruction::new(
+            format!("{}:usage", self.name),
+            "More tools are available through search_tools: search first, then run the tool with call_tool.",
+        )];
+        instructions.extend(self.inner.registry.instructions());
+        instructions
+    }
+}

@@ -1,0 +1,148 @@
+//! An inverted index over tool names, tags, namespaces and descriptions.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::tools::{tool_metadata_tags, DynTool};
+use crate::toolsets::DynToolset;
+
+/// One searchable tool.
+pub(crate) struct IndexedTool {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) namespace: Option<String>,
+    pub(crate) toolset: String,
+    pub(crate) tool: DynTool,
+    pub(crate) toolset_timeout_ms: Option<u64>,
+    pub(crate) toolset_max_retries: Option<u32>,
+}
+
+const NAME_WEIGHT: u8 = 4;
+const TAG_WEIGHT: u8 = 3;
+const NAMESPACE_WEIGHT: u8 = 2;
+const DESCRIPTION_WEIGHT: u8 = 1;
+
+/// Tools of some toolsets with a token index. Built once per inventory;
+/// a search touches only the postings of the query's tokens.
+#[derive(Default)]
+pub(crate) struct SearchIndex {
+    pub(crate) tools: Vec<IndexedTool>,
+    pub(crate) by_name: HashMap<String, usize>,
+    /// Namespace (toolset id, else toolset name) to tool positions.
+    pub(crate) namespaces: BTreeMap<String, Vec<usize>>,
+    postings: HashMap<String, Vec<(u32, u8)>>,
+}
+
+/// Lowercase alphanumeric tokens (`lookup_docs` gives `lookup`, `docs`).
+pub(crate) fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|token| !token.is_empty())
+        .map(str::to_lowercase)
+}
+
+impl SearchIndex {
+    pub(crate) fn build(toolsets: &[DynToolset]) -> Self {
+        let mut index = Self::default();
+        for toolset in toolsets {
+            let namespace = toolset.id().map(str::to_string);
+            for tool in toolset.get_tools() {
+                let definition = tool.definition();
+                let position = index.tools.len();
+                let key = namespace
+                    .clone()
+                    .unwrap_or_else(|| toolset.name().to_string());
+                index.namespaces.entry(key).or_default().push(position);
+                index.by_name.insert(definition.name.clone(), position);
+                index.tools.push(IndexedTool {
+                    name: definition.name.clone(),
+                    description: definition.description.clone().unwrap_or_default(),
+                    namespace: namespace.clone(),
+                    toolset: toolset.name().to_string(),
+                    tool,
+                    toolset_timeout_ms: toolset.timeout_ms(),
+                    toolset_max_retries: toolset.max_retries(),
+                });
+                let mut weights: HashMap<String, u8> = HashMap::new();
+                let mut add = |text: &str, weight: u8| {
+                    for token in tokens(text) {
+                        let entry = weights.entry(token).or_insert(0);
+                        *entry = (*entry).max(weight);
+                    }
+                };
+                add(&definition.name, NAME_WEIGHT);
+                for tag in tool_metadata_tags(&definition.metadata) {
+                    add(&tag, TAG_WEIGHT);
+                }
+                add(toolset.name(), NAMESPACE_WEIGHT);
+                if let Some(namespace) = &namespace {
+                    add(namespace, NAMESPACE_WEIGHT);
+                }
+                add(
+                    definition.description.as_deref().unwrap_or_default(),
+                    DESCRIPTION_WEIGHT,
+                );
+                let position = u32::try_from(position).unwrap_or(u32::MAX);
+                for (token, weight) in weights {
+                    index
+                        .postings
+                        .entry(token)
+                        .or_default()
+                        .push((position, weight));
+                }
+            }
+        }
+        index
+    }
+
+    /// Positions of the best matches, best first (ties by name), keeping
+    /// only tools `accept` allows. A query equal to a tool name ranks it
+    /// first.
+    pub(crate) fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        accept: impl Fn(&IndexedTool) -> bool,
+    ) -> Vec<usize> {
+        let mut scores: HashMap<u32, u32> = HashMap::new();
+        let query_tokens: Vec<String> = tokens(query).collect();
+        for token in &query_tokens {
+            let mut best: HashMap<u32, u8> = HashMap::new();
+            for variant in variants(token) {
+                for &(position, weight) in self.postings.get(&variant).into_iter().flatten() {
+                    let entry = best.entry(position).or_insert(0);
+                    *entry = (*entry).max(weight);
+                }
+            }
+            for (position, weight) in best {
+                *scores.entry(position).or_insert(0) += u32::from(weight);
+            }
+        }
+        if let Some(&exact) = self.by_name.get(query.trim()) {
+            let exact = u32::try_from(exact).unwrap_or(u32::MAX);
+            *scores.entry(exact).or_insert(0) += 100;
+        }
+        let mut ranked: Vec<(u32, usize)> = scores
+            .into_iter()
+            .map(|(position, score)| (score, position as usize))
+            .filter(|(_, position)| self.tools.get(*position).is_some_and(&accept))
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then_with(|| self.tools[a.1].name.cmp(&self.tools[b.1].name))
+        });
+        ranked
+            .into_iter()
+            .take(limit)
+            .map(|(_, position)| position)
+            .collect()
+    }
+}
+
+/// A token and its singular/plural neighbour (`doc` and `docs`).
+fn variants(token: &str) -> Vec<String> {
+    let mut variants = vec![token.to_string()];
+    match token.strip_suffix('s') {
+        Some(singular) if !singular.is_empty() => variants.push(singular.to_string()),
+        _ => variants.push(format!("{token}s")),
+    }
+    variants
+}

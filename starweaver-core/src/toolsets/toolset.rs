@@ -1,0 +1,86 @@
+//! The [`Toolset`] trait.
+
+use std::sync::Arc;
+
+use super::ToolsetLifecyclePolicy;
+use crate::tools::{DynTool, ToolError, ToolInstruction};
+use crate::{AgentContext, BoxFuture};
+
+/// A shared, type-erased toolset.
+pub type DynToolset = Arc<dyn Toolset>;
+
+/// A group of tools registered together.
+pub trait Toolset: Send + Sync {
+    /// Toolset name (used in events and diagnostics).
+    fn name(&self) -> &str;
+
+    /// Stable namespace id, if the toolset has one (tool search loads
+    /// whole namespaces).
+    fn id(&self) -> Option<&str> {
+        None
+    }
+
+    /// The tools, in registration order.
+    fn get_tools(&self) -> Vec<DynTool>;
+
+    /// Instructions for the system prompt.
+    fn get_instructions(&self) -> Vec<ToolInstruction> {
+        Vec::new()
+    }
+
+    /// Timeout default for the toolset's tools.
+    fn timeout_ms(&self) -> Option<u64> {
+        None
+    }
+
+    /// Retry default for the toolset's tools.
+    fn max_retries(&self) -> Option<u32> {
+        None
+    }
+
+    /// Whether the toolset can serve this context at all.
+    fn is_available(&self, _context: &AgentContext) -> bool {
+        true
+    }
+
+    /// When the runtime should call [`Self::enter_with_context`] and
+    /// [`Self::exit_with_context`].
+    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
+        ToolsetLifecyclePolicy::default()
+    }
+
+    /// Sets up resources before the inventory is read.
+    fn enter_with_context<'a>(
+        &'a self,
+        _context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Releases resources before the run exits.
+    fn exit_with_context<'a>(
+        &'a self,
+        _context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// Anything that can be shared as a [`DynToolset`]: `Arc<T>` for a
+/// concrete toolset, or a `DynToolset` itself.
+pub trait IntoDynToolset {
+    /// A shared handle to the toolset.
+    fn to_dyn_toolset(&self) -> DynToolset;
+}
+
+impl<T: Toolset + 'static> IntoDynToolset for Arc<T> {
+    fn to_dyn_toolset(&self) -> DynToolset {
+        self.clone()
+    }
+}
+
+impl IntoDynToolset for DynToolset {
+    fn to_dyn_toolset(&self) -> DynToolset {
+        self.clone()
+    }
+}
