@@ -3,7 +3,8 @@
 //! This facade carries the whole product. Its root re-exports the agent
 //! and tool runtime (what the Tools chapter imports from
 //! `starweaver_agent`); [`tools`] and [`model`] hold the tool layer and the
-//! message parts under their own paths.
+//! model layer (messages, the `Model` trait, test doubles) under their own
+//! paths.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -19,7 +20,12 @@
 //! assert_eq!(registry.names(), vec!["echo"]);
 //! ```
 
+pub use starweaver_core::agent::*;
+pub use starweaver_core::bundles::*;
 pub use starweaver_core::context::*;
+pub use starweaver_core::model::{
+    DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, Usage,
+};
 pub use starweaver_core::tools::*;
 pub use starweaver_core::toolsets::*;
 pub use starweaver_core::{BoxFuture, JsonMap};

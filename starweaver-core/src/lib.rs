@@ -3,11 +3,15 @@
 //!
 //! Most users reach these types through the `starweaver` facade crate.
 
+pub mod agent;
+pub mod bundles;
 pub mod context;
 pub mod model;
 pub mod tools;
 pub mod toolsets;
 
+pub use agent::*;
+pub use bundles::*;
 pub use context::*;
 pub use tools::*;
 pub use toolsets::*;

@@ -4,6 +4,7 @@
 mod agent_context;
 mod config;
 mod dependencies;
+mod durable;
 mod events;
 mod grants;
 mod handles;
@@ -16,6 +17,7 @@ mod tool_context;
 pub use agent_context::AgentContext;
 pub use config::{ToolAvailabilityPolicy, ToolConfig};
 pub use dependencies::Dependencies;
+pub use durable::AgentContextState;
 pub use events::{ContextEvent, ContextEvents};
 pub use grants::{
     ToolCapabilityGrant, CONTEXT_HANDOFF_CAPABILITY, CONTEXT_TASKS_CAPABILITY,

@@ -1,8 +1,27 @@
-//! Provider-neutral message parts. The tool layer uses the tool call and
-//! tool return parts; the agent runtime adds the rest of the conversation.
+//! Provider-neutral messages and parts, the [`Model`] trait, and the test
+//! doubles [`TestModel`] and [`FunctionModel`].
 
+mod function_model;
+mod messages;
+mod model_trait;
+mod recorded;
+mod schema_sample;
+mod settings;
+mod test_model;
 mod tool_call;
 mod tool_return;
 
+pub use function_model::FunctionModel;
+pub use messages::{
+    InstructionsPart, ModelMessage, ModelRequest, ModelResponse, RequestPart, ResponsePart,
+    RetryPromptPart, TextPart, UserPromptPart,
+};
+pub use model_trait::{
+    response_as_stream, DynModel, Model, ModelError, ModelResponseStream, ModelStreamEvent,
+};
+pub use recorded::RecordedRequest;
+pub use schema_sample::sample_value;
+pub use settings::{FinishReason, ModelRequestParameters, ModelSettings, Usage};
+pub use test_model::TestModel;
 pub use tool_call::{ToolCallArguments, ToolCallPart};
 pub use tool_return::{ToolReturnKind, ToolReturnPart};

@@ -18,6 +18,11 @@ pub const DEFERRED_CALL_METADATA_KEY: &str = "deferred_call";
 /// Metadata key set to `true` on tools that need human approval.
 pub const APPROVAL_REQUIRED_METADATA_KEY: &str = "approval_required";
 
+/// Metadata key naming the approval request kind shown to hosts
+/// (default `tool_approval`; `ask_user_question` uses
+/// `clarifying_questions`).
+pub const APPROVAL_REQUEST_KIND_METADATA_KEY: &str = "approval_request_kind";
+
 /// What sort of tool a definition describes, for hosts and UIs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -27,8 +27,9 @@ pub use hooks::{ToolExecutionHook, ToolExecutionOutcome, ToolHookInput, ToolHook
 pub use instruction::ToolInstruction;
 pub use metadata::{
     tool_metadata_hidden_by_tags, tool_metadata_kind, tool_metadata_requires_approval,
-    tool_metadata_tags, ToolKind, APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY,
-    HIDDEN_BY_TAGS_METADATA_KEY, TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
+    tool_metadata_tags, ToolKind, APPROVAL_REQUEST_KIND_METADATA_KEY,
+    APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY, HIDDEN_BY_TAGS_METADATA_KEY,
+    TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
 pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,

@@ -73,6 +73,17 @@ pub trait Tool: Send + Sync {
         Ok(())
     }
 
+    /// Checks, without running the tool, that `call` would accept these
+    /// arguments (typed tools try to deserialize them). The registry runs
+    /// it before the approval gate so a human never reviews arguments the
+    /// tool would reject; deferred tools run it before deferring.
+    ///
+    /// # Errors
+    /// [`ToolError::InvalidArguments`] when the arguments would be rejected.
+    fn check_arguments(&self, _arguments: &Value) -> Result<(), ToolError> {
+        Ok(())
+    }
+
     /// Turns human input supplied with an approval into replacement
     /// arguments and approval metadata. `None` when the tool has no
     /// preprocessor.

@@ -77,7 +77,7 @@ where
     }
 }
 
-impl<A> Tool for TypedFunctionTool<A> {
+impl<A: DeserializeOwned> Tool for TypedFunctionTool<A> {
     fn name(&self) -> &str {
         self.inner.name()
     }
@@ -120,6 +120,12 @@ impl<A> Tool for TypedFunctionTool<A> {
         arguments: &mut Value,
     ) -> Result<(), ToolError> {
         self.inner.validate_arguments(ctx, arguments)
+    }
+
+    fn check_arguments(&self, arguments: &Value) -> Result<(), ToolError> {
+        A::deserialize(arguments)
+            .map(drop)
+            .map_err(|error| ToolError::invalid_arguments(self.inner.name(), error.to_string()))
     }
 
     fn preprocess_user_input(

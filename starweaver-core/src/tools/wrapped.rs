@@ -114,6 +114,10 @@ impl Tool for WrappedTool {
         self.inner.validate_arguments(ctx, arguments)
     }
 
+    fn check_arguments(&self, arguments: &Value) -> Result<(), ToolError> {
+        self.inner.check_arguments(arguments)
+    }
+
     fn preprocess_user_input(
         &self,
         ctx: ToolContext,

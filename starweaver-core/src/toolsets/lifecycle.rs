@@ -95,6 +95,8 @@ impl ToolRegistry {
                 continue;
             }
             if !toolset.lifecycle_policy().enter_before_prepare {
+                // Available again after an earlier segment found it down.
+                context.unavailable_toolsets.remove(&name);
                 continue;
             }
             let report = match toolset.enter_with_context(context).await {

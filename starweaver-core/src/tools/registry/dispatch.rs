@@ -12,7 +12,8 @@ use super::{ToolEntry, ToolRegistry};
 use crate::model::{ToolCallPart, ToolReturnPart};
 use crate::tools::{
     ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
-    ToolHookOutput, ToolResult, ToolUserInputPreprocessResult,
+    ToolHookOutput, ToolResult, ToolUserInputPreprocessResult, APPROVAL_REQUEST_KIND_METADATA_KEY,
+    DEFERRED_CALL_METADATA_KEY,
 };
 use crate::{AgentContextHandle, JsonMap, ToolContext, ToolRuntimeSnapshot};
 
@@ -217,12 +218,28 @@ async fn run(
     if let Err(error) = entry.tool.validate_arguments(&ctx, arguments) {
         return (Err(error), 0);
     }
-    if entry.requires_approval && !ctx.is_approved() {
+    let gated = entry.requires_approval && !ctx.is_approved();
+    let deferred = entry
+        .definition
+        .metadata
+        .contains_key(DEFERRED_CALL_METADATA_KEY);
+    if gated || deferred {
+        if let Err(error) = entry.tool.check_arguments(arguments) {
+            return (Err(error), 0);
+        }
+    }
+    if gated {
         let mut metadata = JsonMap::new();
         metadata.insert("arguments".to_string(), arguments.clone());
+        let request_kind = entry
+            .definition
+            .metadata
+            .get(APPROVAL_REQUEST_KIND_METADATA_KEY)
+            .and_then(Value::as_str)
+            .unwrap_or("tool_approval");
         metadata.insert(
             "request".to_string(),
-            serde_json::json!({"kind": "tool_approval"}),
+            serde_json::json!({"kind": request_kind, "tool": name}),
         );
         return (
             Err(ToolError::ApprovalRequired {

@@ -148,6 +148,19 @@ impl ToolRegistry {
         self
     }
 
+    /// Fills the registry-level limits from an outer level (the agent
+    /// policy) where the registry sets none.
+    #[must_use]
+    pub fn with_fallback_limits(
+        mut self,
+        timeout_ms: Option<u64>,
+        max_retries: Option<u32>,
+    ) -> Self {
+        self.timeout_ms = self.timeout_ms.or(timeout_ms);
+        self.max_retries = self.max_retries.or(max_retries);
+        self
+    }
+
     /// Adds a global execution hook (runs first on input, last on output).
     #[must_use]
     pub fn with_execution_hook(mut self, hook: Arc<dyn ToolExecutionHook>) -> Self {

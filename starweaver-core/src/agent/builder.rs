@@ -1,0 +1,127 @@
+//! Building agents.
+
+use std::sync::Arc;
+
+use super::run_loop::AgentConfig;
+use super::{Agent, AgentApp, AgentRuntimePolicy};
+use crate::model::{DynModel, ModelSettings};
+use crate::tools::{DynTool, ToolRegistry};
+use crate::toolsets::IntoDynToolset;
+use crate::{ContextEvent, ToolConfig};
+
+/// Builds an [`Agent`]: a model plus instructions, tools and policies.
+pub struct AgentBuilder {
+    model: DynModel,
+    registry: ToolRegistry,
+    instructions: Vec<String>,
+    tool_config: Option<ToolConfig>,
+    policy: AgentRuntimePolicy,
+    settings: ModelSettings,
+    startup_events: Vec<ContextEvent>,
+}
+
+impl AgentBuilder {
+    /// Starts an agent on this model.
+    #[must_use]
+    pub fn new(model: DynModel) -> Self {
+        Self {
+            model,
+            registry: ToolRegistry::new(),
+            instructions: Vec::new(),
+            tool_config: None,
+            policy: AgentRuntimePolicy::default(),
+            settings: ModelSettings::default(),
+            startup_events: Vec::new(),
+        }
+    }
+
+    /// Adds system instructions.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions.push(instructions.into());
+        self
+    }
+
+    /// Adds a tool.
+    #[must_use]
+    pub fn tool(mut self, tool: DynTool) -> Self {
+        self.registry.insert_tool(tool);
+        self
+    }
+
+    /// Adds a toolset.
+    #[must_use]
+    pub fn toolset(mut self, toolset: &impl IntoDynToolset) -> Self {
+        self.registry.insert_toolset(toolset);
+        self
+    }
+
+    /// Adds a prepared registry. The first registry given keeps its
+    /// defaults and hooks; later ones contribute their tools.
+    #[must_use]
+    pub fn tool_registry(mut self, registry: ToolRegistry) -> Self {
+        if self.registry.is_empty() && self.registry.toolsets().is_empty() {
+            self.registry = registry;
+        } else {
+            self.registry.extend(&registry);
+        }
+        self
+    }
+
+    /// Tool settings applied to the context at run start (for example
+    /// the unavailable-tool policy).
+    #[must_use]
+    pub fn tool_config(mut self, tool_config: ToolConfig) -> Self {
+        self.tool_config = Some(tool_config);
+        self
+    }
+
+    /// Scheduling and limits.
+    #[must_use]
+    pub fn runtime_policy(mut self, policy: AgentRuntimePolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Most model requests per run.
+    #[must_use]
+    pub fn max_steps(mut self, max_steps: u32) -> Self {
+        self.policy.max_steps = max_steps;
+        self
+    }
+
+    /// Default model settings.
+    #[must_use]
+    pub fn model_settings(mut self, settings: ModelSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Publishes a context event at the start of every run (diagnostics
+    /// gathered while the agent was assembled).
+    #[must_use]
+    pub fn startup_event(mut self, event: ContextEvent) -> Self {
+        self.startup_events.push(event);
+        self
+    }
+
+    /// The agent.
+    #[must_use]
+    pub fn build(self) -> Agent {
+        Agent::from_config(Arc::new(AgentConfig {
+            model: self.model,
+            registry: self.registry,
+            instructions: self.instructions,
+            tool_config: self.tool_config,
+            policy: self.policy,
+            settings: self.settings,
+            startup_events: self.startup_events,
+        }))
+    }
+
+    /// An app that hands out sessions of the agent.
+    #[must_use]
+    pub fn build_app(self) -> AgentApp {
+        AgentApp::new(self.build())
+    }
+}

@@ -1,0 +1,64 @@
+//! Why an agent run failed.
+
+use crate::model::ModelError;
+use crate::tools::ToolsUnavailableError;
+
+/// A run that could not finish. Tool failures are not here: they go back
+/// to the model as tool returns.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The model request failed.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// Tools were unavailable under the FailRun policy.
+    #[error(transparent)]
+    ToolsUnavailable(#[from] ToolsUnavailableError),
+    /// The run used all its model steps without a final answer.
+    #[error(
+        "the run stopped after {max_steps} model steps without a final answer; \
+         raise AgentRuntimePolicy::max_steps if the task needs more, or check for a tool loop"
+    )]
+    MaxStepsExceeded {
+        /// The step limit.
+        max_steps: u32,
+    },
+    /// A tool kept receiving bad calls after its model retry budget.
+    #[error(
+        "tool `{tool}` exceeded its model retry budget of {max_retries}: {message}; \
+         clarify the tool's description or schema, or raise its max_retries"
+    )]
+    ToolRetriesExhausted {
+        /// The tool.
+        tool: String,
+        /// Its budget.
+        max_retries: u32,
+        /// The last problem.
+        message: String,
+    },
+    /// The session waits for human or deferred results; resume it first.
+    #[error("the session is waiting for {pending} tool result(s); call resume_after_hitl with them first")]
+    SessionWaiting {
+        /// Pending requests.
+        pending: usize,
+    },
+    /// `resume_after_hitl` was called on a session that is not waiting.
+    #[error("the session is not waiting for tool results; nothing to resume")]
+    NotWaiting,
+    /// A pending call got no result.
+    #[error("no approval or deferred result was given for pending tool call `{tool_call_id}`")]
+    MissingHitlResult {
+        /// The call.
+        tool_call_id: String,
+    },
+    /// A result named a call that is not pending.
+    #[error("tool call `{tool_call_id}` is not pending; pending calls: {pending}")]
+    UnknownHitlResult {
+        /// The call.
+        tool_call_id: String,
+        /// Pending call ids.
+        pending: String,
+    },
+    /// Durable session state could not be read.
+    #[error("invalid session state: {0}")]
+    State(String),
+}

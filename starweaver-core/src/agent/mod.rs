@@ -1,0 +1,33 @@
+//! Agents: a model proposes tool calls, the runtime executes them by the
+//! rules of the tool layer, and hosts can pause for people or workers.
+
+#[allow(clippy::module_inception)]
+mod agent;
+mod app;
+mod builder;
+mod conversation;
+mod error;
+mod hitl;
+mod options;
+mod policy;
+mod result;
+mod run_loop;
+mod scheduling;
+mod session;
+mod state;
+mod stream;
+
+pub use agent::Agent;
+pub use app::AgentApp;
+pub use builder::AgentBuilder;
+pub use error::AgentError;
+pub use hitl::{
+    AgentHitlRequest, AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction,
+};
+pub use options::AgentRunOptions;
+pub use policy::{AgentRuntimePolicy, ToolExecutionPolicy};
+pub use result::{AgentRunResult, AgentRunStatus};
+pub use run_loop::HITL_ARGUMENTS_METADATA_KEY;
+pub use session::AgentSession;
+pub use state::AgentSessionState;
+pub use stream::{AgentEventSink, AgentStream, AgentStreamEvent, AgentStreamRecord};

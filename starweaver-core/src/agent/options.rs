@@ -1,0 +1,69 @@
+//! Per-run additions that leave the reusable agent unchanged.
+
+use tokio_util::sync::CancellationToken;
+
+use crate::model::ModelSettings;
+use crate::tools::{DynTool, ToolRegistry};
+use crate::toolsets::IntoDynToolset;
+use crate::JsonMap;
+
+/// Tools, toolsets, settings, params and instructions for one run.
+#[derive(Clone, Debug, Default)]
+pub struct AgentRunOptions {
+    pub(crate) tools: ToolRegistry,
+    pub(crate) settings: Option<ModelSettings>,
+    pub(crate) params: JsonMap,
+    pub(crate) instructions: Vec<String>,
+    pub(crate) cancellation: Option<CancellationToken>,
+}
+
+impl AgentRunOptions {
+    /// No additions.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a run-scoped tool.
+    #[must_use]
+    pub fn tool(mut self, tool: DynTool) -> Self {
+        self.tools.insert_tool(tool);
+        self
+    }
+
+    /// Adds a run-scoped toolset.
+    #[must_use]
+    pub fn toolset(mut self, toolset: &impl IntoDynToolset) -> Self {
+        self.tools.insert_toolset(toolset);
+        self
+    }
+
+    /// Overrides model settings for the run (merged over the agent's).
+    #[must_use]
+    pub fn settings(mut self, settings: ModelSettings) -> Self {
+        self.settings = Some(settings);
+        self
+    }
+
+    /// Run parameters: visible to tools and callbacks as
+    /// `AgentContext::metadata` entries during the run only.
+    #[must_use]
+    pub fn params(mut self, params: JsonMap) -> Self {
+        self.params.extend(params);
+        self
+    }
+
+    /// Adds instructions for the run.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions.push(instructions.into());
+        self
+    }
+
+    /// Cancels the run's tool calls when the token fires.
+    #[must_use]
+    pub fn cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancellation = Some(token);
+        self
+    }
+}

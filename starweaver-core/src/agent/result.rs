@@ -1,0 +1,48 @@
+//! The result of a run.
+
+use serde::{Deserialize, Serialize};
+
+use super::AgentHitlRequest;
+use crate::model::{ModelMessage, Usage};
+use crate::RunId;
+
+/// Whether a run finished or waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentRunStatus {
+    /// The model gave its final answer.
+    Completed,
+    /// Approvals or deferred results are needed; see `pending`.
+    Waiting,
+}
+
+/// What a run produced.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentRunResult {
+    /// The run.
+    pub run_id: RunId,
+    /// Final text (empty while waiting).
+    pub output: String,
+    /// The whole conversation so far.
+    pub messages: Vec<ModelMessage>,
+    /// Usage of this run.
+    pub usage: super::super::model::Usage,
+    /// Completed or waiting.
+    pub status: AgentRunStatus,
+    /// Calls waiting for approval or deferred results.
+    pub pending: Vec<AgentHitlRequest>,
+}
+
+impl AgentRunResult {
+    /// True when the run waits for approvals or deferred results.
+    #[must_use]
+    pub fn is_waiting(&self) -> bool {
+        self.status == AgentRunStatus::Waiting
+    }
+
+    /// Usage of this run.
+    #[must_use]
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+}

@@ -1,0 +1,554 @@
+//! The run loop: request, schedule tool calls, apply returns, repeat.
+
+use futures::StreamExt;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::hitl::AgentHitlRequestKind;
+use super::scheduling::{execute_batch, sequential_reason};
+use super::state::{RunProgress, WaitingState};
+use super::stream::Recorder;
+use super::{
+    AgentError, AgentHitlRequest, AgentHitlResults, AgentRunOptions, AgentRuntimePolicy,
+    AgentStreamEvent,
+};
+use crate::model::{
+    DynModel, ModelMessage, ModelRequest, ModelRequestParameters, ModelResponse, ModelSettings,
+    ModelStreamEvent, RequestPart, RetryPromptPart, ToolCallPart, ToolReturnKind, ToolReturnPart,
+};
+use crate::tools::{ToolCallOutcome, ToolRegistry};
+use crate::ToolConfig;
+use crate::{AgentContext, AgentContextHandle, ContextEvent, ConversationId, JsonMap, ToolContext};
+
+/// Everything an agent was built with.
+pub(crate) struct AgentConfig {
+    pub(crate) model: DynModel,
+    pub(crate) registry: ToolRegistry,
+    pub(crate) instructions: Vec<String>,
+    pub(crate) tool_config: Option<ToolConfig>,
+    pub(crate) policy: AgentRuntimePolicy,
+    pub(crate) settings: ModelSettings,
+    pub(crate) startup_events: Vec<ContextEvent>,
+}
+
+/// How a run segment begins.
+pub(crate) enum RunStart {
+    Prompt(String),
+    Resume(Box<WaitingState>, AgentHitlResults),
+}
+
+/// How a run segment ends.
+pub(crate) enum RunEnd {
+    Completed {
+        output: String,
+        progress: RunProgress,
+    },
+    Waiting(WaitingState),
+}
+
+enum Next {
+    Request(Vec<RequestPart>),
+    Wait(WaitingState),
+}
+
+/// Context key under which a resumed approval exposes the call's
+/// arguments to the tool's user-input preprocessor.
+pub const HITL_ARGUMENTS_METADATA_KEY: &str = "starweaver.hitl.arguments";
+
+pub(crate) struct Run<'a, 'r> {
+    config: &'a AgentConfig,
+    registry: ToolRegistry,
+    settings: ModelSettings,
+    extra_instructions: &'a [String],
+    cancellation: Option<CancellationToken>,
+    context: &'a AgentContextHandle,
+    conversation_id: &'a ConversationId,
+    recorder: &'a mut Recorder<'r>,
+    seen_events: usize,
+}
+
+impl<'a, 'r> Run<'a, 'r> {
+    pub(crate) fn new(
+        config: &'a AgentConfig,
+        options: &'a AgentRunOptions,
+        context: &'a AgentContextHandle,
+        conversation_id: &'a ConversationId,
+        recorder: &'a mut Recorder<'r>,
+    ) -> Self {
+        let mut registry = config.registry.clone();
+        registry.extend(&options.tools);
+        let registry =
+            registry.with_fallback_limits(config.policy.timeout_ms, config.policy.max_retries);
+        let settings = options.settings.as_ref().map_or_else(
+            || config.settings.clone(),
+            |settings| config.settings.merged(settings),
+        );
+        let seen_events = context.read(|context| context.events.events().len());
+        Self {
+            config,
+            registry,
+            settings,
+            extra_instructions: &options.instructions,
+            cancellation: options.cancellation.clone(),
+            context,
+            conversation_id,
+            recorder,
+            seen_events,
+        }
+    }
+
+    /// Runs one segment: toolset setup, the loop, toolset teardown.
+    pub(crate) async fn execute(
+        &mut self,
+        messages: &mut Vec<ModelMessage>,
+        start: RunStart,
+        progress: RunProgress,
+    ) -> Result<RunEnd, AgentError> {
+        let startup = self.config.startup_events.clone();
+        self.context.update(|context| {
+            if let Some(tool_config) = &self.config.tool_config {
+                context.tool_config = tool_config.clone();
+            }
+            for event in startup {
+                context.events.publish(event);
+            }
+        });
+        self.recorder.emit(AgentStreamEvent::RunStarted {
+            run_id: progress.run_id.clone(),
+        });
+        self.lifecycle(true).await;
+        let end = self.drive(messages, start, progress).await;
+        self.lifecycle(false).await;
+        end
+    }
+
+    async fn lifecycle(&mut self, enter: bool) {
+        let mut context = self.context.replace(AgentContext::default());
+        if enter {
+            self.registry.enter_toolsets(&mut context).await;
+        } else {
+            self.registry.exit_toolsets(&mut context).await;
+        }
+        self.context.replace(context);
+        self.forward_events();
+    }
+
+    async fn drive(
+        &mut self,
+        messages: &mut Vec<ModelMessage>,
+        start: RunStart,
+        mut progress: RunProgress,
+    ) -> Result<RunEnd, AgentError> {
+        match start {
+            RunStart::Prompt(prompt) => {
+                messages.push(ModelMessage::Request(ModelRequest::user(prompt)))
+            }
+            RunStart::Resume(waiting, results) => {
+                let waiting = *waiting;
+                let returns = self.resume_calls(&waiting, &results).await?;
+                progress = waiting.progress;
+                match self.process_returns(&mut progress, waiting.calls, returns)? {
+                    Next::Request(parts) => {
+                        messages.push(ModelMessage::Request(ModelRequest { parts }))
+                    }
+                    Next::Wait(waiting) => return Ok(self.wait(waiting)),
+                }
+            }
+        }
+        loop {
+            let max_steps = self.config.policy.max_steps;
+            if progress.step >= max_steps {
+                return Err(AgentError::MaxStepsExceeded { max_steps });
+            }
+            progress.step += 1;
+            let definitions = self
+                .context
+                .update(|context| self.registry.prepare_definitions(context));
+            self.forward_events();
+            let parameters = ModelRequestParameters {
+                tools: definitions?,
+                instructions: self.instructions(),
+                settings: self.settings.clone(),
+            };
+            self.recorder.emit(AgentStreamEvent::ModelRequest {
+                step: progress.step,
+                tools: parameters
+                    .tools
+                    .iter()
+                    .map(|tool| tool.name.clone())
+                    .collect(),
+            });
+            let response = self.request(messages, &parameters).await?;
+            progress.usage.add(&response.usage);
+            let usage = response.usage;
+            self.context.update(|context| {
+                context.usage.requests += usage.requests.max(1);
+                context.usage.input_tokens += usage.input_tokens;
+                context.usage.output_tokens += usage.output_tokens;
+            });
+            let calls: Vec<ToolCallPart> = response.calls().cloned().collect();
+            let output = response.text_content();
+            messages.push(ModelMessage::Response(response));
+            if calls.is_empty() {
+                self.recorder.emit(AgentStreamEvent::RunCompleted {
+                    output: output.clone(),
+                });
+                return Ok(RunEnd::Completed { output, progress });
+            }
+            let returns = self.execute_calls(&mut progress, &calls).await;
+            match self.process_returns(
+                &mut progress,
+                calls,
+                returns.into_iter().map(Some).collect(),
+            )? {
+                Next::Request(parts) => {
+                    messages.push(ModelMessage::Request(ModelRequest { parts }))
+                }
+                Next::Wait(waiting) => return Ok(self.wait(waiting)),
+            }
+        }
+    }
+
+    fn wait(&mut self, waiting: WaitingState) -> RunEnd {
+        self.recorder.emit(AgentStreamEvent::Waiting {
+            requests: waiting.pending.clone(),
+        });
+        RunEnd::Waiting(waiting)
+    }
+
+    fn instructions(&self) -> Vec<String> {
+        let mut instructions = self.config.instructions.clone();
+        instructions.extend(
+            self.registry
+                .instructions()
+                .into_iter()
+                .map(|instruction| instruction.text),
+        );
+        instructions.extend(self.extra_instructions.iter().cloned());
+        instructions
+    }
+
+    async fn request(
+        &mut self,
+        messages: &[ModelMessage],
+        parameters: &ModelRequestParameters,
+    ) -> Result<ModelResponse, AgentError> {
+        let model = &self.config.model;
+        if !self.recorder.is_active() {
+            return Ok(model.request(messages, parameters).await?);
+        }
+        let mut stream = model.request_stream(messages, parameters).await?;
+        let mut text = String::new();
+        let mut calls = Vec::new();
+        while let Some(event) = stream.next().await {
+            match event? {
+                ModelStreamEvent::TextDelta(delta) => {
+                    text.push_str(&delta);
+                    self.recorder.emit(AgentStreamEvent::TextDelta { delta });
+                }
+                ModelStreamEvent::ToolCall(call) => calls.push(call),
+                ModelStreamEvent::Finished(response) => return Ok(response),
+            }
+        }
+        // A stream that ended without `Finished`: assemble what arrived.
+        let mut response = ModelResponse::tool_calls(calls);
+        if !text.is_empty() {
+            response.parts.insert(
+                0,
+                crate::model::ResponsePart::Text(crate::model::TextPart::new(text)),
+            );
+        }
+        Ok(response)
+    }
+
+    fn tool_context(&self, progress: &RunProgress, call: &ToolCallPart) -> ToolContext {
+        let retry = progress.model_retries.get(&call.name).copied().unwrap_or(0);
+        let ctx = ToolContext::new(progress.run_id.clone(), self.conversation_id.clone(), retry)
+            .with_agent_context(self.context.clone());
+        match &self.cancellation {
+            Some(token) => ctx.with_cancellation(token.clone()),
+            None => ctx,
+        }
+    }
+
+    async fn execute_calls(
+        &mut self,
+        progress: &mut RunProgress,
+        calls: &[ToolCallPart],
+    ) -> Vec<ToolReturnPart> {
+        let reason = sequential_reason(&self.config.policy, &self.registry, calls);
+        self.recorder.emit(AgentStreamEvent::ToolBatch {
+            mode: if reason.is_some() {
+                "sequential"
+            } else {
+                "parallel"
+            }
+            .to_string(),
+            reason: reason.map(str::to_string),
+            calls: calls.len(),
+        });
+        for call in calls {
+            self.recorder
+                .emit(AgentStreamEvent::ToolCall { call: call.clone() });
+        }
+        let snapshot = progress.clone();
+        let returns = execute_batch(&self.registry, calls, reason.is_some(), |call| {
+            self.tool_context(&snapshot, call)
+        })
+        .await;
+        let count = calls.len() as u64;
+        progress.usage.tool_calls += count;
+        self.context
+            .update(|context| context.usage.tool_calls += count);
+        for part in &returns {
+            self.recorder
+                .emit(AgentStreamEvent::ToolReturn { part: part.clone() });
+        }
+        self.forward_events();
+        returns
+    }
+
+    /// Answers the pending calls of a waiting run.
+    async fn resume_calls(
+        &mut self,
+        waiting: &WaitingState,
+        results: &AgentHitlResults,
+    ) -> Result<Vec<Option<ToolReturnPart>>, AgentError> {
+        validate_results(waiting, results)?;
+        let mut returns = waiting.returns.clone();
+        for request in &waiting.pending {
+            let Some(index) = waiting
+                .calls
+                .iter()
+                .position(|call| call.id == request.tool_call_id)
+            else {
+                continue;
+            };
+            let call = &waiting.calls[index];
+            let part = self.answer(&waiting.progress, call, request, results).await;
+            self.recorder
+                .emit(AgentStreamEvent::ToolReturn { part: part.clone() });
+            if let Some(slot) = returns.get_mut(index) {
+                *slot = Some(part);
+            }
+        }
+        self.forward_events();
+        Ok(returns)
+    }
+
+    async fn answer(
+        &self,
+        progress: &RunProgress,
+        call: &ToolCallPart,
+        request: &AgentHitlRequest,
+        results: &AgentHitlResults,
+    ) -> ToolReturnPart {
+        let ctx = self.tool_context(progress, call);
+        let arguments = if request.arguments.is_null() {
+            call.arguments.to_json().unwrap_or(Value::Null)
+        } else {
+            request.arguments.clone()
+        };
+        match request.kind {
+            AgentHitlRequestKind::Deferred => {
+                let result = results
+                    .deferred_results
+                    .get(&call.id)
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                self.registry
+                    .call_tool(
+                        ctx.with_deferred_result(result),
+                        &call.id,
+                        &call.name,
+                        arguments,
+                    )
+                    .await
+                    .into_return_part(&call.id, &call.name)
+            }
+            AgentHitlRequestKind::Approval => {
+                let Some(interaction) = results.interactions.get(&call.id) else {
+                    return denied(call, None);
+                };
+                if !interaction.approved {
+                    return denied(call, interaction.reason.as_deref());
+                }
+                let ctx = ctx
+                    .with_approved(true)
+                    .with_metadata(HITL_ARGUMENTS_METADATA_KEY, arguments.clone());
+                let mut arguments = arguments;
+                let mut approval = JsonMap::new();
+                approval.insert("approved".to_string(), Value::Bool(true));
+                if let Some(input) = &interaction.user_input {
+                    match self
+                        .registry
+                        .preprocess_user_input(ctx.clone(), &call.name, input.clone())
+                        .await
+                    {
+                        Ok(Some(preprocessed)) => {
+                            if let Some(replacement) = preprocessed.override_arguments {
+                                arguments = replacement;
+                            }
+                            approval.extend(preprocessed.approval_metadata);
+                        }
+                        Ok(None) => {
+                            approval.insert("user_input".to_string(), input.clone());
+                        }
+                        Err(error) => {
+                            return ToolCallOutcome {
+                                result: Err(error),
+                                execution_attempts: 0,
+                                max_retries: self.registry.max_retries_for(&call.name),
+                                model_retries_used: ctx.retry(),
+                            }
+                            .into_return_part(&call.id, &call.name);
+                        }
+                    }
+                }
+                let mut part = self
+                    .registry
+                    .call_tool(ctx, &call.id, &call.name, arguments)
+                    .await
+                    .into_return_part(&call.id, &call.name);
+                part.metadata
+                    .insert("approval".to_string(), Value::Object(approval));
+                part
+            }
+        }
+    }
+
+    /// Applies returns in model order: pending calls make the run wait;
+    /// model-retry returns become retry prompts within the budget.
+    fn process_returns(
+        &self,
+        progress: &mut RunProgress,
+        calls: Vec<ToolCallPart>,
+        returns: Vec<Option<ToolReturnPart>>,
+    ) -> Result<Next, AgentError> {
+        let pending: Vec<AgentHitlRequest> = returns
+            .iter()
+            .flatten()
+            .filter_map(AgentHitlRequest::from_return)
+            .collect();
+        if !pending.is_empty() {
+            let returns = returns
+                .into_iter()
+                .map(|part| part.filter(|part| !part.kind.is_control_flow()))
+                .collect();
+            return Ok(Next::Wait(WaitingState {
+                progress: progress.clone(),
+                calls,
+                returns,
+                pending,
+                message_checkpoint: 0,
+            }));
+        }
+        let mut parts = Vec::with_capacity(returns.len());
+        for part in returns.into_iter().flatten() {
+            if part.kind.is_model_retry() {
+                let used = progress
+                    .model_retries
+                    .entry(part.tool_name.clone())
+                    .or_insert(0);
+                *used += 1;
+                let max_retries = self.registry.max_retries_for(&part.tool_name);
+                let message = part.content["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                if *used > max_retries {
+                    return Err(AgentError::ToolRetriesExhausted {
+                        tool: part.tool_name,
+                        max_retries,
+                        message,
+                    });
+                }
+                parts.push(RequestPart::RetryPrompt(RetryPromptPart {
+                    tool_call_id: Some(part.tool_call_id),
+                    tool_name: Some(part.tool_name),
+                    content: format!("{message}\nFix the call and try again."),
+                }));
+            } else {
+                parts.push(RequestPart::ToolReturn(part));
+            }
+        }
+        Ok(Next::Request(parts))
+    }
+
+    fn forward_events(&mut self) {
+        let seen = self.seen_events;
+        let fresh: Vec<ContextEvent> = self.context.read(|context| {
+            context
+                .events
+                .events()
+                .get(seen..)
+                .map(<[ContextEvent]>::to_vec)
+                .unwrap_or_default()
+        });
+        self.seen_events += fresh.len();
+        for event in fresh {
+            self.recorder.emit(AgentStreamEvent::Custom { event });
+        }
+    }
+}
+
+/// Every answer names a pending call and every pending call has one.
+pub(crate) fn validate_results(
+    waiting: &WaitingState,
+    results: &AgentHitlResults,
+) -> Result<(), AgentError> {
+    let pending_ids: Vec<&str> = waiting
+        .pending
+        .iter()
+        .map(|request| request.tool_call_id.as_str())
+        .collect();
+    for id in results
+        .interactions
+        .keys()
+        .chain(results.deferred_results.keys())
+    {
+        if !pending_ids.contains(&id.as_str()) {
+            return Err(AgentError::UnknownHitlResult {
+                tool_call_id: id.clone(),
+                pending: pending_ids.join(", "),
+            });
+        }
+    }
+    for request in &waiting.pending {
+        let answered = match request.kind {
+            AgentHitlRequestKind::Approval => {
+                results.interactions.contains_key(&request.tool_call_id)
+            }
+            AgentHitlRequestKind::Deferred => {
+                results.deferred_results.contains_key(&request.tool_call_id)
+            }
+        };
+        if !answered {
+            return Err(AgentError::MissingHitlResult {
+                tool_call_id: request.tool_call_id.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn denied(call: &ToolCallPart, reason: Option<&str>) -> ToolReturnPart {
+    let message = match reason {
+        Some(reason) => format!("The user denied this tool call: {reason}"),
+        None => "The user denied this tool call.".to_string(),
+    };
+    let mut metadata = JsonMap::new();
+    metadata.insert(
+        "approval".to_string(),
+        json!({"approved": false, "reason": reason}),
+    );
+    ToolReturnPart {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        content: json!({"success": false, "is_error": false, "error_kind": "denied", "message": message}),
+        is_error: false,
+        kind: ToolReturnKind::Feedback,
+        metadata,
+        private_metadata: JsonMap::new(),
+    }
+}

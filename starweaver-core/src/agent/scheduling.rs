@@ -1,0 +1,79 @@
+//! Whether the calls of one response run concurrently or in model order,
+//! and running them.
+
+use std::collections::HashSet;
+
+use futures::future::join_all;
+
+use super::{AgentRuntimePolicy, ToolExecutionPolicy};
+use crate::model::{ToolCallPart, ToolReturnPart};
+use crate::tools::{ToolDependencyProfile, ToolRegistry};
+use crate::ToolContext;
+
+/// Why a batch runs sequentially, or `None` for concurrent execution.
+pub(crate) fn sequential_reason(
+    policy: &AgentRuntimePolicy,
+    registry: &ToolRegistry,
+    calls: &[ToolCallPart],
+) -> Option<&'static str> {
+    if policy.tool_execution == ToolExecutionPolicy::Sequential {
+        return Some("policy");
+    }
+    if calls.len() < 2 {
+        return None;
+    }
+    if calls
+        .iter()
+        .filter_map(|call| registry.definition(&call.name))
+        .any(crate::tools::ToolDefinition::is_sequential)
+    {
+        return Some("sequential_tool");
+    }
+    let mut names = HashSet::new();
+    if !calls.iter().all(|call| names.insert(call.name.as_str())) {
+        return Some("repeated_tool");
+    }
+    let requirements: Vec<_> = calls
+        .iter()
+        .filter_map(|call| registry.dependency_requirements(&call.name))
+        .collect();
+    let legacy = requirements
+        .iter()
+        .any(|requirement| requirement.profile == ToolDependencyProfile::Legacy);
+    let narrowed = requirements
+        .iter()
+        .any(|requirement| requirement.profile != ToolDependencyProfile::Legacy);
+    if legacy && narrowed {
+        return Some("mixed_dependency_profiles");
+    }
+    if requirements
+        .iter()
+        .any(|requirement| requirement.requests_mutable_context())
+    {
+        return Some("mutable_context");
+    }
+    None
+}
+
+/// Runs the calls; returns are in model order either way.
+pub(crate) async fn execute_batch(
+    registry: &ToolRegistry,
+    calls: &[ToolCallPart],
+    sequential: bool,
+    context_for: impl Fn(&ToolCallPart) -> ToolContext,
+) -> Vec<ToolReturnPart> {
+    if sequential {
+        let mut returns = Vec::with_capacity(calls.len());
+        for call in calls {
+            returns.push(registry.execute_call(context_for(call), call).await);
+        }
+        returns
+    } else {
+        join_all(
+            calls
+                .iter()
+                .map(|call| registry.execute_call(context_for(call), call)),
+        )
+        .await
+    }
+}

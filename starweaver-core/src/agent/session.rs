@@ -1,0 +1,263 @@
+//! A conversation with an agent across runs, approvals and processes.
+
+use super::conversation::{run_segment, Reporting, SegmentOutput};
+use super::run_loop::{validate_results, RunStart};
+use super::state::WaitingState;
+use super::stream::AgentEventSink;
+use super::{
+    Agent, AgentError, AgentHitlRequest, AgentHitlResults, AgentRunOptions, AgentRunResult,
+    AgentSessionState, AgentStream,
+};
+use crate::model::ModelMessage;
+use crate::{AgentContext, ConversationId};
+
+/// A conversation: messages and context persist between runs. A run that
+/// hits an approval-gated or deferred call leaves the session waiting;
+/// [`AgentSession::resume_after_hitl`] continues it, in this process or,
+/// after [`AgentSession::export_state`] and [`AgentSession::restore`], in
+/// another.
+#[derive(Debug)]
+pub struct AgentSession {
+    agent: Agent,
+    context: AgentContext,
+    messages: Vec<ModelMessage>,
+    conversation_id: ConversationId,
+    waiting: Option<WaitingState>,
+    waiting_options: AgentRunOptions,
+}
+
+impl AgentSession {
+    /// A new session of `agent`.
+    #[must_use]
+    pub fn new(agent: Agent) -> Self {
+        Self {
+            agent,
+            context: AgentContext::default(),
+            messages: Vec::new(),
+            conversation_id: ConversationId::default(),
+            waiting: None,
+            waiting_options: AgentRunOptions::default(),
+        }
+    }
+
+    /// Uses a host-prepared context (dependencies, grants, metadata).
+    #[must_use]
+    pub fn with_context(mut self, context: AgentContext) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// The session's context.
+    #[must_use]
+    pub fn context(&self) -> &AgentContext {
+        &self.context
+    }
+
+    /// Mutable access to the context (attach dependencies, read events).
+    pub fn context_mut(&mut self) -> &mut AgentContext {
+        &mut self.context
+    }
+
+    /// The conversation so far.
+    #[must_use]
+    pub fn messages(&self) -> &[ModelMessage] {
+        &self.messages
+    }
+
+    /// The conversation id.
+    #[must_use]
+    pub fn conversation_id(&self) -> &ConversationId {
+        &self.conversation_id
+    }
+
+    /// Calls the session waits for (empty when not waiting).
+    #[must_use]
+    pub fn pending(&self) -> &[AgentHitlRequest] {
+        self.waiting
+            .as_ref()
+            .map_or(&[], |waiting| waiting.pending.as_slice())
+    }
+
+    /// True while approvals or deferred results are outstanding.
+    #[must_use]
+    pub fn is_waiting(&self) -> bool {
+        self.waiting.is_some()
+    }
+
+    /// Runs a prompt.
+    ///
+    /// # Errors
+    /// See [`AgentError`]; [`AgentError::SessionWaiting`] while waiting.
+    pub async fn run(&mut self, prompt: impl Into<String>) -> Result<AgentRunResult, AgentError> {
+        self.run_with_options(prompt, AgentRunOptions::default())
+            .await
+    }
+
+    /// Runs a prompt with run-scoped tools, settings, params or
+    /// instructions; the agent itself is unchanged.
+    ///
+    /// # Errors
+    /// See [`AgentError`].
+    pub async fn run_with_options(
+        &mut self,
+        prompt: impl Into<String>,
+        options: AgentRunOptions,
+    ) -> Result<AgentRunResult, AgentError> {
+        let reporting = Reporting {
+            keep_records: false,
+            sink: None,
+        };
+        Ok(self.start(prompt.into(), options, reporting).await?.result)
+    }
+
+    /// Runs a prompt and returns every run record with the result.
+    ///
+    /// # Errors
+    /// See [`AgentError`].
+    pub async fn run_stream(
+        &mut self,
+        prompt: impl Into<String>,
+    ) -> Result<AgentStream, AgentError> {
+        let reporting = Reporting {
+            keep_records: true,
+            sink: None,
+        };
+        let output = self
+            .start(prompt.into(), AgentRunOptions::default(), reporting)
+            .await?;
+        Ok(AgentStream::new(output.records, output.result))
+    }
+
+    /// Runs a prompt, handing each run record to `sink` as it happens.
+    ///
+    /// # Errors
+    /// See [`AgentError`].
+    pub async fn run_with_events(
+        &mut self,
+        prompt: impl Into<String>,
+        options: AgentRunOptions,
+        sink: AgentEventSink<'_>,
+    ) -> Result<AgentRunResult, AgentError> {
+        let reporting = Reporting {
+            keep_records: false,
+            sink: Some(sink),
+        };
+        Ok(self.start(prompt.into(), options, reporting).await?.result)
+    }
+
+    /// Continues a waiting run with approvals and deferred results. Every
+    /// pending call needs an answer.
+    ///
+    /// # Errors
+    /// [`AgentError::NotWaiting`], [`AgentError::MissingHitlResult`] and
+    /// [`AgentError::UnknownHitlResult`] leave the session waiting; other
+    /// errors end the paused run.
+    pub async fn resume_after_hitl(
+        &mut self,
+        results: impl Into<AgentHitlResults>,
+    ) -> Result<AgentRunResult, AgentError> {
+        let reporting = Reporting {
+            keep_records: false,
+            sink: None,
+        };
+        Ok(self.resume(results.into(), reporting).await?.result)
+    }
+
+    /// Like [`Self::resume_after_hitl`], reporting run records to `sink`.
+    ///
+    /// # Errors
+    /// As [`Self::resume_after_hitl`].
+    pub async fn resume_with_events(
+        &mut self,
+        results: impl Into<AgentHitlResults>,
+        sink: AgentEventSink<'_>,
+    ) -> Result<AgentRunResult, AgentError> {
+        let reporting = Reporting {
+            keep_records: false,
+            sink: Some(sink),
+        };
+        Ok(self.resume(results.into(), reporting).await?.result)
+    }
+
+    async fn start(
+        &mut self,
+        prompt: String,
+        options: AgentRunOptions,
+        reporting: Reporting<'_>,
+    ) -> Result<SegmentOutput, AgentError> {
+        if let Some(waiting) = &self.waiting {
+            return Err(AgentError::SessionWaiting {
+                pending: waiting.pending.len(),
+            });
+        }
+        let output = run_segment(
+            self.agent.config(),
+            &options,
+            &mut self.context,
+            &self.conversation_id,
+            &mut self.messages,
+            RunStart::Prompt(prompt),
+            reporting,
+        )
+        .await?;
+        self.waiting.clone_from(&output.waiting);
+        self.waiting_options = options;
+        Ok(output)
+    }
+
+    async fn resume(
+        &mut self,
+        results: AgentHitlResults,
+        reporting: Reporting<'_>,
+    ) -> Result<SegmentOutput, AgentError> {
+        let waiting = self.waiting.as_ref().ok_or(AgentError::NotWaiting)?;
+        // Check the answers before anything runs, so a mistake leaves the
+        // session waiting as it was.
+        validate_results(waiting, &results)?;
+        let waiting = self.waiting.take().ok_or(AgentError::NotWaiting)?;
+        let options = std::mem::take(&mut self.waiting_options);
+        let output = run_segment(
+            self.agent.config(),
+            &options,
+            &mut self.context,
+            &self.conversation_id,
+            &mut self.messages,
+            RunStart::Resume(Box::new(waiting), results),
+            reporting,
+        )
+        .await?;
+        self.waiting.clone_from(&output.waiting);
+        self.waiting_options = options;
+        Ok(output)
+    }
+
+    /// Everything needed to continue elsewhere: messages, the
+    /// serializable context and the paused run. Run-scoped tools given
+    /// through [`AgentRunOptions`] are not part of it: a restored session
+    /// resumes with the agent's own tools.
+    #[must_use]
+    pub fn export_state(&self) -> AgentSessionState {
+        AgentSessionState {
+            version: AgentSessionState::VERSION,
+            conversation_id: self.conversation_id.clone(),
+            messages: self.messages.clone(),
+            context: self.context.to_state(),
+            waiting: self.waiting.clone(),
+        }
+    }
+
+    /// A session of `agent` continuing from exported state.
+    #[must_use]
+    pub fn restore(agent: Agent, state: AgentSessionState) -> Self {
+        let mut context = AgentContext::default();
+        context.apply_state(state.context);
+        Self {
+            agent,
+            context,
+            messages: state.messages,
+            conversation_id: state.conversation_id,
+            waiting: state.waiting,
+            waiting_options: AgentRunOptions::default(),
+        }
+    }
+}

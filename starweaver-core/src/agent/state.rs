@@ -1,0 +1,91 @@
+//! Serializable run progress and the state of a waiting run.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::AgentHitlRequest;
+use crate::model::{ModelMessage, ToolCallPart, ToolReturnPart, Usage};
+use crate::{AgentContextState, ConversationId, RunId};
+
+/// Counters of one run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RunProgress {
+    pub(crate) run_id: RunId,
+    pub(crate) step: u32,
+    pub(crate) model_retries: BTreeMap<String, u32>,
+    pub(crate) usage: Usage,
+}
+
+/// A run paused on approvals or deferred results.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct WaitingState {
+    pub(crate) progress: RunProgress,
+    /// The calls of the paused model response, in model order.
+    pub(crate) calls: Vec<ToolCallPart>,
+    /// Returns aligned with `calls`; `None` for calls that wait.
+    pub(crate) returns: Vec<Option<ToolReturnPart>>,
+    /// Calls that wait.
+    pub(crate) pending: Vec<AgentHitlRequest>,
+    /// Message count before the paused run began; a resume that fails
+    /// rolls the conversation back to here.
+    #[serde(default)]
+    pub(crate) message_checkpoint: usize,
+}
+
+/// Everything a session needs to continue in another process: export it
+/// with [`super::AgentSession::export_state`], restore it with
+/// [`super::AgentSession::restore`] on an agent built the same way.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentSessionState {
+    /// Format version (currently 1).
+    pub version: u32,
+    /// The conversation.
+    pub conversation_id: ConversationId,
+    /// Messages so far.
+    pub messages: Vec<ModelMessage>,
+    /// Serializable context.
+    pub context: AgentContextState,
+    /// The paused run, if the session waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) waiting: Option<WaitingState>,
+}
+
+impl AgentSessionState {
+    /// Current format version.
+    pub const VERSION: u32 = 1;
+
+    /// Calls the session waits for (empty when not waiting).
+    #[must_use]
+    pub fn pending(&self) -> &[AgentHitlRequest] {
+        self.waiting
+            .as_ref()
+            .map_or(&[], |waiting| waiting.pending.as_slice())
+    }
+
+    /// JSON form.
+    ///
+    /// # Errors
+    /// When a value cannot be serialized (never for states built here).
+    pub fn to_json(&self) -> Result<String, super::AgentError> {
+        serde_json::to_string(self).map_err(|error| super::AgentError::State(error.to_string()))
+    }
+
+    /// Reads the JSON form.
+    ///
+    /// # Errors
+    /// [`super::AgentError::State`] for malformed JSON or an unknown
+    /// version.
+    pub fn from_json(json: &str) -> Result<Self, super::AgentError> {
+        let state: Self = serde_json::from_str(json)
+            .map_err(|error| super::AgentError::State(format!("not a session state: {error}")))?;
+        if state.version != Self::VERSION {
+            return Err(super::AgentError::State(format!(
+                "unsupported session state version {} (this build reads version {})",
+                state.version,
+                Self::VERSION
+            )));
+        }
+        Ok(state)
+    }
+}

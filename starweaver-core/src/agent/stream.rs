@@ -1,0 +1,157 @@
+//! Run records: what a run reports while it goes.
+
+use serde::{Deserialize, Serialize};
+
+use super::{AgentHitlRequest, AgentRunResult};
+use crate::model::{ToolCallPart, ToolReturnPart};
+use crate::{ContextEvent, RunId};
+
+/// One thing that happened in a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentStreamEvent {
+    /// The run started.
+    RunStarted {
+        /// Run id.
+        run_id: RunId,
+    },
+    /// A model request is about to be sent.
+    ModelRequest {
+        /// 1-based step.
+        step: u32,
+        /// Tools exposed.
+        tools: Vec<String>,
+    },
+    /// Streamed text.
+    TextDelta {
+        /// The new text.
+        delta: String,
+    },
+    /// A batch of tool calls is scheduled.
+    ToolBatch {
+        /// `parallel` or `sequential`.
+        mode: String,
+        /// Why the batch runs sequentially, if it does.
+        reason: Option<String>,
+        /// Calls in the batch.
+        calls: usize,
+    },
+    /// A tool call starts.
+    ToolCall {
+        /// The call.
+        call: ToolCallPart,
+    },
+    /// A tool call returned.
+    ToolReturn {
+        /// The return.
+        part: ToolReturnPart,
+    },
+    /// A context event (tools_unavailable, skills_scanned, tool search,
+    /// toolset lifecycle ...).
+    Custom {
+        /// The event.
+        event: ContextEvent,
+    },
+    /// The run waits for approvals or deferred results.
+    Waiting {
+        /// Pending requests.
+        requests: Vec<AgentHitlRequest>,
+    },
+    /// The run finished with output.
+    RunCompleted {
+        /// Final text.
+        output: String,
+    },
+}
+
+/// A numbered run event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentStreamRecord {
+    /// 0-based position in the run.
+    pub sequence: u64,
+    /// The run.
+    pub run_id: RunId,
+    /// What happened.
+    pub event: AgentStreamEvent,
+}
+
+/// The records of a finished streamed run, and its result.
+#[derive(Clone, Debug)]
+pub struct AgentStream {
+    records: Vec<AgentStreamRecord>,
+    result: AgentRunResult,
+}
+
+impl AgentStream {
+    pub(crate) fn new(records: Vec<AgentStreamRecord>, result: AgentRunResult) -> Self {
+        Self { records, result }
+    }
+
+    /// Every record, in order.
+    #[must_use]
+    pub fn events(&self) -> &[AgentStreamRecord] {
+        &self.records
+    }
+
+    /// The run result.
+    #[must_use]
+    pub fn result(&self) -> &AgentRunResult {
+        &self.result
+    }
+
+    /// Splits into records and result.
+    #[must_use]
+    pub fn into_parts(self) -> (Vec<AgentStreamRecord>, AgentRunResult) {
+        (self.records, self.result)
+    }
+}
+
+/// A live observer of run records.
+pub type AgentEventSink<'a> = &'a mut (dyn FnMut(&AgentStreamRecord) + Send);
+
+/// Collects records and forwards them to an optional live observer.
+pub(crate) struct Recorder<'a> {
+    run_id: RunId,
+    keep: bool,
+    records: Vec<AgentStreamRecord>,
+    sink: Option<AgentEventSink<'a>>,
+    sequence: u64,
+}
+
+impl<'a> Recorder<'a> {
+    pub(crate) fn new(run_id: RunId, keep: bool, sink: Option<AgentEventSink<'a>>) -> Self {
+        Self {
+            run_id,
+            keep,
+            records: Vec::new(),
+            sink,
+            sequence: 0,
+        }
+    }
+
+    pub(crate) fn is_active(&self) -> bool {
+        self.keep || self.sink.is_some()
+    }
+
+    pub(crate) fn emit(&mut self, event: AgentStreamEvent) {
+        if !self.is_active() {
+            return;
+        }
+        let record = AgentStreamRecord {
+            sequence: self.sequence,
+            run_id: self.run_id.clone(),
+            event,
+        };
+        self.sequence += 1;
+        if let Some(sink) = self.sink.as_mut() {
+            sink(&record);
+        }
+        if self.keep {
+            self.records.push(record);
+        }
+    }
+
+    pub(crate) fn into_records(self) -> Vec<AgentStreamRecord> {
+        self.records
+    }
+}

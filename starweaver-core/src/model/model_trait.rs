@@ -1,0 +1,91 @@
+//! The dyn-compatible [`Model`] trait.
+
+use std::sync::Arc;
+
+use futures::stream::{self, BoxStream, StreamExt};
+
+use super::{ModelMessage, ModelRequestParameters, ModelResponse, ResponsePart, ToolCallPart};
+use crate::BoxFuture;
+
+/// A shared, type-erased model.
+pub type DynModel = Arc<dyn Model>;
+
+/// Why a model request failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    /// The provider rejected the request or failed.
+    #[error("model `{model}` request failed: {message}")]
+    Request {
+        /// Model name.
+        model: String,
+        /// Provider message.
+        message: String,
+    },
+    /// A scripted model ran out of responses.
+    #[error(
+        "model `{model}` has no scripted response left for request {request}; add more responses"
+    )]
+    ScriptExhausted {
+        /// Model name.
+        model: String,
+        /// 1-based request number.
+        request: usize,
+    },
+}
+
+/// One streamed piece of a response.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelStreamEvent {
+    /// More text.
+    TextDelta(String),
+    /// A complete tool call.
+    ToolCall(ToolCallPart),
+    /// The assembled response; always last.
+    Finished(ModelResponse),
+}
+
+/// A stream of response pieces.
+pub type ModelResponseStream = BoxStream<'static, Result<ModelStreamEvent, ModelError>>;
+
+/// A language model.
+pub trait Model: Send + Sync {
+    /// Model name, such as `test` or `openai:gpt-4o`.
+    fn name(&self) -> &str;
+
+    /// Sends a request and waits for the whole response.
+    fn request<'a>(
+        &'a self,
+        messages: &'a [ModelMessage],
+        parameters: &'a ModelRequestParameters,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>>;
+
+    /// Sends a request and streams the response. The default streams the
+    /// result of [`Model::request`] part by part.
+    fn request_stream<'a>(
+        &'a self,
+        messages: &'a [ModelMessage],
+        parameters: &'a ModelRequestParameters,
+    ) -> BoxFuture<'a, Result<ModelResponseStream, ModelError>> {
+        Box::pin(async move {
+            let response = self.request(messages, parameters).await?;
+            Ok(response_as_stream(response))
+        })
+    }
+}
+
+/// Streams a finished response: its parts, then `Finished`.
+#[must_use]
+pub fn response_as_stream(response: ModelResponse) -> ModelResponseStream {
+    let mut events: Vec<Result<ModelStreamEvent, ModelError>> = response
+        .parts
+        .iter()
+        .map(|part| {
+            Ok(match part {
+                ResponsePart::Text(text) => ModelStreamEvent::TextDelta(text.content.clone()),
+                ResponsePart::ToolCall(call) => ModelStreamEvent::ToolCall(call.clone()),
+            })
+        })
+        .collect();
+    events.push(Ok(ModelStreamEvent::Finished(response)));
+    stream::iter(events).boxed()
+}

@@ -1,0 +1,216 @@
+//! Example argument values generated from a JSON Schema, so the `test`
+//! model can call any tool with arguments its schema accepts.
+
+use serde_json::{json, Map, Value};
+
+const MAX_DEPTH: usize = 8;
+
+/// A value valid against `schema` for the common subset of JSON Schema
+/// used by tool parameters: `type`, `properties`, `required`, `enum`,
+/// `const`, `default`, `examples`, string and array lengths, numeric
+/// bounds, `anyOf`/`oneOf`/`allOf` (first branch), and local `$ref`s.
+#[must_use]
+pub fn sample_value(schema: &Value) -> Value {
+    sample(schema, schema, 0)
+}
+
+fn sample(schema: &Value, root: &Value, depth: usize) -> Value {
+    let Value::Object(map) = schema else {
+        return Value::Null;
+    };
+    if depth > MAX_DEPTH {
+        return Value::Null;
+    }
+    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+        if let Some(target) = resolve(root, reference) {
+            return sample(target, root, depth + 1);
+        }
+    }
+    if let Some(value) = map.get("const") {
+        return value.clone();
+    }
+    if let Some(first) = map
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|values| values.first())
+    {
+        return first.clone();
+    }
+    if let Some(default) = map.get("default") {
+        return default.clone();
+    }
+    if let Some(example) = map
+        .get("examples")
+        .and_then(Value::as_array)
+        .and_then(|values| values.first())
+    {
+        return example.clone();
+    }
+    for combinator in ["anyOf", "oneOf"] {
+        if let Some(branches) = map.get(combinator).and_then(Value::as_array) {
+            let chosen = branches
+                .iter()
+                .find(|branch| branch.get("type").and_then(Value::as_str) != Some("null"))
+                .or_else(|| branches.first());
+            if let Some(branch) = chosen {
+                return sample(branch, root, depth + 1);
+            }
+        }
+    }
+    if let Some(parts) = map.get("allOf").and_then(Value::as_array) {
+        let mut merged = Map::new();
+        for part in parts {
+            if let Value::Object(part) = sample(part, root, depth + 1) {
+                merged.extend(part);
+            }
+        }
+        return Value::Object(merged);
+    }
+    match primary_type(map) {
+        Some("object") => sample_object(map, root, depth),
+        Some("array") => sample_array(map, root, depth),
+        Some("string") => sample_string(map),
+        Some("integer") => sample_number(map, true),
+        Some("number") => sample_number(map, false),
+        Some("boolean") => Value::Bool(true),
+        Some("null") => Value::Null,
+        _ if map.contains_key("properties") => sample_object(map, root, depth),
+        _ => Value::Null,
+    }
+}
+
+fn primary_type(map: &Map<String, Value>) -> Option<&str> {
+    match map.get("type") {
+        Some(Value::String(kind)) => Some(kind.as_str()),
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|kind| *kind != "null")
+            .or(Some("null")),
+        _ => None,
+    }
+}
+
+fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    reference
+        .strip_prefix('#')
+        .and_then(|pointer| root.pointer(pointer))
+}
+
+fn sample_object(map: &Map<String, Value>, root: &Value, depth: usize) -> Value {
+    let mut object = Map::new();
+    let required: Vec<&str> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(Value::Object(properties)) = map.get("properties") {
+        for name in required {
+            if let Some(property) = properties.get(name) {
+                object.insert(name.to_string(), sample(property, root, depth + 1));
+            }
+        }
+    }
+    Value::Object(object)
+}
+
+fn sample_array(map: &Map<String, Value>, root: &Value, depth: usize) -> Value {
+    let count = map
+        .get("minItems")
+        .and_then(Value::as_u64)
+        .unwrap_or(1)
+        .max(1);
+    let count = usize::try_from(count.min(4)).unwrap_or(1);
+    let item = map
+        .get("items")
+        .map_or(json!("example"), |items| sample(items, root, depth + 1));
+    let unique = map.get("uniqueItems").and_then(Value::as_bool) == Some(true);
+    let items = if unique {
+        vec![item]
+    } else {
+        vec![item; count]
+    };
+    Value::Array(items)
+}
+
+fn sample_string(map: &Map<String, Value>) -> Value {
+    let base = match map.get("format").and_then(Value::as_str) {
+        Some("date-time") => "2026-01-01T00:00:00Z",
+        Some("date") => "2026-01-01",
+        Some("email") => "user@example.com",
+        Some("uri" | "url") => "https://example.com",
+        Some("uuid") => "00000000-0000-4000-8000-000000000000",
+        _ => "example",
+    };
+    let min = map.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+    let max = map
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .unwrap_or(u64::MAX);
+    let mut text = base.to_string();
+    while (text.chars().count() as u64) < min {
+        text.push('x');
+    }
+    let max = usize::try_from(max).unwrap_or(usize::MAX);
+    Value::String(text.chars().take(max).collect())
+}
+
+fn sample_number(map: &Map<String, Value>, integer: bool) -> Value {
+    let minimum = map.get("minimum").and_then(Value::as_f64).or_else(|| {
+        map.get("exclusiveMinimum")
+            .and_then(Value::as_f64)
+            .map(|bound| bound + 1.0)
+    });
+    let maximum = map.get("maximum").and_then(Value::as_f64).or_else(|| {
+        map.get("exclusiveMaximum")
+            .and_then(Value::as_f64)
+            .map(|bound| bound - 1.0)
+    });
+    let mut value = minimum.unwrap_or(1.0);
+    if let Some(maximum) = maximum {
+        value = value.min(maximum);
+    }
+    if integer {
+        let rounded = value.ceil();
+        if rounded.is_finite() && rounded.abs() < 9.0e15 {
+            #[allow(clippy::cast_possible_truncation)]
+            return json!(rounded as i64);
+        }
+        return json!(1);
+    }
+    json!(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_valid(schema: &Value) {
+        let value = sample_value(schema);
+        let validator = jsonschema::validator_for(schema);
+        assert!(validator.is_ok(), "bad test schema {schema}");
+        if let Ok(validator) = validator {
+            assert!(
+                validator.is_valid(&value),
+                "{value} does not match {schema}"
+            );
+        }
+    }
+
+    #[test]
+    fn samples_validate_against_their_schemas() {
+        for schema in [
+            json!({"type": "object", "properties": {}}),
+            json!({"type": "object", "properties": {"q": {"type": "string", "minLength": 12}}, "required": ["q"]}),
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 5, "maximum": 9}}, "required": ["n"]}),
+            json!({"type": "object", "properties": {"n": {"type": "number", "exclusiveMinimum": 0}}, "required": ["n"]}),
+            json!({"type": "object", "properties": {"mode": {"enum": ["a", "b"]}}, "required": ["mode"]}),
+            json!({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "minItems": 2}}, "required": ["tags"]}),
+            json!({"type": "object", "properties": {"o": {"anyOf": [{"type": "null"}, {"type": "integer", "minimum": 3}]}}, "required": ["o"]}),
+            json!({"type": "object", "properties": {"inner": {"$ref": "#/$defs/Inner"}}, "required": ["inner"], "$defs": {"Inner": {"type": "object", "properties": {"flag": {"type": "boolean"}}, "required": ["flag"]}}}),
+            json!({"type": "object", "properties": {"s": {"type": ["string", "null"], "maxLength": 3}}, "required": ["s"]}),
+        ] {
+            assert_valid(&schema);
+        }
+    }
+}
