@@ -148,7 +148,7 @@ impl ToolRegistry {
             Some(future) => AssertUnwindSafe(future)
                 .catch_unwind()
                 .await
-                .unwrap_or_else(|panic| Err(panicked(name, &panic)))
+                .unwrap_or_else(|panic| Err(panicked(name, &*panic)))
                 .map(Some),
             None => Ok(None),
         }
@@ -215,7 +215,7 @@ async fn run(
     max_retries: u32,
 ) -> (Result<ToolResult, ToolError>, u32) {
     let name = entry.definition.name.as_str();
-    if let Err(error) = entry.tool.validate_arguments(&ctx, arguments) {
+    if let Err(error) = guard(name, || entry.tool.validate_arguments(&ctx, arguments)) {
         return (Err(error), 0);
     }
     let gated = entry.requires_approval && !ctx.is_approved();
@@ -224,7 +224,7 @@ async fn run(
         .metadata
         .contains_key(DEFERRED_CALL_METADATA_KEY);
     if gated || deferred {
-        if let Err(error) = entry.tool.check_arguments(arguments) {
+        if let Err(error) = guard(name, || entry.tool.check_arguments(arguments)) {
             return (Err(error), 0);
         }
     }
@@ -283,7 +283,7 @@ async fn execute_once(
     let tool = &entry.tool;
     let guarded = AssertUnwindSafe(async move { tool.call(ctx, arguments).await })
         .catch_unwind()
-        .map(|result| result.unwrap_or_else(|panic| Err(panicked(name, &panic))));
+        .map(|result| result.unwrap_or_else(|panic| Err(panicked(name, &*panic))));
     let cancellable = async {
         tokio::select! {
             biased;
@@ -302,6 +302,13 @@ async fn execute_once(
             }),
         None => cancellable.await,
     }
+}
+
+/// Runs tool-supplied synchronous code (validators, argument checks),
+/// turning a panic into an execution failure.
+fn guard(name: &str, check: impl FnOnce() -> Result<(), ToolError>) -> Result<(), ToolError> {
+    std::panic::catch_unwind(AssertUnwindSafe(check))
+        .unwrap_or_else(|panic| Err(panicked(name, &*panic)))
 }
 
 fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {

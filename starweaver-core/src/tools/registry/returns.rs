@@ -20,14 +20,19 @@ impl ToolCallOutcome {
             metadata: JsonMap::new(),
             private_metadata: JsonMap::new(),
         };
-        if self.execution_attempts > 1 {
+        let exhausted = self
+            .result
+            .as_ref()
+            .err()
+            .is_some_and(ToolError::is_retryable_execution);
+        if self.execution_attempts > 1 || (exhausted && self.execution_attempts > 0) {
             part.metadata.insert(
                 "retry".to_string(),
                 json!({
                     "class": "execution",
                     "attempts": self.execution_attempts,
                     "max_retries": self.max_retries,
-                    "exhausted": self.result.as_ref().err().is_some_and(ToolError::is_retryable_execution),
+                    "exhausted": exhausted,
                 }),
             );
         }
