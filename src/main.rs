@@ -14,7 +14,7 @@ fn main() -> ExitCode {
         _ => {
             eprintln!(
                 "starweaver {version}: the manifest commands (check, run, schema, tools) are not built yet.\n\
-                 Try the tool runtime tour instead: cargo run --example tool_runtime"
+                 Try the agent example instead: cargo run --example agent_run"
             );
             ExitCode::from(2)
         }

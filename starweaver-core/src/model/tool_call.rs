@@ -9,7 +9,7 @@ use serde_json::Value;
 /// form is kept so malformed JSON becomes a clear retry prompt instead of a
 /// transport error.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(rename_all = "snake_case")]
 pub enum ToolCallArguments {
     /// Already-parsed JSON arguments.
     Json(Value),
@@ -96,5 +96,18 @@ mod tests {
             Ok(serde_json::json!({}))
         );
         assert!(ToolCallArguments::from("{oops").to_json().is_err());
+    }
+
+    #[test]
+    fn raw_and_json_arguments_survive_serialization() {
+        for arguments in [
+            ToolCallArguments::from("{oops"),
+            ToolCallArguments::from(serde_json::json!("{oops")),
+            ToolCallArguments::from(serde_json::json!({"a": [1, 2]})),
+        ] {
+            let text = serde_json::to_string(&arguments).unwrap_or_default();
+            let back: Result<ToolCallArguments, _> = serde_json::from_str(&text);
+            assert_eq!(back.ok(), Some(arguments));
+        }
     }
 }
