@@ -69,6 +69,8 @@ pub(crate) async fn run_segment(
     }
     let records = recorder.into_records();
     match end {
+        // Rejected HITL input ran nothing: the paused run stays intact.
+        Err(error @ AgentError::InvalidHitlInput { .. }) => Err(error),
         Err(error) => {
             messages.truncate(checkpoint);
             Err(error)

@@ -58,6 +58,17 @@ pub enum AgentError {
         /// Pending call ids.
         pending: String,
     },
+    /// The user input given with an approval was rejected by the tool's
+    /// preprocessor; nothing ran and the session still waits.
+    #[error("the input for tool call `{tool_call_id}` ({tool}) was rejected: {message}; ask the user again and resume")]
+    InvalidHitlInput {
+        /// The call.
+        tool_call_id: String,
+        /// The tool.
+        tool: String,
+        /// What is wrong with the input.
+        message: String,
+    },
     /// Durable session state could not be read.
     #[error("invalid session state: {0}")]
     State(String),

@@ -26,7 +26,7 @@ pub struct AgentRunResult {
     /// The whole conversation so far.
     pub messages: Vec<ModelMessage>,
     /// Usage of this run.
-    pub usage: super::super::model::Usage,
+    pub usage: Usage,
     /// Completed or waiting.
     pub status: AgentRunStatus,
     /// Calls waiting for approval or deferred results.
@@ -38,11 +38,5 @@ impl AgentRunResult {
     #[must_use]
     pub fn is_waiting(&self) -> bool {
         self.status == AgentRunStatus::Waiting
-    }
-
-    /// Usage of this run.
-    #[must_use]
-    pub fn usage(&self) -> Usage {
-        self.usage
     }
 }

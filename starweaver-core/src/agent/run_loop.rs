@@ -16,7 +16,7 @@ use crate::model::{
     DynModel, ModelMessage, ModelRequest, ModelRequestParameters, ModelResponse, ModelSettings,
     ModelStreamEvent, RequestPart, RetryPromptPart, ToolCallPart, ToolReturnKind, ToolReturnPart,
 };
-use crate::tools::{ToolCallOutcome, ToolRegistry};
+use crate::tools::ToolRegistry;
 use crate::ToolConfig;
 use crate::{AgentContext, AgentContextHandle, ContextEvent, ConversationId, JsonMap, ToolContext};
 
@@ -44,6 +44,16 @@ pub(crate) enum RunEnd {
         progress: RunProgress,
     },
     Waiting(WaitingState),
+}
+
+/// What a resumed pending call does.
+enum Answer {
+    Denied(Option<String>),
+    Run {
+        ctx: ToolContext,
+        arguments: Value,
+        approval: Option<JsonMap>,
+    },
 }
 
 enum Next {
@@ -308,14 +318,16 @@ impl<'a, 'r> Run<'a, 'r> {
         returns
     }
 
-    /// Answers the pending calls of a waiting run.
+    /// Answers the pending calls of a waiting run. User input is
+    /// preprocessed for every approval first; if any input is rejected,
+    /// nothing has run and the error leaves the session waiting.
     async fn resume_calls(
         &mut self,
         waiting: &WaitingState,
         results: &AgentHitlResults,
     ) -> Result<Vec<Option<ToolReturnPart>>, AgentError> {
         validate_results(waiting, results)?;
-        let mut returns = waiting.returns.clone();
+        let mut answers = Vec::with_capacity(waiting.pending.len());
         for request in &waiting.pending {
             let Some(index) = waiting
                 .calls
@@ -325,7 +337,15 @@ impl<'a, 'r> Run<'a, 'r> {
                 continue;
             };
             let call = &waiting.calls[index];
-            let part = self.answer(&waiting.progress, call, request, results).await;
+            let answer = self
+                .prepare_answer(&waiting.progress, call, request, results)
+                .await?;
+            answers.push((index, answer));
+        }
+        let mut returns = waiting.returns.clone();
+        for (index, answer) in answers {
+            let call = &waiting.calls[index];
+            let part = self.run_answer(call, answer).await;
             self.recorder
                 .emit(AgentStreamEvent::ToolReturn { part: part.clone() });
             if let Some(slot) = returns.get_mut(index) {
@@ -336,82 +356,89 @@ impl<'a, 'r> Run<'a, 'r> {
         Ok(returns)
     }
 
-    async fn answer(
+    /// Decides what to run for one pending call, preprocessing user input.
+    async fn prepare_answer(
         &self,
         progress: &RunProgress,
         call: &ToolCallPart,
         request: &AgentHitlRequest,
         results: &AgentHitlResults,
-    ) -> ToolReturnPart {
+    ) -> Result<Answer, AgentError> {
         let ctx = self.tool_context(progress, call);
         let arguments = if request.arguments.is_null() {
             call.arguments.to_json().unwrap_or(Value::Null)
         } else {
             request.arguments.clone()
         };
-        match request.kind {
-            AgentHitlRequestKind::Deferred => {
-                let result = results
-                    .deferred_results
-                    .get(&call.id)
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                self.registry
-                    .call_tool(
-                        ctx.with_deferred_result(result),
-                        &call.id,
-                        &call.name,
-                        arguments,
-                    )
-                    .await
-                    .into_return_part(&call.id, &call.name)
-            }
-            AgentHitlRequestKind::Approval => {
-                let Some(interaction) = results.interactions.get(&call.id) else {
-                    return denied(call, None);
-                };
-                if !interaction.approved {
-                    return denied(call, interaction.reason.as_deref());
-                }
-                let ctx = ctx
-                    .with_approved(true)
-                    .with_metadata(HITL_ARGUMENTS_METADATA_KEY, arguments.clone());
-                let mut arguments = arguments;
-                let mut approval = JsonMap::new();
-                approval.insert("approved".to_string(), Value::Bool(true));
-                if let Some(input) = &interaction.user_input {
-                    match self
-                        .registry
-                        .preprocess_user_input(ctx.clone(), &call.name, input.clone())
-                        .await
-                    {
-                        Ok(Some(preprocessed)) => {
-                            if let Some(replacement) = preprocessed.override_arguments {
-                                arguments = replacement;
-                            }
-                            approval.extend(preprocessed.approval_metadata);
-                        }
-                        Ok(None) => {
-                            approval.insert("user_input".to_string(), input.clone());
-                        }
-                        Err(error) => {
-                            return ToolCallOutcome {
-                                result: Err(error),
-                                execution_attempts: 0,
-                                max_retries: self.registry.max_retries_for(&call.name),
-                                model_retries_used: ctx.retry(),
-                            }
-                            .into_return_part(&call.id, &call.name);
-                        }
+        if request.kind == AgentHitlRequestKind::Deferred {
+            let result = results
+                .deferred_results
+                .get(&call.id)
+                .cloned()
+                .unwrap_or(Value::Null);
+            return Ok(Answer::Run {
+                ctx: ctx.with_deferred_result(result),
+                arguments,
+                approval: None,
+            });
+        }
+        let interaction = match results.interactions.get(&call.id) {
+            Some(interaction) if interaction.approved => interaction,
+            Some(interaction) => return Ok(Answer::Denied(interaction.reason.clone())),
+            None => return Ok(Answer::Denied(None)),
+        };
+        let ctx = ctx
+            .with_approved(true)
+            .with_metadata(HITL_ARGUMENTS_METADATA_KEY, arguments.clone());
+        let mut arguments = arguments;
+        let mut approval = JsonMap::new();
+        approval.insert("approved".to_string(), Value::Bool(true));
+        if let Some(input) = &interaction.user_input {
+            let preprocessed = self
+                .registry
+                .preprocess_user_input(ctx.clone(), &call.name, input.clone())
+                .await
+                .map_err(|error| AgentError::InvalidHitlInput {
+                    tool_call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    message: error.to_string(),
+                })?;
+            match preprocessed {
+                Some(preprocessed) => {
+                    if let Some(replacement) = preprocessed.override_arguments {
+                        arguments = replacement;
                     }
+                    approval.extend(preprocessed.approval_metadata);
                 }
+                None => {
+                    approval.insert("user_input".to_string(), input.clone());
+                }
+            }
+        }
+        Ok(Answer::Run {
+            ctx,
+            arguments,
+            approval: Some(approval),
+        })
+    }
+
+    async fn run_answer(&self, call: &ToolCallPart, answer: Answer) -> ToolReturnPart {
+        match answer {
+            Answer::Denied(reason) => denied(call, reason.as_deref()),
+            Answer::Run {
+                ctx,
+                arguments,
+                approval,
+            } => {
                 let mut part = self
                     .registry
                     .call_tool(ctx, &call.id, &call.name, arguments)
                     .await
                     .into_return_part(&call.id, &call.name);
-                part.metadata
-                    .insert("approval".to_string(), Value::Object(approval));
+                if let Some(approval) = approval {
+                    part.metadata
+                        .insert("approval".to_string(), Value::Object(approval));
+                }
                 part
             }
         }

@@ -149,9 +149,9 @@ impl AgentSession {
     /// pending call needs an answer.
     ///
     /// # Errors
-    /// [`AgentError::NotWaiting`], [`AgentError::MissingHitlResult`] and
-    /// [`AgentError::UnknownHitlResult`] leave the session waiting; other
-    /// errors end the paused run.
+    /// [`AgentError::NotWaiting`], [`AgentError::MissingHitlResult`],
+    /// [`AgentError::UnknownHitlResult`] and [`AgentError::InvalidHitlInput`]
+    /// leave the session waiting; other errors end the paused run.
     pub async fn resume_after_hitl(
         &mut self,
         results: impl Into<AgentHitlResults>,
@@ -216,19 +216,29 @@ impl AgentSession {
         validate_results(waiting, &results)?;
         let waiting = self.waiting.take().ok_or(AgentError::NotWaiting)?;
         let options = std::mem::take(&mut self.waiting_options);
-        let output = run_segment(
+        let outcome = run_segment(
             self.agent.config(),
             &options,
             &mut self.context,
             &self.conversation_id,
             &mut self.messages,
-            RunStart::Resume(Box::new(waiting), results),
+            RunStart::Resume(Box::new(waiting.clone()), results),
             reporting,
         )
-        .await?;
-        self.waiting.clone_from(&output.waiting);
-        self.waiting_options = options;
-        Ok(output)
+        .await;
+        match outcome {
+            Ok(output) => {
+                self.waiting.clone_from(&output.waiting);
+                self.waiting_options = options;
+                Ok(output)
+            }
+            Err(error @ AgentError::InvalidHitlInput { .. }) => {
+                self.waiting = Some(waiting);
+                self.waiting_options = options;
+                Err(error)
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// Everything needed to continue elsewhere: messages, the

@@ -4,6 +4,8 @@
 use serde_json::{json, Map, Value};
 
 const MAX_DEPTH: usize = 8;
+/// Longest array generated; a schema demanding more gets this many.
+const MAX_ITEMS: u64 = 64;
 
 /// A value valid against `schema` for the common subset of JSON Schema
 /// used by tool parameters: `type`, `properties`, `required`, `enum`,
@@ -115,22 +117,48 @@ fn sample_object(map: &Map<String, Value>, root: &Value, depth: usize) -> Value 
 }
 
 fn sample_array(map: &Map<String, Value>, root: &Value, depth: usize) -> Value {
-    let count = map
+    let min = map
         .get("minItems")
         .and_then(Value::as_u64)
         .unwrap_or(1)
         .max(1);
-    let count = usize::try_from(count.min(4)).unwrap_or(1);
-    let item = map
-        .get("items")
-        .map_or(json!("example"), |items| sample(items, root, depth + 1));
+    let max = map
+        .get("maxItems")
+        .and_then(Value::as_u64)
+        .unwrap_or(u64::MAX);
+    let count = usize::try_from(min.min(max).min(MAX_ITEMS)).unwrap_or(1);
+    let items_schema = map.get("items");
+    let item = items_schema.map_or(json!("example"), |items| sample(items, root, depth + 1));
     let unique = map.get("uniqueItems").and_then(Value::as_bool) == Some(true);
-    let items = if unique {
-        vec![item]
-    } else {
-        vec![item; count]
-    };
+    let choices = items_schema
+        .and_then(|items| items.get("enum"))
+        .and_then(Value::as_array);
+    let items = (0..count)
+        .map(|index| match (unique, choices) {
+            (false, _) => item.clone(),
+            (true, Some(choices)) => choices.get(index).cloned().unwrap_or_else(|| item.clone()),
+            (true, None) => distinct(&item, index),
+        })
+        .collect();
     Value::Array(items)
+}
+
+/// The `index`-th variant of a sample, so `uniqueItems` arrays stay unique
+/// for strings and numbers.
+fn distinct(item: &Value, index: usize) -> Value {
+    if index == 0 {
+        return item.clone();
+    }
+    match item {
+        Value::String(text) => Value::String(format!("{text}{index}")),
+        Value::Number(number) => number
+            .as_i64()
+            .map(|value| json!(value.saturating_add(i64::try_from(index).unwrap_or(0))))
+            .or_else(|| number.as_f64().map(|value| json!(value + index as f64)))
+            .unwrap_or_else(|| item.clone()),
+        Value::Bool(flag) => Value::Bool(!flag),
+        other => other.clone(),
+    }
 }
 
 fn sample_string(map: &Map<String, Value>) -> Value {

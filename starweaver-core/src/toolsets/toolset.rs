@@ -66,8 +66,8 @@ pub trait Toolset: Send + Sync {
     }
 }
 
-/// Anything that can be shared as a [`DynToolset`]: `Arc<T>` for a
-/// concrete toolset, or a `DynToolset` itself.
+/// Anything that can be shared as a [`DynToolset`]: a toolset value
+/// (cloned into an `Arc`), an `Arc<T>` of one, or a `DynToolset`.
 pub trait IntoDynToolset {
     /// A shared handle to the toolset.
     fn to_dyn_toolset(&self) -> DynToolset;
@@ -76,6 +76,12 @@ pub trait IntoDynToolset {
 impl<T: Toolset + 'static> IntoDynToolset for Arc<T> {
     fn to_dyn_toolset(&self) -> DynToolset {
         self.clone()
+    }
+}
+
+impl<T: Toolset + Clone + 'static> IntoDynToolset for T {
+    fn to_dyn_toolset(&self) -> DynToolset {
+        Arc::new(self.clone())
     }
 }
 

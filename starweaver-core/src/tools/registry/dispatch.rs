@@ -55,7 +55,7 @@ impl ToolRegistry {
     /// the agent runtime use this).
     pub async fn call_tool(
         &self,
-        mut ctx: ToolContext,
+        ctx: ToolContext,
         call_id: &str,
         name: &str,
         arguments: Value,
@@ -71,31 +71,16 @@ impl ToolRegistry {
         };
         let max_retries = self.entry_max_retries(entry);
         let timeout_ms = self.entry_timeout_ms(entry);
-        ctx.set_call(name, call_id, max_retries);
         let outcome = |result, execution_attempts| ToolCallOutcome {
             result,
             execution_attempts,
             max_retries,
             model_retries_used,
         };
-        if let Some(ambient) = ctx.agent_context().cloned() {
-            if let Some(error) = Self::check_visible(entry, &ambient, name) {
-                return outcome(Err(error), 0);
-            }
-            let runtime = ToolRuntimeSnapshot {
-                tool_name: name.to_string(),
-                max_retries,
-                timeout_ms,
-                shell: None,
-            };
-            let dependencies =
-                entry
-                    .requirements
-                    .resolve(name, ctx.dependencies(), &ambient, runtime);
-            ctx.set_dependencies(dependencies);
-        } else if entry.requirements.profile != ToolDependencyProfile::Legacy {
-            ctx.dependencies_mut().remove::<AgentContextHandle>();
-        }
+        let mut ctx = match self.call_context(entry, ctx, call_id, name) {
+            Ok(ctx) => ctx,
+            Err(error) => return outcome(Err(error), 0),
+        };
 
         let tool_hooks = self.tool_hooks.get(name).map_or(&[][..], Vec::as_slice);
         let mut arguments = arguments;
@@ -144,6 +129,8 @@ impl ToolRegistry {
         user_input: Value,
     ) -> Result<Option<ToolUserInputPreprocessResult>, ToolError> {
         let entry = self.entries.get(name).ok_or_else(|| self.not_found(name))?;
+        let call_id = ctx.tool_call_id().to_string();
+        let ctx = self.call_context(entry, ctx, &call_id, name)?;
         match entry.tool.preprocess_user_input(ctx, user_input) {
             Some(future) => AssertUnwindSafe(future)
                 .catch_unwind()
@@ -152,6 +139,39 @@ impl ToolRegistry {
                 .map(Some),
             None => Ok(None),
         }
+    }
+
+    /// The context a tool sees for one call: call identity, visibility in
+    /// the ambient context, and dependencies by the tool's profile. Used
+    /// for execution and for user-input preprocessing alike.
+    fn call_context(
+        &self,
+        entry: &ToolEntry,
+        mut ctx: ToolContext,
+        call_id: &str,
+        name: &str,
+    ) -> Result<ToolContext, ToolError> {
+        let max_retries = self.entry_max_retries(entry);
+        ctx.set_call(name, call_id, max_retries);
+        if let Some(ambient) = ctx.agent_context().cloned() {
+            if let Some(error) = Self::check_visible(entry, &ambient, name) {
+                return Err(error);
+            }
+            let runtime = ToolRuntimeSnapshot {
+                tool_name: name.to_string(),
+                max_retries,
+                timeout_ms: self.entry_timeout_ms(entry),
+                shell: None,
+            };
+            let dependencies =
+                entry
+                    .requirements
+                    .resolve(name, ctx.dependencies(), &ambient, runtime);
+            ctx.set_dependencies(dependencies);
+        } else if entry.requirements.profile != ToolDependencyProfile::Legacy {
+            ctx.dependencies_mut().remove::<AgentContextHandle>();
+        }
+        Ok(ctx)
     }
 
     fn check_visible(

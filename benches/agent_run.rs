@@ -1,0 +1,126 @@
+//! Agent loop overhead: a 10-step run on a scripted model with 3 tool
+//! calls per step, timed per step with the model's own time excluded.
+//!
+//! `cargo bench --bench agent_run`
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_main, Criterion};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use starweaver::model::{
+    Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse, ToolCallPart,
+};
+use starweaver::{typed_tool, Agent, AgentBuilder, BoxFuture, ToolContext, ToolResult};
+
+const STEPS: usize = 10;
+const CALLS_PER_STEP: usize = 3;
+
+/// Answers from a prebuilt script chosen by the number of responses so
+/// far, and adds the time it spends to `model_nanos`.
+struct ScriptModel {
+    script: Vec<ModelResponse>,
+    model_nanos: Arc<AtomicU64>,
+}
+
+impl Model for ScriptModel {
+    fn name(&self) -> &str {
+        "script"
+    }
+
+    fn request<'a>(
+        &'a self,
+        messages: &'a [ModelMessage],
+        _parameters: &'a ModelRequestParameters,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        Box::pin(async move {
+            let started = Instant::now();
+            let answered = messages
+                .iter()
+                .filter(|message| matches!(message, ModelMessage::Response(_)))
+                .count();
+            let response = self.script[answered.min(self.script.len() - 1)].clone();
+            let spent = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            self.model_nanos.fetch_add(spent, Ordering::Relaxed);
+            Ok(response)
+        })
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// Left operand.
+    a: i64,
+    /// Right operand.
+    b: i64,
+}
+
+fn script() -> Vec<ModelResponse> {
+    let mut script: Vec<ModelResponse> = (0..STEPS)
+        .map(|step| {
+            ModelResponse::tool_calls((0..CALLS_PER_STEP).map(|call| {
+                ToolCallPart::new(
+                    format!("s{step}c{call}"),
+                    format!("add{call}"),
+                    json!({"a": step, "b": call}),
+                )
+            }))
+        })
+        .collect();
+    script.push(ModelResponse::text("done"));
+    script
+}
+
+fn agent(model_nanos: Arc<AtomicU64>) -> Agent {
+    let mut builder = AgentBuilder::new(Arc::new(ScriptModel {
+        script: script(),
+        model_nanos,
+    }))
+    .max_steps(u32::try_from(STEPS).unwrap() + 1);
+    for index in 0..CALLS_PER_STEP {
+        builder = builder.tool(Arc::new(typed_tool::<AddArgs, _, _>(
+            format!("add{index}"),
+            Some("Add two numbers".to_string()),
+            |_ctx: ToolContext, args: AddArgs| async move {
+                Ok(ToolResult::new(json!({"sum": args.a + args.b})))
+            },
+        )));
+    }
+    builder.build()
+}
+
+fn bench_agent_run(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let model_nanos = Arc::new(AtomicU64::new(0));
+    let agent = agent(model_nanos.clone());
+    let mut group = c.benchmark_group("agent_run");
+    group.bench_function("per_step_excluding_model", |b| {
+        b.iter_custom(|iterations| {
+            model_nanos.store(0, Ordering::Relaxed);
+            let started = Instant::now();
+            for _ in 0..iterations {
+                let result = runtime.block_on(agent.run("add things")).unwrap();
+                assert_eq!(result.output, "done");
+            }
+            let total = started.elapsed();
+            let model = Duration::from_nanos(model_nanos.load(Ordering::Relaxed));
+            total.saturating_sub(model) / u32::try_from(STEPS).unwrap()
+        });
+    });
+    group.finish();
+}
+
+/// The criterion entry points (the macro output carries no docs).
+#[allow(missing_docs)]
+mod group {
+    criterion::criterion_group!(benches, super::bench_agent_run);
+}
+
+criterion_main!(group::benches);
