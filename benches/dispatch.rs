@@ -179,8 +179,7 @@ fn bench_dispatch(c: &mut Criterion) {
     });
     group.bench_function("dyn_tool_call", |b| {
         b.to_async(&rt).iter(|| async {
-            let value = black_box(&arguments).clone();
-            tool.call(ctx.clone(), value).await.unwrap()
+            tool.call(ctx.clone(), black_box(&arguments)).await.unwrap()
         });
     });
     group.bench_function("call_tool", |b| {

@@ -20,7 +20,7 @@ pub struct ToolContext {
     max_retries: u32,
     tool_name: Arc<str>,
     tool_call_id: Arc<str>,
-    cancellation: CancellationToken,
+    cancellation: Option<CancellationToken>,
     dependencies: Dependencies,
     metadata: JsonMap,
     approved: bool,
@@ -41,7 +41,7 @@ impl ToolContext {
             max_retries: 0,
             tool_name: Arc::from(""),
             tool_call_id: Arc::from(""),
-            cancellation: CancellationToken::new(),
+            cancellation: None,
             dependencies: Dependencies::default(),
             metadata: JsonMap::new(),
             approved: false,
@@ -67,7 +67,7 @@ impl ToolContext {
     /// Uses this token for cooperative cancellation.
     #[must_use]
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = token;
+        self.cancellation = Some(token);
         self
     }
 
@@ -150,16 +150,27 @@ impl ToolContext {
         &self.tool_call_id
     }
 
-    /// The cancellation token; long-running tools should watch it.
+    /// The cancellation token, when the caller can cancel this call.
     #[must_use]
-    pub fn cancellation_token(&self) -> &CancellationToken {
-        &self.cancellation
+    pub fn cancellation_token(&self) -> Option<&CancellationToken> {
+        self.cancellation.as_ref()
+    }
+
+    /// Completes when the call is cancelled; never, when it cannot be.
+    /// Long-running tools can `select!` on it.
+    pub async fn cancelled(&self) {
+        match &self.cancellation {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
     }
 
     /// True once the call has been cancelled.
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation.is_cancelled()
+        self.cancellation
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// Looks up a typed dependency.
@@ -212,8 +223,8 @@ impl ToolContext {
         self.agent_context.as_ref()
     }
 
-    pub(crate) fn set_call(&mut self, tool_name: &str, call_id: &str, max_retries: u32) {
-        self.tool_name = Arc::from(tool_name);
+    pub(crate) fn set_call(&mut self, tool_name: Arc<str>, call_id: &str, max_retries: u32) {
+        self.tool_name = tool_name;
         self.tool_call_id = Arc::from(call_id);
         self.max_retries = max_retries;
     }

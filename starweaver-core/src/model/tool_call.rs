@@ -18,6 +18,15 @@ pub enum ToolCallArguments {
 }
 
 impl ToolCallArguments {
+    /// The parsed JSON, when the arguments arrived parsed.
+    #[must_use]
+    pub fn as_json(&self) -> Option<&Value> {
+        match self {
+            Self::Json(value) => Some(value),
+            Self::Raw(_) => None,
+        }
+    }
+
     /// Parses the arguments into JSON. An empty raw string means `{}`.
     ///
     /// # Errors

@@ -11,8 +11,8 @@ use super::{
 };
 use crate::{AgentContext, BoxFuture, ToolContext};
 
-type Handler = Arc<
-    dyn Fn(ToolContext, Value) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync,
+pub(crate) type Handler = Arc<
+    dyn Fn(ToolContext, &Value) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync,
 >;
 
 /// A tool backed by an async function over raw JSON arguments.
@@ -40,30 +40,44 @@ impl FunctionTool {
         F: Fn(ToolContext, Value) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolResult, ToolError>> + Send + 'static,
     {
-        let mut tool = Self::unchecked(name, description, parameters, function);
+        // The function owns its arguments, so the registry's copy is cloned.
+        let mut tool = Self::from_handler(
+            name,
+            description,
+            parameters,
+            Arc::new(move |ctx, arguments: &Value| Box::pin(function(ctx, arguments.clone()))),
+        );
         tool.schema = Some(Arc::new(CompiledSchema::default()));
         tool
     }
 
-    /// A tool whose handler does its own validation (typed tools).
-    pub(crate) fn unchecked<F, Fut>(
+    /// A tool over a borrowed-arguments handler that does its own
+    /// validation (typed tools).
+    pub(crate) fn from_handler(
         name: impl Into<String>,
         description: Option<String>,
         parameters: Value,
-        function: F,
-    ) -> Self
-    where
-        F: Fn(ToolContext, Value) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ToolResult, ToolError>> + Send + 'static,
-    {
+        handler: Handler,
+    ) -> Self {
         Self {
             options: ToolOptions::new(ToolDefinition::new(name, description, parameters)),
-            handler: Arc::new(move |ctx, arguments| Box::pin(function(ctx, arguments))),
+            handler,
             schema: None,
         }
     }
 
     tool_builder_methods!(options);
+
+    fn check_schema(&self, arguments: &Value) -> Result<(), ToolError> {
+        match &self.schema {
+            Some(schema) => schema.validate(
+                &self.options.definition.name,
+                &self.options.definition.parameters,
+                arguments,
+            ),
+            None => Ok(()),
+        }
+    }
 }
 
 impl std::fmt::Debug for FunctionTool {
@@ -98,11 +112,16 @@ impl Tool for FunctionTool {
         self.options.definition.clone()
     }
 
-    fn call(
-        &self,
+    fn call<'a>(
+        &'a self,
         ctx: ToolContext,
-        arguments: Value,
-    ) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        // The manual schema is checked here, on the borrowed arguments, so
+        // the registry never copies them just to validate.
+        if let Err(error) = self.check_schema(arguments) {
+            return Box::pin(std::future::ready(Err(error)));
+        }
         (self.handler)(ctx, arguments)
     }
 
@@ -131,15 +150,15 @@ impl Tool for FunctionTool {
         ctx: &ToolContext,
         arguments: &mut Value,
     ) -> Result<(), ToolError> {
-        self.options.run_validators(ctx, arguments)?;
-        match &self.schema {
-            Some(schema) => schema.validate(
-                &self.options.definition.name,
-                &self.options.definition.parameters,
-                arguments,
-            ),
-            None => Ok(()),
-        }
+        self.options.run_validators(ctx, arguments)
+    }
+
+    fn validates_arguments(&self) -> bool {
+        !self.options.validators.is_empty()
+    }
+
+    fn check_arguments(&self, arguments: &Value) -> Result<(), ToolError> {
+        self.check_schema(arguments)
     }
 
     fn preprocess_user_input(

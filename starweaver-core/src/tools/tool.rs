@@ -23,12 +23,13 @@ pub trait Tool: Send + Sync {
     /// The model-facing definition.
     fn definition(&self) -> ToolDefinition;
 
-    /// Runs the tool. Argument validation has already happened.
-    fn call(
-        &self,
+    /// Runs the tool. Argument validation has already happened. The
+    /// arguments are borrowed so internal retries never copy them.
+    fn call<'a>(
+        &'a self,
         ctx: ToolContext,
-        arguments: Value,
-    ) -> BoxFuture<'_, Result<ToolResult, ToolError>>;
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>>;
 
     /// Tool-level timeout; wins over toolset and registry defaults.
     fn timeout_ms(&self) -> Option<u64> {
@@ -71,6 +72,13 @@ pub trait Tool: Send + Sync {
         _arguments: &mut Value,
     ) -> Result<(), ToolError> {
         Ok(())
+    }
+
+    /// Whether [`Tool::validate_arguments`] does anything. Returning
+    /// `false` lets the registry skip it and pass the model's arguments
+    /// without copying them.
+    fn validates_arguments(&self) -> bool {
+        true
     }
 
     /// Checks, without running the tool, that `call` would accept these

@@ -59,17 +59,17 @@ where
     let name = name.into();
     let tool_name = name.clone();
     let function = std::sync::Arc::new(function);
-    let inner = FunctionTool::unchecked(
+    let inner = FunctionTool::from_handler(
         name,
         description,
         schema_for_type::<A>(),
-        move |ctx, arguments: Value| {
-            let parsed = serde_json::from_value::<A>(arguments).map_err(|error| {
+        std::sync::Arc::new(move |ctx, arguments: &Value| {
+            let parsed = A::deserialize(arguments).map_err(|error| {
                 ToolError::invalid_arguments(tool_name.clone(), error.to_string())
             });
             let function = function.clone();
-            async move { function(ctx, parsed?).await }
-        },
+            Box::pin(async move { function(ctx, parsed?).await })
+        }),
     );
     TypedFunctionTool {
         inner,
@@ -86,11 +86,11 @@ impl<A: DeserializeOwned> Tool for TypedFunctionTool<A> {
         self.inner.definition()
     }
 
-    fn call(
-        &self,
+    fn call<'a>(
+        &'a self,
         ctx: ToolContext,
-        arguments: Value,
-    ) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         self.inner.call(ctx, arguments)
     }
 
@@ -120,6 +120,10 @@ impl<A: DeserializeOwned> Tool for TypedFunctionTool<A> {
         arguments: &mut Value,
     ) -> Result<(), ToolError> {
         self.inner.validate_arguments(ctx, arguments)
+    }
+
+    fn validates_arguments(&self) -> bool {
+        self.inner.validates_arguments()
     }
 
     fn check_arguments(&self, arguments: &Value) -> Result<(), ToolError> {

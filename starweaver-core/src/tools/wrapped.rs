@@ -10,7 +10,7 @@ use crate::{AgentContext, BoxFuture, ToolContext};
 
 pub(crate) type LoadedFn = Arc<dyn Fn(&AgentContext) -> bool + Send + Sync>;
 pub(crate) type CallFn = Arc<
-    dyn Fn(&DynTool, ToolContext, Value) -> BoxFuture<'static, Result<ToolResult, ToolError>>
+    dyn Fn(&DynTool, ToolContext, &Value) -> BoxFuture<'static, Result<ToolResult, ToolError>>
         + Send
         + Sync,
 >;
@@ -69,11 +69,11 @@ impl Tool for WrappedTool {
         self.definition.clone()
     }
 
-    fn call(
-        &self,
+    fn call<'a>(
+        &'a self,
         ctx: ToolContext,
-        arguments: Value,
-    ) -> BoxFuture<'_, Result<ToolResult, ToolError>> {
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         match &self.call {
             Some(call) => call(&self.inner, ctx, arguments),
             None => self.inner.call(ctx, arguments),
@@ -112,6 +112,10 @@ impl Tool for WrappedTool {
         arguments: &mut Value,
     ) -> Result<(), ToolError> {
         self.inner.validate_arguments(ctx, arguments)
+    }
+
+    fn validates_arguments(&self) -> bool {
+        self.inner.validates_arguments()
     }
 
     fn check_arguments(&self, arguments: &Value) -> Result<(), ToolError> {

@@ -66,13 +66,13 @@ impl DeferredToolset {
 }
 
 fn deferred_call() -> CallFn {
-    Arc::new(|inner: &DynTool, ctx, arguments: Value| {
+    Arc::new(|inner: &DynTool, ctx, arguments: &Value| {
         let tool = inner.name().to_string();
         let outcome = match ctx.deferred_result() {
             Some(result) => Ok(ToolResult::new(result.clone())),
             None => {
                 let mut metadata = JsonMap::new();
-                metadata.insert("arguments".to_string(), arguments);
+                metadata.insert("arguments".to_string(), arguments.clone());
                 metadata.insert(
                     "request".to_string(),
                     serde_json::json!({"kind": "deferred_call"}),

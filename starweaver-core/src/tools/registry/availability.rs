@@ -42,13 +42,13 @@ impl ToolRegistry {
     /// Definitions the model may see in this context, in name order.
     #[must_use]
     pub fn definitions_for_context(&self, context: &AgentContext) -> Vec<ToolDefinition> {
-        self.prepare(context).0
+        self.prepare(context, false).0
     }
 
     /// What [`Self::definitions_for_context`] exposed and left out.
     #[must_use]
     pub fn availability_report(&self, context: &AgentContext) -> AvailabilityReport {
-        self.prepare(context).1
+        self.prepare(context, true).1
     }
 
     /// Prepares a model request: filters definitions, publishes
@@ -62,7 +62,7 @@ impl ToolRegistry {
         &self,
         context: &mut AgentContext,
     ) -> Result<Vec<ToolDefinition>, ToolsUnavailableError> {
-        let (definitions, report) = self.prepare(context);
+        let (definitions, report) = self.prepare(context, false);
         if report.unavailable.is_empty() {
             return Ok(definitions);
         }
@@ -85,7 +85,10 @@ impl ToolRegistry {
         }
     }
 
-    fn prepare(&self, context: &AgentContext) -> (Vec<ToolDefinition>, AvailabilityReport) {
+    /// Filters the tools for a context. Without `full_report`, only the
+    /// unavailable names are collected: the per-request path stays cheap
+    /// with thousands of search-gated tools.
+    fn prepare(&self, context: &AgentContext, full_report: bool) -> (Vec<ToolDefinition>, AvailabilityReport) {
         let mut report = AvailabilityReport::default();
         let mut prepared = Vec::new();
         for (name, entry) in &self.entries {
@@ -96,7 +99,9 @@ impl ToolRegistry {
             if toolset_down {
                 report.unavailable.push(name.clone());
             } else if !entry.tool.is_loaded(context) {
-                report.not_loaded.push(name.clone());
+                if full_report {
+                    report.not_loaded.push(name.clone());
+                }
             } else if !entry.tool.is_available(context) {
                 report.unavailable.push(name.clone());
             } else if let Some(definition) = entry
@@ -109,11 +114,13 @@ impl ToolRegistry {
             }
         }
         let definitions = hide_covered_by_tags(prepared, &mut report.hidden);
-        report.available = definitions
-            .iter()
-            .map(|definition| definition.name.clone())
-            .collect();
-        report.hidden.sort();
+        if full_report {
+            report.available = definitions
+                .iter()
+                .map(|definition| definition.name.clone())
+                .collect();
+            report.hidden.sort();
+        }
         (definitions, report)
     }
 }

@@ -1,6 +1,7 @@
 //! Dispatching one call: hooks, validation, approval, timeouts,
 //! cancellation, panics and the internal retry of unexpected failures.
 
+use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +14,6 @@ use crate::model::{ToolCallPart, ToolReturnPart};
 use crate::tools::{
     ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
     ToolHookOutput, ToolResult, ToolUserInputPreprocessResult, APPROVAL_REQUEST_KIND_METADATA_KEY,
-    DEFERRED_CALL_METADATA_KEY,
 };
 use crate::{AgentContextHandle, JsonMap, ToolContext, ToolRuntimeSnapshot};
 
@@ -36,8 +36,12 @@ impl ToolRegistry {
     /// tools, bad JSON, panics and timeouts included, is a tool return.
     pub async fn execute_call(&self, ctx: ToolContext, call: &ToolCallPart) -> ToolReturnPart {
         let retries_used = ctx.retry();
-        let outcome = match call.arguments.to_json() {
-            Ok(arguments) => self.call_tool(ctx, &call.id, &call.name, arguments).await,
+        let parsed = match call.arguments.as_json() {
+            Some(arguments) => Ok(Cow::Borrowed(arguments)),
+            None => call.arguments.to_json().map(Cow::Owned),
+        };
+        let outcome = match parsed {
+            Ok(arguments) => self.dispatch(ctx, &call.id, &call.name, arguments).await,
             Err(error) => ToolCallOutcome {
                 result: Err(ToolError::invalid_arguments(
                     &call.name,
@@ -59,6 +63,18 @@ impl ToolRegistry {
         call_id: &str,
         name: &str,
         arguments: Value,
+    ) -> ToolCallOutcome {
+        self.dispatch(ctx, call_id, name, Cow::Owned(arguments)).await
+    }
+
+    /// The dispatch core. Arguments stay borrowed unless a hook or a
+    /// validator may change them.
+    async fn dispatch(
+        &self,
+        ctx: ToolContext,
+        call_id: &str,
+        name: &str,
+        mut arguments: Cow<'_, Value>,
     ) -> ToolCallOutcome {
         let model_retries_used = ctx.retry();
         let Some(entry) = self.entries.get(name) else {
@@ -83,14 +99,13 @@ impl ToolRegistry {
         };
 
         let tool_hooks = self.tool_hooks.get(name).map_or(&[][..], Vec::as_slice);
-        let mut arguments = arguments;
         let mut early = None;
         for hook in self.hooks.iter().chain(tool_hooks) {
             let input = ToolHookInput {
                 tool_name: name,
                 tool_call_id: call_id,
                 context: &mut ctx,
-                arguments: &mut arguments,
+                arguments: arguments.to_mut(),
             };
             if let Err(error) = hook.before_execute(input).await {
                 early = Some(error);
@@ -152,7 +167,7 @@ impl ToolRegistry {
         name: &str,
     ) -> Result<ToolContext, ToolError> {
         let max_retries = self.entry_max_retries(entry);
-        ctx.set_call(name, call_id, max_retries);
+        ctx.set_call(entry.name.clone(), call_id, max_retries);
         if let Some(ambient) = ctx.agent_context().cloned() {
             if let Some(error) = Self::check_visible(entry, &ambient, name) {
                 return Err(error);
@@ -230,20 +245,19 @@ impl ToolRegistry {
 async fn run(
     entry: &ToolEntry,
     ctx: ToolContext,
-    arguments: &mut Value,
+    arguments: &mut Cow<'_, Value>,
     timeout_ms: Option<u64>,
     max_retries: u32,
 ) -> (Result<ToolResult, ToolError>, u32) {
     let name = entry.definition.name.as_str();
-    if let Err(error) = guard(name, || entry.tool.validate_arguments(&ctx, arguments)) {
-        return (Err(error), 0);
+    if entry.validates {
+        if let Err(error) = guard(name, || entry.tool.validate_arguments(&ctx, arguments.to_mut())) {
+            return (Err(error), 0);
+        }
     }
+    let arguments: &Value = arguments;
     let gated = entry.requires_approval && !ctx.is_approved();
-    let deferred = entry
-        .definition
-        .metadata
-        .contains_key(DEFERRED_CALL_METADATA_KEY);
-    if gated || deferred {
+    if gated || entry.deferred {
         if let Err(error) = guard(name, || entry.tool.check_arguments(arguments)) {
             return (Err(error), 0);
         }
@@ -281,7 +295,7 @@ async fn run(
         }
         let mut attempt_ctx = ctx.clone();
         attempt_ctx.set_execution_attempt(attempt);
-        let result = execute_once(entry, attempt_ctx, arguments.clone(), timeout_ms).await;
+        let result = execute_once(entry, attempt_ctx, arguments, timeout_ms).await;
         attempt += 1;
         match result {
             Err(error) if error.is_retryable_execution() && attempt <= max_retries => {}
@@ -295,20 +309,41 @@ async fn run(
 async fn execute_once(
     entry: &ToolEntry,
     ctx: ToolContext,
-    arguments: Value,
+    arguments: &Value,
     timeout_ms: Option<u64>,
 ) -> Result<ToolResult, ToolError> {
     let name = entry.definition.name.as_str();
-    let token = ctx.cancellation_token().clone();
+    let token = ctx.cancellation_token().cloned();
     let tool = &entry.tool;
-    let guarded = AssertUnwindSafe(async move { tool.call(ctx, arguments).await })
+    let call = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(ctx, arguments))) {
+        Ok(call) => call,
+        Err(panic) => return Err(panicked(name, &*panic)),
+    };
+    let guarded = AssertUnwindSafe(call)
         .catch_unwind()
         .map(|result| result.unwrap_or_else(|panic| Err(panicked(name, &*panic))));
+    if token.is_none() && timeout_ms.is_none() {
+        return guarded.await;
+    }
+    // Boxed so the common, unlimited path keeps a small state machine.
+    Box::pin(limited(guarded, token, timeout_ms, name)).await
+}
+
+/// Runs a call under its cancellation token and timeout.
+async fn limited(
+    call: impl std::future::Future<Output = Result<ToolResult, ToolError>>,
+    token: Option<tokio_util::sync::CancellationToken>,
+    timeout_ms: Option<u64>,
+    name: &str,
+) -> Result<ToolResult, ToolError> {
     let cancellable = async {
-        tokio::select! {
-            biased;
-            result = guarded => result,
-            () = token.cancelled() => Err(ToolError::Cancelled { tool: name.to_string() }),
+        match token {
+            Some(token) => tokio::select! {
+                biased;
+                result = call => result,
+                () = token.cancelled() => Err(ToolError::Cancelled { tool: name.to_string() }),
+            },
+            None => call.await,
         }
     };
     match timeout_ms {

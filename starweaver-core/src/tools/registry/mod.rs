@@ -13,7 +13,7 @@ pub use dispatch::ToolCallOutcome;
 
 use super::instruction::dedup_by_group;
 use super::{
-    tool_metadata_requires_approval, DynTool, ToolDefinition, ToolDependencyRequirements,
+    tool_metadata_requires_approval, DynTool, DEFERRED_CALL_METADATA_KEY, ToolDefinition, ToolDependencyRequirements,
     ToolExecutionHook, ToolInstruction,
 };
 use crate::toolsets::{DynToolset, IntoDynToolset};
@@ -36,6 +36,9 @@ pub(crate) struct ToolEntry {
     pub(crate) toolset: Option<Arc<ToolsetDefaults>>,
     pub(crate) requirements: ToolDependencyRequirements,
     pub(crate) requires_approval: bool,
+    pub(crate) deferred: bool,
+    pub(crate) validates: bool,
+    pub(crate) name: Arc<str>,
 }
 
 impl ToolEntry {
@@ -43,12 +46,18 @@ impl ToolEntry {
         let definition = tool.definition();
         let requirements = ToolDependencyRequirements::from_metadata(&definition.metadata);
         let requires_approval = tool_metadata_requires_approval(&definition.metadata);
+        let deferred = definition.metadata.contains_key(DEFERRED_CALL_METADATA_KEY);
+        let name = Arc::from(definition.name.as_str());
+        let validates = tool.validates_arguments();
         Self {
             tool,
             definition,
             toolset,
             requirements,
             requires_approval,
+            deferred,
+            validates,
+            name,
         }
     }
 }

@@ -30,6 +30,8 @@ pub(crate) struct SearchIndex {
     /// Namespace (toolset id, else toolset name) to tool positions.
     pub(crate) namespaces: BTreeMap<String, Vec<usize>>,
     postings: HashMap<String, Vec<(u32, u8)>>,
+    /// Position of each tool in name order, for cheap tie-breaks.
+    name_rank: Vec<u32>,
 }
 
 /// Lowercase alphanumeric tokens (`lookup_docs` gives `lookup`, `docs`).
@@ -120,17 +122,19 @@ impl SearchIndex {
             let exact = u32::try_from(exact).unwrap_or(u32::MAX);
             *scores.entry(exact).or_insert(0) += 100;
         }
+        // Best first: higher score, then name order. Only the top `limit`
+        // usable tools are fully ordered.
+        let key = |&(score, position): &(u32, usize)| {
+            (std::cmp::Reverse(score), self.name_rank.get(position).copied().unwrap_or(u32::MAX))
+        };
         let mut ranked: Vec<(u32, usize)> = scores
             .into_iter()
             .map(|(position, score)| (score, position as usize))
-            .filter(|(_, position)| self.tools.get(*position).is_some_and(&accept))
             .collect();
-        ranked.sort_by(|a, b| {
-            b.0.cmp(&a.0)
-                .then_with(|| self.tools[a.1].name.cmp(&self.tools[b.1].name))
-        });
+        ranked.sort_unstable_by_key(key);
         ranked
             .into_iter()
+            .filter(|(_, position)| self.tools.get(*position).is_some_and(&accept))
             .take(limit)
             .map(|(_, position)| position)
             .collect()
