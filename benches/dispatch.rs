@@ -178,9 +178,8 @@ fn bench_dispatch(c: &mut Criterion) {
         b.iter(|| black_box(black_box(&arguments).clone()));
     });
     group.bench_function("dyn_tool_call", |b| {
-        b.to_async(&rt).iter(|| async {
-            tool.call(ctx.clone(), black_box(&arguments)).await.unwrap()
-        });
+        b.to_async(&rt)
+            .iter(|| async { tool.call(ctx.clone(), black_box(&arguments)).await.unwrap() });
     });
     group.bench_function("call_tool", |b| {
         b.to_async(&rt).iter(|| async {

@@ -88,7 +88,11 @@ impl ToolRegistry {
     /// Filters the tools for a context. Without `full_report`, only the
     /// unavailable names are collected: the per-request path stays cheap
     /// with thousands of search-gated tools.
-    fn prepare(&self, context: &AgentContext, full_report: bool) -> (Vec<ToolDefinition>, AvailabilityReport) {
+    fn prepare(
+        &self,
+        context: &AgentContext,
+        full_report: bool,
+    ) -> (Vec<ToolDefinition>, AvailabilityReport) {
         let mut report = AvailabilityReport::default();
         let mut prepared = Vec::new();
         for (name, entry) in &self.entries {

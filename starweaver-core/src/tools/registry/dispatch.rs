@@ -64,7 +64,8 @@ impl ToolRegistry {
         name: &str,
         arguments: Value,
     ) -> ToolCallOutcome {
-        self.dispatch(ctx, call_id, name, Cow::Owned(arguments)).await
+        self.dispatch(ctx, call_id, name, Cow::Owned(arguments))
+            .await
     }
 
     /// The dispatch core. Arguments stay borrowed unless a hook or a
@@ -251,7 +252,9 @@ async fn run(
 ) -> (Result<ToolResult, ToolError>, u32) {
     let name = entry.definition.name.as_str();
     if entry.validates {
-        if let Err(error) = guard(name, || entry.tool.validate_arguments(&ctx, arguments.to_mut())) {
+        if let Err(error) = guard(name, || {
+            entry.tool.validate_arguments(&ctx, arguments.to_mut())
+        }) {
             return (Err(error), 0);
         }
     }

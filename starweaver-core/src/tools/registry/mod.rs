@@ -13,8 +13,8 @@ pub use dispatch::ToolCallOutcome;
 
 use super::instruction::dedup_by_group;
 use super::{
-    tool_metadata_requires_approval, DynTool, DEFERRED_CALL_METADATA_KEY, ToolDefinition, ToolDependencyRequirements,
-    ToolExecutionHook, ToolInstruction,
+    tool_metadata_requires_approval, DynTool, ToolDefinition, ToolDependencyRequirements,
+    ToolExecutionHook, ToolInstruction, DEFERRED_CALL_METADATA_KEY,
 };
 use crate::toolsets::{DynToolset, IntoDynToolset};
 

@@ -125,7 +125,10 @@ impl SearchIndex {
         // Best first: higher score, then name order. Only the top `limit`
         // usable tools are fully ordered.
         let key = |&(score, position): &(u32, usize)| {
-            (std::cmp::Reverse(score), self.name_rank.get(position).copied().unwrap_or(u32::MAX))
+            (
+                std::cmp::Reverse(score),
+                self.name_rank.get(position).copied().unwrap_or(u32::MAX),
+            )
         };
         let mut ranked: Vec<(u32, usize)> = scores
             .into_iter()
