@@ -49,3 +49,8 @@ pub mod model {
 
 /// Manifest types, loading and checks.
 pub use starweaver_config as config;
+
+/// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
