@@ -165,10 +165,9 @@ impl ToolDependencyRequirements {
         let mut dependencies = base.clone();
         if self.profile == ToolDependencyProfile::Legacy {
             dependencies.extend(&context.dependencies);
+            // Every named capability: share the context's bag as is.
             dependencies.insert(HostCapabilities::from_dependencies(
-                context
-                    .dependencies
-                    .select_named(context.dependencies.names().iter()),
+                context.dependencies.clone(),
             ));
             runtime.shell.clone_from(&context.shell_environment);
             dependencies.insert(runtime);
