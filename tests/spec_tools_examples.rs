@@ -296,7 +296,12 @@ async fn user_input_preprocessor_write_file() {
     let registry = starweaver::ToolRegistry::new().with_tool(std::sync::Arc::new(_tool));
     let user_input = serde_json::json!({"path": "notes.md", "content": "reviewed"});
     let result = registry
-        .preprocess_user_input(ToolContext::default(), "write_file", user_input.clone())
+        .preprocess_user_input(
+            ToolContext::default(),
+            "call_1",
+            "write_file",
+            user_input.clone(),
+        )
         .await
         .expect("preprocessing succeeds")
         .expect("write_file has a preprocessor");

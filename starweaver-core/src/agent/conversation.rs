@@ -45,28 +45,19 @@ pub(crate) async fn run_segment(
         RunStart::Resume(waiting, _) => (waiting.progress.clone(), waiting.message_checkpoint),
     };
     let run_id = progress.run_id.clone();
-    let previous: Vec<(String, Option<serde_json::Value>)> = options
-        .params
-        .iter()
-        .map(|(key, value)| {
-            (
-                key.clone(),
-                context.metadata.insert(key.clone(), value.clone()),
-            )
-        })
-        .collect();
-    let handle = AgentContextHandle::new(std::mem::take(context));
+    let mut lease = ContextLease::new(context, messages, &options.params);
     let mut recorder = Recorder::new(run_id.clone(), reporting.keep_records, reporting.sink);
-    let end = Run::new(config, options, &handle, conversation_id, &mut recorder)
-        .execute(messages, start, progress)
-        .await;
-    *context = handle.replace(AgentContext::default());
-    for (key, value) in previous {
-        match value {
-            Some(value) => context.metadata.insert(key, value),
-            None => context.metadata.remove(&key),
-        };
-    }
+    let end = Run::new(
+        config,
+        options,
+        &lease.handle,
+        conversation_id,
+        &mut recorder,
+    )
+    .execute(lease.messages, start, progress)
+    .await;
+    lease.settle();
+    drop(lease);
     let records = recorder.into_records();
     match end {
         // Rejected HITL input ran nothing: the paused run stays intact.
@@ -101,6 +92,67 @@ pub(crate) async fn run_segment(
                 records,
                 waiting: Some(waiting),
             })
+        }
+    }
+}
+
+/// Lends the host's context to a run through a shared handle. Dropping it
+/// writes the context back and removes the run params, even when the run
+/// future is dropped half-way (a host timeout); an unsettled lease also
+/// restores the conversation to where the segment started.
+struct ContextLease<'a> {
+    context: &'a mut AgentContext,
+    messages: &'a mut Vec<ModelMessage>,
+    handle: AgentContextHandle,
+    previous_params: Vec<(String, Option<serde_json::Value>)>,
+    start_len: usize,
+    settled: bool,
+}
+
+impl<'a> ContextLease<'a> {
+    fn new(
+        context: &'a mut AgentContext,
+        messages: &'a mut Vec<ModelMessage>,
+        params: &crate::JsonMap,
+    ) -> Self {
+        let previous_params = params
+            .iter()
+            .map(|(key, value)| {
+                (
+                    key.clone(),
+                    context.metadata.insert(key.clone(), value.clone()),
+                )
+            })
+            .collect();
+        let handle = AgentContextHandle::new(std::mem::take(context));
+        let start_len = messages.len();
+        Self {
+            context,
+            messages,
+            handle,
+            previous_params,
+            start_len,
+            settled: false,
+        }
+    }
+
+    /// The run finished (well or badly): keep the conversation as it is.
+    fn settle(&mut self) {
+        self.settled = true;
+    }
+}
+
+impl Drop for ContextLease<'_> {
+    fn drop(&mut self) {
+        *self.context = self.handle.replace(AgentContext::default());
+        for (key, value) in std::mem::take(&mut self.previous_params) {
+            match value {
+                Some(value) => self.context.metadata.insert(key, value),
+                None => self.context.metadata.remove(&key),
+            };
+        }
+        if !self.settled {
+            self.messages.truncate(self.start_len);
         }
     }
 }

@@ -50,7 +50,7 @@ pub(crate) enum RunEnd {
 enum Answer {
     Denied(Option<String>),
     Run {
-        ctx: ToolContext,
+        ctx: Box<ToolContext>,
         arguments: Value,
         approval: Option<JsonMap>,
     },
@@ -133,13 +133,13 @@ impl<'a, 'r> Run<'a, 'r> {
     }
 
     async fn lifecycle(&mut self, enter: bool) {
-        let mut context = self.context.replace(AgentContext::default());
+        let mut taken = TakenContext::new(self.context);
         if enter {
-            self.registry.enter_toolsets(&mut context).await;
+            self.registry.enter_toolsets(taken.context()).await;
         } else {
-            self.registry.exit_toolsets(&mut context).await;
+            self.registry.exit_toolsets(taken.context()).await;
         }
-        self.context.replace(context);
+        drop(taken);
         self.forward_events();
     }
 
@@ -377,7 +377,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 .cloned()
                 .unwrap_or(Value::Null);
             return Ok(Answer::Run {
-                ctx: ctx.with_deferred_result(result),
+                ctx: Box::new(ctx.with_deferred_result(result)),
                 arguments,
                 approval: None,
             });
@@ -396,7 +396,7 @@ impl<'a, 'r> Run<'a, 'r> {
         if let Some(input) = &interaction.user_input {
             let preprocessed = self
                 .registry
-                .preprocess_user_input(ctx.clone(), &call.name, input.clone())
+                .preprocess_user_input(ctx.clone(), &call.id, &call.name, input.clone())
                 .await
                 .map_err(|error| AgentError::InvalidHitlInput {
                     tool_call_id: call.id.clone(),
@@ -416,7 +416,7 @@ impl<'a, 'r> Run<'a, 'r> {
             }
         }
         Ok(Answer::Run {
-            ctx,
+            ctx: Box::new(ctx),
             arguments,
             approval: Some(approval),
         })
@@ -432,7 +432,7 @@ impl<'a, 'r> Run<'a, 'r> {
             } => {
                 let mut part = self
                     .registry
-                    .call_tool(ctx, &call.id, &call.name, arguments)
+                    .call_tool(*ctx, &call.id, &call.name, arguments)
                     .await
                     .into_return_part(&call.id, &call.name);
                 if let Some(approval) = approval {
@@ -577,5 +577,34 @@ fn denied(call: &ToolCallPart, reason: Option<&str>) -> ToolReturnPart {
         kind: ToolReturnKind::Feedback,
         metadata,
         private_metadata: JsonMap::new(),
+    }
+}
+
+/// The context taken out of its handle for lifecycle hooks that need
+/// `&mut AgentContext` across awaits; put back when dropped, also when the
+/// run is cancelled half-way.
+struct TakenContext<'a> {
+    handle: &'a AgentContextHandle,
+    context: Option<AgentContext>,
+}
+
+impl<'a> TakenContext<'a> {
+    fn new(handle: &'a AgentContextHandle) -> Self {
+        Self {
+            handle,
+            context: Some(handle.replace(AgentContext::default())),
+        }
+    }
+
+    fn context(&mut self) -> &mut AgentContext {
+        self.context.get_or_insert_with(AgentContext::default)
+    }
+}
+
+impl Drop for TakenContext<'_> {
+    fn drop(&mut self) {
+        if let Some(context) = self.context.take() {
+            self.handle.replace(context);
+        }
     }
 }

@@ -214,30 +214,31 @@ impl AgentSession {
         // Check the answers before anything runs, so a mistake leaves the
         // session waiting as it was.
         validate_results(waiting, &results)?;
-        let waiting = self.waiting.take().ok_or(AgentError::NotWaiting)?;
-        let options = std::mem::take(&mut self.waiting_options);
+        // The paused state stays in the session until the resume settles,
+        // so a resume that is cancelled half-way can be tried again.
+        let waiting = waiting.clone();
+        let options = self.waiting_options.clone();
         let outcome = run_segment(
             self.agent.config(),
             &options,
             &mut self.context,
             &self.conversation_id,
             &mut self.messages,
-            RunStart::Resume(Box::new(waiting.clone()), results),
+            RunStart::Resume(Box::new(waiting), results),
             reporting,
         )
         .await;
         match outcome {
             Ok(output) => {
                 self.waiting.clone_from(&output.waiting);
-                self.waiting_options = options;
                 Ok(output)
             }
-            Err(error @ AgentError::InvalidHitlInput { .. }) => {
-                self.waiting = Some(waiting);
-                self.waiting_options = options;
+            // Rejected input ran nothing: still waiting, as before.
+            Err(error @ AgentError::InvalidHitlInput { .. }) => Err(error),
+            Err(error) => {
+                self.waiting = None;
                 Err(error)
             }
-            Err(error) => Err(error),
         }
     }
 

@@ -26,6 +26,7 @@ pub struct ToolContext {
     approved: bool,
     deferred_result: Option<Value>,
     agent_context: Option<AgentContextHandle>,
+    inherited: crate::tools::InheritedLimits,
 }
 
 impl ToolContext {
@@ -47,6 +48,7 @@ impl ToolContext {
             approved: false,
             deferred_result: None,
             agent_context: None,
+            inherited: crate::tools::InheritedLimits::default(),
         }
     }
 
@@ -227,6 +229,14 @@ impl ToolContext {
         self.tool_name = tool_name;
         self.tool_call_id = Arc::from(call_id);
         self.max_retries = max_retries;
+    }
+
+    pub(crate) fn inherited_limits(&self) -> crate::tools::InheritedLimits {
+        self.inherited
+    }
+
+    pub(crate) fn set_inherited_limits(&mut self, limits: crate::tools::InheritedLimits) {
+        self.inherited = limits;
     }
 
     pub(crate) fn set_execution_attempt(&mut self, attempt: u32) {

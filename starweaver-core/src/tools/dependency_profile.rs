@@ -174,25 +174,31 @@ impl ToolDependencyRequirements {
             dependencies.insert(ambient.clone());
             return dependencies;
         }
-        // Filtered and Strict never see the broad handle, even if a host
-        // put one on the base context.
-        dependencies.remove::<AgentContextHandle>();
         let empty = ToolCapabilityGrant::default();
         let grant = match self.profile {
             ToolDependencyProfile::Strict => context.tool_capability_grant(tool).unwrap_or(&empty),
             _ => &empty,
         };
         let strict = self.profile == ToolDependencyProfile::Strict;
-        if !strict {
+        // Capabilities may come from the host's context or the call's base.
+        let mut sources = base.clone();
+        sources.extend(&context.dependencies);
+        if strict {
+            // Least authority: nothing ambient, nothing from the base bag.
+            dependencies = Dependencies::default();
+        } else {
             dependencies.extend_typed(&context.dependencies);
         }
+        // Filtered and Strict never see the broad handle, even one a host
+        // attached as a dependency.
+        dependencies.remove::<AgentContextHandle>();
         let host: Vec<&String> = self
             .host_capabilities
             .iter()
             .filter(|name| !strict || grant.host_capabilities.contains(name))
             .collect();
         dependencies.insert(HostCapabilities::from_dependencies(
-            context.dependencies.select_named(host),
+            sources.select_named(host),
         ));
         runtime.shell = None;
         dependencies.insert(runtime);

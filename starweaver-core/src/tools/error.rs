@@ -162,6 +162,29 @@ impl ToolError {
         }
     }
 
+    /// Names the called tool in argument errors (a wrapped tool's inner
+    /// name, or none, would confuse the model).
+    #[must_use]
+    pub(crate) fn for_tool(self, name: &str) -> Self {
+        match self {
+            Self::InvalidArguments { tool, message } if tool != name => {
+                let message = message.replace(&format!("tool `{tool}`"), &format!("tool `{name}`"));
+                Self::InvalidArguments {
+                    tool: name.to_string(),
+                    message,
+                }
+            }
+            Self::WithPrivateMetadata {
+                error,
+                private_metadata,
+            } => Self::WithPrivateMetadata {
+                error: Box::new(error.for_tool(name)),
+                private_metadata,
+            },
+            other => other,
+        }
+    }
+
     /// The error without attached private metadata.
     #[must_use]
     pub fn root(&self) -> &Self {
@@ -215,9 +238,19 @@ impl ToolError {
     }
 }
 
+/// `?` on a JSON error: I/O failures are unexpected (retried); syntax and
+/// data errors come from the input, so the model is asked to correct its
+/// arguments (the registry fills in the tool name).
 impl From<serde_json::Error> for ToolError {
     fn from(error: serde_json::Error) -> Self {
-        Self::execution(error)
+        if error.is_io() {
+            Self::execution(error)
+        } else {
+            Self::InvalidArguments {
+                tool: String::new(),
+                message: error.to_string(),
+            }
+        }
     }
 }
 

@@ -153,6 +153,10 @@ impl Tool for FunctionTool {
         self.options.run_validators(ctx, arguments)
     }
 
+    fn delegates_execution(&self) -> bool {
+        self.options.delegates
+    }
+
     fn validates_arguments(&self) -> bool {
         !self.options.validators.is_empty()
     }

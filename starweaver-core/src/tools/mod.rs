@@ -31,6 +31,7 @@ pub use metadata::{
     APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY, HIDDEN_BY_TAGS_METADATA_KEY,
     TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
+pub(crate) use registry::InheritedLimits;
 pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,
     TOOLS_UNAVAILABLE_EVENT_KIND,

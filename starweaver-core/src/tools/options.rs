@@ -32,6 +32,7 @@ pub(crate) struct ToolOptions {
     pub(crate) prepare: Option<PrepareFn>,
     pub(crate) validators: Vec<ValidatorFn>,
     pub(crate) preprocessor: Option<PreprocessFn>,
+    pub(crate) delegates: bool,
 }
 
 impl ToolOptions {
@@ -44,6 +45,7 @@ impl ToolOptions {
             prepare: None,
             validators: Vec::new(),
             preprocessor: None,
+            delegates: false,
         }
     }
 

@@ -74,6 +74,13 @@ pub trait Tool: Send + Sync {
         Ok(())
     }
 
+    /// True for tools that run other tools through a registry (the proxy's
+    /// `call_tool`): those apply their own timeouts and internal retries,
+    /// so this tool gets neither inherited timeouts nor internal retries.
+    fn delegates_execution(&self) -> bool {
+        false
+    }
+
     /// Whether [`Tool::validate_arguments`] does anything. Returning
     /// `false` lets the registry skip it and pass the model's arguments
     /// without copying them.

@@ -42,6 +42,14 @@ impl<A> std::fmt::Debug for TypedFunctionTool<A> {
 }
 
 impl<A> TypedFunctionTool<A> {
+    /// Marks the tool as one that runs other tools (see
+    /// [`Tool::delegates_execution`]).
+    #[must_use]
+    pub(crate) fn delegating(mut self) -> Self {
+        self.inner.options.delegates = true;
+        self
+    }
+
     tool_builder_methods!(inner.options);
 }
 
@@ -64,9 +72,7 @@ where
         description,
         schema_for_type::<A>(),
         std::sync::Arc::new(move |ctx, arguments: &Value| {
-            let parsed = A::deserialize(arguments).map_err(|error| {
-                ToolError::invalid_arguments(tool_name.clone(), error.to_string())
-            });
+            let parsed = parse_arguments::<A>(&tool_name, arguments);
             let function = function.clone();
             Box::pin(async move { function(ctx, parsed?).await })
         }),
@@ -75,6 +81,19 @@ where
         inner,
         _args: PhantomData,
     }
+}
+
+/// Deserializes arguments, naming the failing field (`filter.limit`).
+fn parse_arguments<A: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<A, ToolError> {
+    serde_path_to_error::deserialize(arguments).map_err(|error| {
+        let path = error.path().to_string();
+        let message = if path == "." {
+            error.inner().to_string()
+        } else {
+            format!("at `{path}`: {}", error.inner())
+        };
+        ToolError::invalid_arguments(tool, message)
+    })
 }
 
 impl<A: DeserializeOwned> Tool for TypedFunctionTool<A> {
@@ -122,14 +141,16 @@ impl<A: DeserializeOwned> Tool for TypedFunctionTool<A> {
         self.inner.validate_arguments(ctx, arguments)
     }
 
+    fn delegates_execution(&self) -> bool {
+        self.inner.delegates_execution()
+    }
+
     fn validates_arguments(&self) -> bool {
         self.inner.validates_arguments()
     }
 
     fn check_arguments(&self, arguments: &Value) -> Result<(), ToolError> {
-        A::deserialize(arguments)
-            .map(drop)
-            .map_err(|error| ToolError::invalid_arguments(self.inner.name(), error.to_string()))
+        parse_arguments::<A>(self.inner.name(), arguments).map(drop)
     }
 
     fn preprocess_user_input(

@@ -23,6 +23,7 @@ pub(crate) struct WrappedTool {
     call: Option<CallFn>,
     timeout_ms: Option<u64>,
     max_retries: Option<u32>,
+    toolset: Option<String>,
 }
 
 impl WrappedTool {
@@ -34,7 +35,15 @@ impl WrappedTool {
             call: None,
             timeout_ms: None,
             max_retries: None,
+            toolset: None,
         }
+    }
+
+    /// The inner tool's own toolset: when its lifecycle leaves it
+    /// unavailable, this tool is unavailable too.
+    pub(crate) fn with_toolset(mut self, toolset: String) -> Self {
+        self.toolset = Some(toolset);
+        self
     }
 
     /// Fallback limits (from the inner tool's toolset) used when the
@@ -89,7 +98,10 @@ impl Tool for WrappedTool {
     }
 
     fn is_available(&self, context: &AgentContext) -> bool {
-        self.inner.is_available(context)
+        self.toolset
+            .as_ref()
+            .is_none_or(|toolset| !context.unavailable_toolsets.contains(toolset))
+            && self.inner.is_available(context)
     }
 
     fn is_loaded(&self, context: &AgentContext) -> bool {
@@ -112,6 +124,10 @@ impl Tool for WrappedTool {
         arguments: &mut Value,
     ) -> Result<(), ToolError> {
         self.inner.validate_arguments(ctx, arguments)
+    }
+
+    fn delegates_execution(&self) -> bool {
+        self.inner.delegates_execution()
     }
 
     fn validates_arguments(&self) -> bool {

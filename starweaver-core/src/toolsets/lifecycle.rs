@@ -4,8 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::DynToolset;
 use crate::tools::ToolRegistry;
-use crate::AgentContext;
+use crate::{AgentContext, BoxFuture};
 
 /// Published when a toolset's setup succeeded.
 pub const TOOLSET_INITIALIZED_EVENT_KIND: &str = "toolset_initialized";
@@ -79,8 +80,39 @@ impl ToolRegistry {
     /// Unavailable or failed toolsets are recorded in
     /// [`AgentContext::unavailable_toolsets`], which hides their tools.
     pub async fn enter_toolsets(&self, context: &mut AgentContext) -> Vec<ToolsetLifecycleReport> {
+        enter_all(self.toolsets(), context).await
+    }
+
+    /// Runs teardown for toolsets whose policy asks for it and that were
+    /// not left unavailable by [`Self::enter_toolsets`].
+    pub async fn exit_toolsets(&self, context: &mut AgentContext) -> Vec<ToolsetLifecycleReport> {
+        exit_all(self.toolsets(), context).await
+    }
+}
+
+/// The policy of a combinator over `toolsets`: it enters (exits) when any
+/// of them needs it.
+pub(crate) fn combined_policy(toolsets: &[DynToolset]) -> ToolsetLifecyclePolicy {
+    toolsets
+        .iter()
+        .map(|toolset| toolset.lifecycle_policy())
+        .fold(ToolsetLifecyclePolicy::default(), |combined, policy| {
+            ToolsetLifecyclePolicy {
+                enter_before_prepare: combined.enter_before_prepare || policy.enter_before_prepare,
+                exit_after_run: combined.exit_after_run || policy.exit_after_run,
+            }
+        })
+}
+
+/// Availability checks and setup for `toolsets`, with their events.
+/// Boxed because combinators call it recursively for nested toolsets.
+pub(crate) fn enter_all<'a>(
+    toolsets: &'a [DynToolset],
+    context: &'a mut AgentContext,
+) -> BoxFuture<'a, Vec<ToolsetLifecycleReport>> {
+    Box::pin(async move {
         let mut reports = Vec::new();
-        for toolset in self.toolsets() {
+        for toolset in toolsets {
             let name = toolset.name().to_string();
             if !toolset.is_available(context) {
                 context.unavailable_toolsets.insert(name.clone());
@@ -120,13 +152,17 @@ impl ToolRegistry {
             reports.push(report.publish(context));
         }
         reports
-    }
+    })
+}
 
-    /// Runs teardown for toolsets whose policy asks for it and that were
-    /// not left unavailable by [`Self::enter_toolsets`].
-    pub async fn exit_toolsets(&self, context: &mut AgentContext) -> Vec<ToolsetLifecycleReport> {
+/// Teardown for `toolsets` that asked for it and are not unavailable.
+pub(crate) fn exit_all<'a>(
+    toolsets: &'a [DynToolset],
+    context: &'a mut AgentContext,
+) -> BoxFuture<'a, Vec<ToolsetLifecycleReport>> {
+    Box::pin(async move {
         let mut reports = Vec::new();
-        for toolset in self.toolsets() {
+        for toolset in toolsets {
             let name = toolset.name().to_string();
             if !toolset.lifecycle_policy().exit_after_run
                 || context.unavailable_toolsets.contains(&name)
@@ -148,5 +184,5 @@ impl ToolRegistry {
             );
         }
         reports
-    }
+    })
 }

@@ -6,13 +6,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::search::SearchIndex;
-use super::{DynToolset, IntoDynToolset, Toolset};
+use super::lifecycle::{combined_policy, enter_all, exit_all};
+use super::search::{IndexedTool, SearchIndex};
+use super::{DynToolset, IntoDynToolset, Toolset, ToolsetLifecyclePolicy};
 use crate::tools::{
-    typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolInstruction, ToolRegistry,
-    ToolResult,
+    typed_tool, DynTool, ToolDefinition, ToolDependencyRequirements, ToolError, ToolInstruction,
+    ToolRegistry, ToolResult,
 };
-use crate::ToolContext;
+use crate::{AgentContext, BoxFuture, JsonMap, ToolContext};
 
 const PROXY_NAME: &str = "tool_proxy";
 const DEFAULT_MAX_RESULTS: usize = 10;
@@ -118,20 +119,54 @@ impl ToolProxyToolset {
                     async move {
                         let call_id = ctx.tool_call_id().to_string();
                         let arguments = args.arguments.unwrap_or_else(|| json!({}));
+                        let own = json!({"name": args.name, "arguments": arguments});
                         inner
                             .registry
                             .call_tool(ctx.with_retry(0), &call_id, &args.name, arguments)
                             .await
                             .result
+                            .map_err(|error| as_proxy_request(error, own))
                     }
                 },
             )
-            // The wrapped tool retries itself; retrying the proxy too
-            // would multiply the budget.
-            .with_max_retries(0)
+            // The wrapped tool applies its own timeout and retries.
+            .delegating()
             .with_dependencies(ToolDependencyRequirements::strict(Vec::<String>::new())),
         )
     }
+}
+
+/// Approval and deferred requests of a wrapped tool become requests of
+/// `call_tool` itself: resuming runs `call_tool` with its own arguments,
+/// which reach the wrapped tool unchanged.
+fn as_proxy_request(error: ToolError, own_arguments: Value) -> ToolError {
+    match error {
+        ToolError::ApprovalRequired { tool, metadata } => ToolError::ApprovalRequired {
+            metadata: proxy_metadata(&tool, metadata, own_arguments),
+            tool,
+        },
+        ToolError::CallDeferred { tool, metadata } => ToolError::CallDeferred {
+            metadata: proxy_metadata(&tool, metadata, own_arguments),
+            tool,
+        },
+        ToolError::WithPrivateMetadata {
+            error,
+            private_metadata,
+        } => ToolError::WithPrivateMetadata {
+            error: Box::new(as_proxy_request(*error, own_arguments)),
+            private_metadata,
+        },
+        other => other,
+    }
+}
+
+fn proxy_metadata(tool: &str, mut metadata: JsonMap, own_arguments: Value) -> JsonMap {
+    if let Some(inner_arguments) = metadata.remove("arguments") {
+        metadata.insert("inner_arguments".to_string(), inner_arguments);
+    }
+    metadata.insert("inner_tool".to_string(), Value::from(tool));
+    metadata.insert("arguments".to_string(), own_arguments);
+    metadata
 }
 
 fn search(
@@ -148,20 +183,38 @@ fn search(
         .limit
         .unwrap_or(inner.max_results)
         .clamp(1, inner.max_results);
-    let positions = match ctx.agent_context() {
+    // With an agent context, list only what the model could call, as the
+    // context prepares it (availability, loading, prepare_definition).
+    let definitions: Vec<ToolDefinition> = match ctx.agent_context() {
         Some(ambient) => ambient.read(|context| {
-            inner.index.search(&args.query, limit, |tool| {
-                !context.unavailable_toolsets.contains(&tool.toolset)
-                    && tool.tool.is_available(context)
-            })
+            let prepared = |tool: &IndexedTool| {
+                if context.unavailable_toolsets.contains(&tool.toolset)
+                    || !tool.tool.is_loaded(context)
+                    || !tool.tool.is_available(context)
+                {
+                    return None;
+                }
+                tool.tool
+                    .prepare_definition(context, tool.tool.definition())
+            };
+            inner
+                .index
+                .search(&args.query, limit, |tool| prepared(tool).is_some())
+                .into_iter()
+                .filter_map(|position| inner.index.tools.get(position).and_then(prepared))
+                .collect()
         }),
-        None => inner.index.search(&args.query, limit, |_| true),
+        None => inner
+            .index
+            .search(&args.query, limit, |_| true)
+            .into_iter()
+            .filter_map(|position| inner.index.tools.get(position))
+            .map(|tool| tool.tool.definition())
+            .collect(),
     };
-    let tools: Vec<Value> = positions
-        .iter()
-        .filter_map(|&position| inner.index.tools.get(position))
-        .map(|tool| {
-            let definition = tool.tool.definition();
+    let tools: Vec<Value> = definitions
+        .into_iter()
+        .map(|definition| {
             json!({
                 "name": definition.name,
                 "description": definition.description,
@@ -180,6 +233,32 @@ fn search(
 impl Toolset for ToolProxyToolset {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
+        combined_policy(self.inner.registry.toolsets())
+    }
+
+    /// Runs the wrapped toolsets' lifecycle; a wrapped toolset that fails
+    /// hides only its own tools.
+    fn enter_with_context<'a>(
+        &'a self,
+        context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async move {
+            enter_all(self.inner.registry.toolsets(), context).await;
+            Ok(())
+        })
+    }
+
+    fn exit_with_context<'a>(
+        &'a self,
+        context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async move {
+            exit_all(self.inner.registry.toolsets(), context).await;
+            Ok(())
+        })
     }
 
     fn get_tools(&self) -> Vec<DynTool> {

@@ -130,15 +130,18 @@ impl ToolRegistry {
 }
 
 /// Drops tools whose `hidden_by_tags` names a tag carried by another
-/// exposed tool: the other tool covers the same workflow.
+/// *exposed* tool: that tool covers the same workflow. Tools hidden this
+/// way do not hide others. Resolved by passes in name order until stable,
+/// so cycles end the same way every time (the later name stays).
 fn hide_covered_by_tags(
     definitions: Vec<ToolDefinition>,
     hidden: &mut Vec<String>,
 ) -> Vec<ToolDefinition> {
-    if definitions
+    let hidden_by: Vec<Vec<String>> = definitions
         .iter()
-        .all(|definition| tool_metadata_hidden_by_tags(&definition.metadata).is_empty())
-    {
+        .map(|definition| tool_metadata_hidden_by_tags(&definition.metadata))
+        .collect();
+    if hidden_by.iter().all(Vec::is_empty) {
         return definitions;
     }
     let tags: Vec<HashSet<String>> = definitions
@@ -149,18 +152,30 @@ fn hide_covered_by_tags(
                 .collect()
         })
         .collect();
+    let mut exposed = vec![true; definitions.len()];
+    for _ in 0..=definitions.len() {
+        let mut changed = false;
+        for index in 0..definitions.len() {
+            let covered = hidden_by[index].iter().any(|tag| {
+                tags.iter().enumerate().any(|(other, other_tags)| {
+                    other != index && exposed[other] && other_tags.contains(tag)
+                })
+            });
+            if exposed[index] == covered {
+                exposed[index] = !covered;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
     let mut kept = Vec::with_capacity(definitions.len());
-    for (index, definition) in definitions.into_iter().enumerate() {
-        let hidden_by = tool_metadata_hidden_by_tags(&definition.metadata);
-        let covered = hidden_by.iter().any(|tag| {
-            tags.iter()
-                .enumerate()
-                .any(|(other, other_tags)| other != index && other_tags.contains(tag))
-        });
-        if covered {
-            hidden.push(definition.name);
-        } else {
+    for (definition, visible) in definitions.into_iter().zip(exposed) {
+        if visible {
             kept.push(definition);
+        } else {
+            hidden.push(definition.name);
         }
     }
     kept

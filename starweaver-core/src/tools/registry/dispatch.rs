@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures::FutureExt;
 use serde_json::Value;
 
-use super::{ToolEntry, ToolRegistry};
+use super::{CallLimits, ToolEntry, ToolRegistry};
 use crate::model::{ToolCallPart, ToolReturnPart};
 use crate::tools::{
     ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
@@ -80,14 +80,14 @@ impl ToolRegistry {
         let model_retries_used = ctx.retry();
         let Some(entry) = self.entries.get(name) else {
             return ToolCallOutcome {
-                result: Err(self.not_found(name)),
+                result: Err(self.not_found(name, ctx.agent_context())),
                 execution_attempts: 0,
                 max_retries: self.max_retries_for(name),
                 model_retries_used,
             };
         };
-        let max_retries = self.entry_max_retries(entry);
-        let timeout_ms = self.entry_timeout_ms(entry);
+        let limits = self.limits(entry, ctx.inherited_limits());
+        let max_retries = limits.max_retries;
         let outcome = |result, execution_attempts| ToolCallOutcome {
             result,
             execution_attempts,
@@ -108,15 +108,22 @@ impl ToolRegistry {
                 context: &mut ctx,
                 arguments: arguments.to_mut(),
             };
-            if let Err(error) = hook.before_execute(input).await {
+            let outcome = AssertUnwindSafe(hook.before_execute(input))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|panic| Err(panicked(name, &*panic)));
+            if let Err(error) = outcome {
                 early = Some(error);
                 break;
             }
         }
         let (result, attempts) = match early {
             Some(error) => (Err(error), 0),
-            None => run(entry, ctx, &mut arguments, timeout_ms, max_retries).await,
+            None => run(entry, ctx, &mut arguments, limits).await,
         };
+        // Wrapped tools (prefixed, searchable) report the name the model
+        // called, not the inner name.
+        let result = result.map_err(|error| error.for_tool(name));
         let result = if self.hooks.is_empty() && tool_hooks.is_empty() {
             result
         } else {
@@ -141,12 +148,15 @@ impl ToolRegistry {
     pub async fn preprocess_user_input(
         &self,
         ctx: ToolContext,
+        call_id: &str,
         name: &str,
         user_input: Value,
     ) -> Result<Option<ToolUserInputPreprocessResult>, ToolError> {
-        let entry = self.entries.get(name).ok_or_else(|| self.not_found(name))?;
-        let call_id = ctx.tool_call_id().to_string();
-        let ctx = self.call_context(entry, ctx, &call_id, name)?;
+        let entry = self
+            .entries
+            .get(name)
+            .ok_or_else(|| self.not_found(name, ctx.agent_context()))?;
+        let ctx = self.call_context(entry, ctx, call_id, name)?;
         match entry.tool.preprocess_user_input(ctx, user_input) {
             Some(future) => AssertUnwindSafe(future)
                 .catch_unwind()
@@ -167,8 +177,11 @@ impl ToolRegistry {
         call_id: &str,
         name: &str,
     ) -> Result<ToolContext, ToolError> {
-        let max_retries = self.entry_max_retries(entry);
+        let limits = self.limits(entry, ctx.inherited_limits());
+        let max_retries = limits.max_retries;
         ctx.set_call(entry.name.clone(), call_id, max_retries);
+        let inherited = self.inherit(ctx.inherited_limits());
+        ctx.set_inherited_limits(inherited);
         if let Some(ambient) = ctx.agent_context().cloned() {
             if let Some(error) = Self::check_visible(entry, &ambient, name) {
                 return Err(error);
@@ -176,7 +189,7 @@ impl ToolRegistry {
             let runtime = ToolRuntimeSnapshot {
                 tool_name: name.to_string(),
                 max_retries,
-                timeout_ms: self.entry_timeout_ms(entry),
+                timeout_ms: limits.timeout_ms,
                 shell: None,
             };
             let dependencies =
@@ -184,8 +197,18 @@ impl ToolRegistry {
                     .requirements
                     .resolve(name, ctx.dependencies(), &ambient, runtime);
             ctx.set_dependencies(dependencies);
-        } else if entry.requirements.profile != ToolDependencyProfile::Legacy {
-            ctx.dependencies_mut().remove::<AgentContextHandle>();
+        } else {
+            // No ambient context, so no grants: Strict gets nothing, and
+            // Filtered loses any broad handle the caller attached.
+            match entry.requirements.profile {
+                ToolDependencyProfile::Legacy => {}
+                ToolDependencyProfile::Filtered => {
+                    ctx.dependencies_mut().remove::<AgentContextHandle>()
+                }
+                ToolDependencyProfile::Strict => {
+                    ctx.set_dependencies(crate::Dependencies::default())
+                }
+            }
         }
         Ok(ctx)
     }
@@ -193,39 +216,58 @@ impl ToolRegistry {
     fn check_visible(
         entry: &ToolEntry,
         ambient: &AgentContextHandle,
-        name: &str,
+        _name: &str,
     ) -> Option<ToolError> {
-        ambient.read(|context| {
-            if !entry.tool.is_loaded(context) {
-                return Some(ToolError::NotFound {
-                    tool: name.to_string(),
-                    message: format!(
-                        "tool `{name}` is not loaded yet; call tool_search to load it before calling it"
-                    ),
-                });
-            }
-            let toolset_down = entry
-                .toolset
-                .as_ref()
-                .is_some_and(|toolset| context.unavailable_toolsets.contains(&toolset.name));
-            (toolset_down || !entry.tool.is_available(context)).then(|| ToolError::NotFound {
+        ambient.read(|context| Self::check_visible_in(entry, context))
+    }
+
+    /// Why the model cannot call this tool in this context, if it cannot.
+    fn check_visible_in(entry: &ToolEntry, context: &crate::AgentContext) -> Option<ToolError> {
+        let name = entry.definition.name.as_str();
+        if !entry.tool.is_loaded(context) {
+            return Some(ToolError::NotFound {
                 tool: name.to_string(),
-                message: format!("tool `{name}` is not available in this context; use another tool"),
-            })
+                message: format!(
+                    "tool `{name}` is not loaded yet; call tool_search to load it before calling it"
+                ),
+            });
+        }
+        let toolset_down = entry
+            .toolset
+            .as_ref()
+            .is_some_and(|toolset| context.unavailable_toolsets.contains(&toolset.name));
+        (toolset_down || !entry.tool.is_available(context)).then(|| ToolError::NotFound {
+            tool: name.to_string(),
+            message: format!("tool `{name}` is not available in this context; use another tool"),
         })
     }
 
-    fn not_found(&self, name: &str) -> ToolError {
-        let suggestion = self
-            .entries
-            .keys()
+    /// An unknown-tool error with a did-you-mean. With an ambient context,
+    /// only tools the model could see are named.
+    fn not_found(&self, name: &str, ambient: Option<&AgentContextHandle>) -> ToolError {
+        let visible: Vec<&String> = match ambient {
+            Some(ambient) => ambient.read(|context| {
+                self.entries
+                    .iter()
+                    .filter(|(_, entry)| Self::check_visible_in(entry, context).is_none())
+                    .map(|(known, _)| known)
+                    .collect()
+            }),
+            None => self.entries.keys().collect(),
+        };
+        let suggestion = visible
+            .iter()
             .map(|known| (strsim::jaro_winkler(name, known), known))
             .filter(|(score, _)| *score > 0.8)
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, known)| format!(" Did you mean `{known}`?"))
             .unwrap_or_default();
-        let mut known: Vec<&str> = self.entries.keys().map(String::as_str).take(20).collect();
-        if self.entries.len() > known.len() {
+        let mut known: Vec<&str> = visible
+            .iter()
+            .map(|known| known.as_str())
+            .take(20)
+            .collect();
+        if visible.len() > known.len() {
             known.push("...");
         }
         ToolError::NotFound {
@@ -247,9 +289,13 @@ async fn run(
     entry: &ToolEntry,
     ctx: ToolContext,
     arguments: &mut Cow<'_, Value>,
-    timeout_ms: Option<u64>,
-    max_retries: u32,
+    limits: CallLimits,
 ) -> (Result<ToolResult, ToolError>, u32) {
+    let CallLimits {
+        timeout_ms,
+        internal_retries,
+        ..
+    } = limits;
     let name = entry.definition.name.as_str();
     if entry.validates {
         if let Err(error) = guard(name, || {
@@ -301,7 +347,7 @@ async fn run(
         let result = execute_once(entry, attempt_ctx, arguments, timeout_ms).await;
         attempt += 1;
         match result {
-            Err(error) if error.is_retryable_execution() && attempt <= max_retries => {}
+            Err(error) if error.is_retryable_execution() && attempt <= internal_retries => {}
             result => return (result, attempt),
         }
     }
@@ -395,7 +441,12 @@ async fn after_hooks<'h>(
             arguments,
             outcome: &mut outcome,
         };
-        hook.after_execute(output).await;
+        if let Err(panic) = AssertUnwindSafe(hook.after_execute(output))
+            .catch_unwind()
+            .await
+        {
+            outcome = ToolExecutionOutcome::Error(panicked(name, &*panic));
+        }
         if let Some(original) = &protected {
             outcome = original.clone();
         }

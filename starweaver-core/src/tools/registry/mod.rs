@@ -38,6 +38,7 @@ pub(crate) struct ToolEntry {
     pub(crate) requires_approval: bool,
     pub(crate) deferred: bool,
     pub(crate) validates: bool,
+    pub(crate) delegates: bool,
     pub(crate) name: Arc<str>,
 }
 
@@ -49,6 +50,7 @@ impl ToolEntry {
         let deferred = definition.metadata.contains_key(DEFERRED_CALL_METADATA_KEY);
         let name = Arc::from(definition.name.as_str());
         let validates = tool.validates_arguments();
+        let delegates = tool.delegates_execution();
         Self {
             tool,
             definition,
@@ -57,6 +59,7 @@ impl ToolEntry {
             requires_approval,
             deferred,
             validates,
+            delegates,
             name,
         }
     }
@@ -117,8 +120,18 @@ impl ToolRegistry {
     }
 
     /// Adds a toolset in place.
+    ///
+    /// Inserting a toolset again (same name) refreshes it: its previous
+    /// tools are dropped and its lifecycle still runs once per run.
     pub fn insert_toolset(&mut self, toolset: &impl IntoDynToolset) {
         let toolset = toolset.to_dyn_toolset();
+        let name = toolset.name().to_string();
+        self.entries.retain(|_, entry| {
+            entry
+                .toolset
+                .as_ref()
+                .is_none_or(|defaults| defaults.name != name)
+        });
         let defaults = Arc::new(ToolsetDefaults {
             name: toolset.name().to_string(),
             timeout_ms: toolset.timeout_ms(),
@@ -130,7 +143,19 @@ impl ToolRegistry {
                 .insert(entry.definition.name.clone(), Arc::new(entry));
         }
         self.instructions.extend(toolset.get_instructions());
-        self.toolsets.push(toolset);
+        self.push_toolset(toolset);
+    }
+
+    /// Records a toolset for the lifecycle, replacing one of the same name.
+    fn push_toolset(&mut self, toolset: DynToolset) {
+        match self
+            .toolsets
+            .iter_mut()
+            .find(|existing| existing.name() == toolset.name())
+        {
+            Some(existing) => *existing = toolset,
+            None => self.toolsets.push(toolset),
+        }
     }
 
     /// Adds every tool and toolset of another registry (its defaults and
@@ -139,7 +164,9 @@ impl ToolRegistry {
         for (name, entry) in &other.entries {
             self.entries.insert(name.clone(), entry.clone());
         }
-        self.toolsets.extend(other.toolsets.iter().cloned());
+        for toolset in &other.toolsets {
+            self.push_toolset(toolset.clone());
+        }
         self.instructions.extend(other.instructions.iter().cloned());
     }
 
@@ -266,29 +293,69 @@ impl ToolRegistry {
     }
 
     fn entry_timeout_ms(&self, entry: &ToolEntry) -> Option<u64> {
-        entry
-            .tool
-            .timeout_ms()
-            .or_else(|| {
-                entry
-                    .toolset
-                    .as_ref()
-                    .and_then(|toolset| toolset.timeout_ms)
-            })
-            .or(self.timeout_ms)
+        self.limits(entry, InheritedLimits::default()).timeout_ms
     }
 
     fn entry_max_retries(&self, entry: &ToolEntry) -> u32 {
-        entry
+        self.limits(entry, InheritedLimits::default()).max_retries
+    }
+
+    /// Effective limits of one call: tool, then toolset, then this
+    /// registry, then limits inherited from an outer registry (a proxy's
+    /// caller), then the default. A delegating tool (`call_tool`) gets no
+    /// inherited timeout and no internal retries: the tool it runs applies
+    /// its own.
+    pub(crate) fn limits(&self, entry: &ToolEntry, inherited: InheritedLimits) -> CallLimits {
+        let toolset = entry.toolset.as_deref();
+        let max_retries = entry
             .tool
             .max_retries()
-            .or_else(|| {
-                entry
-                    .toolset
-                    .as_ref()
-                    .and_then(|toolset| toolset.max_retries)
-            })
+            .or_else(|| toolset.and_then(|toolset| toolset.max_retries))
             .or(self.max_retries)
-            .unwrap_or(DEFAULT_MAX_RETRIES)
+            .or(inherited.max_retries)
+            .unwrap_or(DEFAULT_MAX_RETRIES);
+        if entry.delegates {
+            return CallLimits {
+                timeout_ms: entry.tool.timeout_ms(),
+                max_retries,
+                internal_retries: 0,
+            };
+        }
+        CallLimits {
+            timeout_ms: entry
+                .tool
+                .timeout_ms()
+                .or_else(|| toolset.and_then(|toolset| toolset.timeout_ms))
+                .or(self.timeout_ms)
+                .or(inherited.timeout_ms),
+            max_retries,
+            internal_retries: max_retries,
+        }
     }
+
+    /// The limits this registry passes on to registries it dispatches
+    /// into.
+    pub(crate) fn inherit(&self, outer: InheritedLimits) -> InheritedLimits {
+        InheritedLimits {
+            timeout_ms: self.timeout_ms.or(outer.timeout_ms),
+            max_retries: self.max_retries.or(outer.max_retries),
+        }
+    }
+}
+
+/// Registry-level limits carried into nested registries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct InheritedLimits {
+    pub(crate) timeout_ms: Option<u64>,
+    pub(crate) max_retries: Option<u32>,
+}
+
+/// The limits of one call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CallLimits {
+    pub(crate) timeout_ms: Option<u64>,
+    /// The model-correction budget (and the internal one, unless
+    /// delegating).
+    pub(crate) max_retries: u32,
+    pub(crate) internal_retries: u32,
 }

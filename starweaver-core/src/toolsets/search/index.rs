@@ -92,6 +92,12 @@ impl SearchIndex {
                 }
             }
         }
+        let mut by_name: Vec<usize> = (0..index.tools.len()).collect();
+        by_name.sort_by(|a, b| index.tools[*a].name.cmp(&index.tools[*b].name));
+        index.name_rank = vec![0; index.tools.len()];
+        for (rank, position) in by_name.into_iter().enumerate() {
+            index.name_rank[position] = u32::try_from(rank).unwrap_or(u32::MAX);
+        }
         index
     }
 

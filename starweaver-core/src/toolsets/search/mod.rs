@@ -12,7 +12,7 @@ pub use events::{
     TOOL_SEARCH_INVALIDATED_EVENT_KIND, TOOL_SEARCH_LOADED_EVENT_KIND,
     TOOL_SEARCH_NO_MATCH_EVENT_KIND, TOOL_SEARCH_REFRESHED_EVENT_KIND,
 };
-pub(crate) use index::SearchIndex;
+pub(crate) use index::{IndexedTool, SearchIndex};
 pub use refresh::{ToolSearchRefreshBinding, ToolSearchRefreshDecision, ToolSearchRefreshReason};
 pub use report::{ToolSearchRefreshReport, ToolSearchReport};
 pub use toolset::{tool_search_toolset, ToolSearchToolset};

@@ -16,8 +16,11 @@ use super::index::IndexedTool;
 use super::{SearchIndex, ToolSearchRefreshReport, ToolSearchReport};
 use crate::tools::wrapped::WrappedTool;
 use crate::tools::{typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolResult};
-use crate::toolsets::{DynToolset, IntoDynToolset, Toolset};
-use crate::{AgentContext, ToolContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY};
+use crate::toolsets::lifecycle::{combined_policy, enter_all, exit_all};
+use crate::toolsets::{DynToolset, IntoDynToolset, Toolset, ToolsetLifecyclePolicy};
+use crate::{
+    AgentContext, BoxFuture, ToolContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY,
+};
 
 /// Name of the model-facing search tool.
 const TOOL_SEARCH_NAME: &str = "tool_search";
@@ -437,6 +440,32 @@ impl Toolset for ToolSearchToolset {
         &self.shared.name
     }
 
+    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
+        combined_policy(&self.shared.toolsets)
+    }
+
+    /// Runs the wrapped toolsets' lifecycle; a wrapped toolset that fails
+    /// hides only its own tools.
+    fn enter_with_context<'a>(
+        &'a self,
+        context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async move {
+            enter_all(&self.shared.toolsets, context).await;
+            Ok(())
+        })
+    }
+
+    fn exit_with_context<'a>(
+        &'a self,
+        context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async move {
+            exit_all(&self.shared.toolsets, context).await;
+            Ok(())
+        })
+    }
+
     fn get_tools(&self) -> Vec<DynTool> {
         let index = self.shared.index();
         let mut tools = Vec::with_capacity(index.tools.len() + 1);
@@ -452,7 +481,8 @@ impl Toolset for ToolSearchToolset {
             });
             let wrapped = WrappedTool::new(indexed.tool.clone(), indexed.tool.definition())
                 .with_loaded(loaded)
-                .with_defaults(indexed.toolset_timeout_ms, indexed.toolset_max_retries);
+                .with_defaults(indexed.toolset_timeout_ms, indexed.toolset_max_retries)
+                .with_toolset(indexed.toolset.clone());
             tools.push(Arc::new(wrapped) as DynTool);
         }
         tools

@@ -1,0 +1,744 @@
+//! Review of the tool layer: each test demonstrates one defect and is
+//! ignored so the suite stays green. Run them with
+//! `cargo test --test review_tools -- --include-ignored`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use starweaver::model::{ModelMessage, ModelResponse, ToolCallPart};
+use starweaver::{
+    string_tool, tool_proxy_toolset, tool_search_toolset, typed_tool, AgentBuilder, AgentContext,
+    AgentContextHandle, BoxFuture, Dependencies, DynTool, DynToolset, FunctionModel,
+    PrefixedToolset, StaticToolset, ToolContext, ToolDependencyRequirements, ToolError,
+    ToolExecutionHook, ToolHookInput, ToolRegistry, ToolResult, ToolReturnKind, Toolset,
+    ToolsetLifecyclePolicy,
+};
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+fn open_schema() -> Value {
+    json!({"type": "object", "properties": {}})
+}
+
+fn echo(name: &str, description: &str) -> DynTool {
+    Arc::new(string_tool(
+        name,
+        Some(description.to_string()),
+        open_schema(),
+        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+    ))
+}
+
+fn call(id: &str, name: &str, arguments: Value) -> ToolCallPart {
+    ToolCallPart::new(id, name, arguments)
+}
+
+fn ambient(context: AgentContext) -> ToolContext {
+    ToolContext::default().with_agent_context(AgentContextHandle::new(context))
+}
+
+/// A resource-backed toolset that counts its lifecycle calls.
+#[derive(Clone)]
+struct CountingLifecycle {
+    name: String,
+    tools: Vec<DynTool>,
+    enters: Arc<AtomicU32>,
+    exits: Arc<AtomicU32>,
+}
+
+impl CountingLifecycle {
+    fn new(name: &str, tools: Vec<DynTool>) -> Self {
+        Self {
+            name: name.to_string(),
+            tools,
+            enters: Arc::new(AtomicU32::new(0)),
+            exits: Arc::new(AtomicU32::new(0)),
+        }
+    }
+}
+
+impl Toolset for CountingLifecycle {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn get_tools(&self) -> Vec<DynTool> {
+        self.tools.clone()
+    }
+
+    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
+        ToolsetLifecyclePolicy::managed()
+    }
+
+    fn enter_with_context<'a>(
+        &'a self,
+        _context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        self.enters.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn exit_with_context<'a>(
+        &'a self,
+        _context: &'a mut AgentContext,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        self.exits.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Ok(()) })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 1. Tool search: ties are not broken by name (name_rank is never built)
+// ---------------------------------------------------------------------------
+
+#[test]
+fn search_ties_are_broken_by_tool_name() {
+    // 26 tools that score identically for "widget".
+    let mut toolset = StaticToolset::new("widgets");
+    let mut names: Vec<String> = (b'a'..=b'z')
+        .map(|letter| format!("{}_tool", letter as char))
+        .collect();
+    // Register in reverse order so registration order is not name order.
+    for name in names.iter().rev() {
+        toolset = toolset.with_tool(echo(name, "Manage a widget"));
+    }
+    names.sort();
+    let search = tool_search_toolset(vec![Arc::new(toolset)]);
+    let context = AgentContext::default();
+    let found = search.search(&context, "widget", Some(3)).unwrap();
+    // tool-runtime.md / index.rs: "Best first: higher score, then name order".
+    assert_eq!(found, names[..3].to_vec());
+}
+
+// ---------------------------------------------------------------------------
+// 2. Proxy: call_tool's max_retries(0) doubles as a model-retry budget of 0
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct CountArgs {
+    /// How many.
+    count: u32,
+}
+
+#[tokio::test]
+async fn proxy_call_tool_allows_model_corrections() {
+    let counter = Arc::new(typed_tool::<CountArgs, _, _>(
+        "count_items",
+        Some("Count items".to_string()),
+        |_ctx: ToolContext, args: CountArgs| async move {
+            Ok(ToolResult::new(json!({"count": args.count})))
+        },
+    ));
+    let proxy = tool_proxy_toolset(vec![
+        Arc::new(StaticToolset::new("items").with_tool(counter)) as DynToolset,
+    ]);
+    // First turn: a bad call (wrong type), second turn: corrected call,
+    // third turn: final answer.
+    let model = Arc::new(FunctionModel::new(|messages: &[ModelMessage], _| {
+        let responses = messages
+            .iter()
+            .filter(|message| matches!(message, ModelMessage::Response(_)))
+            .count();
+        Ok(match responses {
+            0 => ModelResponse::tool_calls([call(
+                "c1",
+                "call_tool",
+                json!({"name": "count_items", "arguments": {"count": "three"}}),
+            )]),
+            1 => ModelResponse::tool_calls([call(
+                "c2",
+                "call_tool",
+                json!({"name": "count_items", "arguments": {"count": 3}}),
+            )]),
+            _ => ModelResponse::text("done"),
+        })
+    }));
+    let agent = AgentBuilder::new(model).toolset(&proxy).build();
+    // Spec: "Retry limits ... When no override is configured, tools get a
+    // default retry budget of 3"; InvalidArguments "consume the model
+    // retry budget" -- one correction must be allowed.
+    let result = agent.run("count").await;
+    assert!(result.is_ok(), "{:?}", result.err());
+}
+
+// ---------------------------------------------------------------------------
+// 3./4. Proxy: wrapped tools lose registry/agent limits and their own timeout
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn proxy_wrapped_tool_uses_registry_retry_budget() {
+    let runs = Arc::new(AtomicU32::new(0));
+    let flaky = {
+        let runs = runs.clone();
+        Arc::new(string_tool(
+            "flaky",
+            Some("Always fails".to_string()),
+            open_schema(),
+            move |_ctx: ToolContext, _args: Value| {
+                let runs = runs.clone();
+                async move {
+                    runs.fetch_add(1, Ordering::SeqCst);
+                    Err(ToolError::execution("boom"))
+                }
+            },
+        ))
+    };
+    let proxy = tool_proxy_toolset(vec![
+        Arc::new(StaticToolset::new("inner").with_tool(flaky)) as DynToolset
+    ]);
+    let registry = ToolRegistry::new().with_max_retries(0).with_toolset(&proxy);
+    let part = registry
+        .execute_call(
+            ToolContext::default(),
+            &call("c", "call_tool", json!({"name": "flaky"})),
+        )
+        .await;
+    assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
+    // Registry-level budget 0: the wrapped tool must run exactly once.
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn proxy_wrapped_tool_timeout_wins_over_registry_default() {
+    let slow = Arc::new(
+        string_tool(
+            "slow",
+            Some("Takes 200 ms".to_string()),
+            open_schema(),
+            |_ctx: ToolContext, _args: Value| async move {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Ok(ToolResult::new(json!({"ok": true})))
+            },
+        )
+        .with_timeout_ms(5_000),
+    );
+    let proxy = tool_proxy_toolset(vec![
+        Arc::new(StaticToolset::new("inner").with_tool(slow)) as DynToolset
+    ]);
+    let registry = ToolRegistry::new().with_timeout_ms(50).with_toolset(&proxy);
+    let part = registry
+        .execute_call(
+            ToolContext::default(),
+            &call("c", "call_tool", json!({"name": "slow"})),
+        )
+        .await;
+    // Spec: "Tool-specific values win over inherited defaults".
+    assert_eq!(part.kind, ToolReturnKind::Success, "{}", part.content);
+}
+
+// ---------------------------------------------------------------------------
+// 5. PrefixedToolset: errors name the unprefixed tool
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// Text.
+    value: String,
+}
+
+#[tokio::test]
+async fn prefixed_tool_errors_name_the_called_tool() {
+    let manual = Arc::new(string_tool(
+        "echo",
+        Some("Echo".to_string()),
+        json!({"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}),
+        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+    ));
+    let typed = Arc::new(typed_tool::<EchoArgs, _, _>(
+        "typed_echo",
+        Some("Echo".to_string()),
+        |_ctx: ToolContext, args: EchoArgs| async move {
+            Ok(ToolResult::new(json!({"value": args.value})))
+        },
+    ));
+    let prefixed: DynToolset = Arc::new(PrefixedToolset::new(
+        "ws",
+        StaticToolset::new("basic")
+            .with_tool(manual)
+            .with_tool(typed),
+    ));
+    let registry = ToolRegistry::new().with_toolset(&prefixed);
+    for name in ["ws_echo", "ws_typed_echo"] {
+        let part = registry
+            .execute_call(ToolContext::default(), &call("c", name, json!({})))
+            .await;
+        assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
+        let message = part.content["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("`{name}`")),
+            "the model called `{name}` but the error says: {message}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// 6. Lifecycle: re-inserting a toolset runs its setup twice
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn reinserted_toolset_enters_once() {
+    let toolset = CountingLifecycle::new("mcp", vec![echo("remote", "Remote tool")]);
+    let mut registry = ToolRegistry::new();
+    registry.insert_toolset(&toolset);
+    // tool-runtime.md: "to expose tools added to a live inventory, insert
+    // the toolset again".
+    registry.insert_toolset(&toolset);
+    let mut context = AgentContext::default();
+    let reports = registry.enter_toolsets(&mut context).await;
+    registry.exit_toolsets(&mut context).await;
+    assert_eq!(toolset.enters.load(Ordering::SeqCst), 1);
+    assert_eq!(toolset.exits.load(Ordering::SeqCst), 1);
+    assert_eq!(reports.len(), 1);
+}
+
+// ---------------------------------------------------------------------------
+// 7. Lifecycle of toolsets wrapped by the proxy or by tool search never runs
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn wrapped_toolsets_get_their_lifecycle() {
+    let behind_proxy = CountingLifecycle::new("proxied", vec![echo("remote_a", "Remote A")]);
+    let behind_search = CountingLifecycle::new("searched", vec![echo("remote_b", "Remote B")]);
+    let proxy = tool_proxy_toolset(vec![Arc::new(behind_proxy.clone()) as DynToolset]);
+    let search = tool_search_toolset(vec![Arc::new(behind_search.clone()) as DynToolset]);
+    let registry = ToolRegistry::new()
+        .with_toolset(&proxy)
+        .with_toolset(&search);
+    let mut context = AgentContext::default();
+    registry.enter_toolsets(&mut context).await;
+    registry.exit_toolsets(&mut context).await;
+    // Spec: "Set enter_before_prepare when a resource-backed toolset needs
+    // setup before inventory is read".
+    assert_eq!(behind_proxy.enters.load(Ordering::SeqCst), 1, "proxy");
+    assert_eq!(behind_search.enters.load(Ordering::SeqCst), 1, "search");
+    assert_eq!(behind_proxy.exits.load(Ordering::SeqCst), 1, "proxy exit");
+    assert_eq!(behind_search.exits.load(Ordering::SeqCst), 1, "search exit");
+}
+
+// ---------------------------------------------------------------------------
+// 8. A panicking execution hook crashes dispatch
+// ---------------------------------------------------------------------------
+
+struct PanickingHook;
+
+impl ToolExecutionHook for PanickingHook {
+    fn before_execute<'a>(
+        &'a self,
+        _input: ToolHookInput<'a>,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async { panic!("audit backend unreachable") })
+    }
+}
+
+#[tokio::test]
+async fn panicking_hook_becomes_a_tool_return() {
+    let registry = ToolRegistry::new()
+        .with_execution_hook(Arc::new(PanickingHook))
+        .with_tool(echo("echo", "Echo"));
+    // execute_call: "Never fails: every outcome, unknown tools, bad JSON,
+    // panics and timeouts included, is a tool return."
+    let handle = tokio::spawn(async move {
+        registry
+            .execute_call(ToolContext::default(), &call("c", "echo", json!({})))
+            .await
+    });
+    let part = handle.await.expect("execute_call panicked");
+    assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
+}
+
+// ---------------------------------------------------------------------------
+// 9. hidden_by_tags: a tool hidden by a tool that is itself hidden
+// ---------------------------------------------------------------------------
+
+#[test]
+fn hidden_tools_do_not_hide_others() {
+    let basic = string_tool(
+        "basic_search",
+        Some("Basic search".to_string()),
+        open_schema(),
+        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+    )
+    .with_hidden_by_tag("search");
+    let better = string_tool(
+        "better_search",
+        Some("Better search".to_string()),
+        open_schema(),
+        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+    )
+    .with_tags(["search"])
+    .with_hidden_by_tag("remote-search");
+    let remote = string_tool(
+        "remote_docs",
+        Some("Remote docs".to_string()),
+        open_schema(),
+        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+    )
+    .with_tags(["remote-search"]);
+    let registry = ToolRegistry::new()
+        .with_tool(Arc::new(basic))
+        .with_tool(Arc::new(better))
+        .with_tool(Arc::new(remote));
+    let names: Vec<String> = registry
+        .definitions_for_context(&AgentContext::default())
+        .into_iter()
+        .map(|definition| definition.name)
+        .collect();
+    // tool-runtime.md: "a tool is hidden when another *exposed* tool carries
+    // one of its hidden_by_tags". better_search is not exposed, so nothing
+    // covers basic_search's "search" workflow any more.
+    assert_eq!(names, vec!["basic_search", "remote_docs"]);
+}
+
+// ---------------------------------------------------------------------------
+// 10. Typed tool errors for nested fields do not say where
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Filter {
+    /// Maximum number of rows.
+    limit: u32,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct QueryArgs {
+    /// Query.
+    query: String,
+    /// Filter.
+    filter: Filter,
+}
+
+#[tokio::test]
+async fn typed_tool_errors_name_the_field() {
+    let tool = typed_tool::<QueryArgs, _, _>(
+        "query_rows",
+        Some("Query rows".to_string()),
+        |_ctx: ToolContext, args: QueryArgs| async move {
+            Ok(ToolResult::new(
+                json!({"query": args.query, "limit": args.filter.limit}),
+            ))
+        },
+    );
+    let registry = ToolRegistry::new().with_tool(Arc::new(tool));
+    let part = registry
+        .execute_call(
+            ToolContext::default(),
+            &call(
+                "c",
+                "query_rows",
+                json!({"query": "x", "filter": {"limit": "ten"}}),
+            ),
+        )
+        .await;
+    assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
+    let message = part.content["message"].as_str().unwrap();
+    // Errors must say what *and where*; manual schemas report `/filter/limit`.
+    assert!(
+        message.contains("filter.limit") || message.contains("/filter/limit"),
+        "{message}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 11. `?` on serde_json argument errors: wrong class, retried 3 times
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn serde_argument_errors_are_not_retried_execution_failures() {
+    let runs = Arc::new(AtomicU32::new(0));
+    let tool = {
+        let runs = runs.clone();
+        string_tool(
+            "parse_args",
+            Some("Parses its own arguments".to_string()),
+            open_schema(),
+            move |_ctx: ToolContext, args: Value| {
+                let runs = runs.clone();
+                async move {
+                    runs.fetch_add(1, Ordering::SeqCst);
+                    let args: EchoArgs = serde_json::from_value(args)?;
+                    Ok(ToolResult::new(json!({"value": args.value})))
+                }
+            },
+        )
+    };
+    let registry = ToolRegistry::new().with_tool(Arc::new(tool));
+    let part = registry
+        .execute_call(
+            ToolContext::default(),
+            &call("c", "parse_args", json!({"value": 1})),
+        )
+        .await;
+    // Spec: "JSON/Serde argument validation failures
+    // (ToolError::InvalidArguments) ask the model to correct the tool call".
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        1,
+        "a data error is not transient"
+    );
+    assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
+}
+
+// ---------------------------------------------------------------------------
+// 12. Proxy search exposes tools that prepare_definition hides
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn proxy_search_respects_prepare_definition() {
+    let tenant = Arc::new(
+        string_tool(
+            "tenant_lookup",
+            Some("Lookup tenant data".to_string()),
+            open_schema(),
+            |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+        )
+        .with_prepare_definition(|context, mut definition| {
+            let tenant = context.metadata.get("tenant").and_then(Value::as_str)?;
+            definition.description = Some(format!("Lookup data for tenant {tenant}"));
+            Some(definition)
+        }),
+    );
+    let proxy = tool_proxy_toolset(vec![
+        Arc::new(StaticToolset::new("tenants").with_tool(tenant)) as DynToolset,
+    ]);
+    let registry = ToolRegistry::new().with_toolset(&proxy);
+    // No tenant: the spec says returning None "hides the tool for that
+    // prepared request".
+    let part = registry
+        .execute_call(
+            ambient(AgentContext::default()),
+            &call("c", "search_tools", json!({"query": "tenant lookup"})),
+        )
+        .await;
+    assert_eq!(part.kind, ToolReturnKind::Success);
+    assert_eq!(part.content["tools"], json!([]), "{}", part.content);
+}
+
+// ---------------------------------------------------------------------------
+// 13. Strict tools keep ungranted base dependencies
+// ---------------------------------------------------------------------------
+
+#[derive(Debug)]
+struct Db;
+
+#[tokio::test]
+async fn strict_tool_gets_no_ungranted_capability() {
+    let tool = string_tool(
+        "least_authority",
+        Some("Strict tool".to_string()),
+        open_schema(),
+        |ctx: ToolContext, _args: Value| async move {
+            Ok(ToolResult::new(json!({
+                "named_db": ctx.named_dependency::<Db>("db").is_some(),
+            })))
+        },
+    )
+    .with_dependencies(ToolDependencyRequirements::strict(Vec::<String>::new()));
+    let registry = ToolRegistry::new().with_tool(Arc::new(tool));
+    let mut base = Dependencies::new();
+    base.insert_named("db", Db);
+    let ctx = ambient(AgentContext::default()).with_dependencies(base);
+    let part = registry
+        .execute_call(ctx, &call("c", "least_authority", json!({})))
+        .await;
+    // Spec: "Without an explicit host grant, Strict exposes none of those
+    // authorities."
+    assert_eq!(part.content["named_db"], json!(false));
+}
+
+// ---------------------------------------------------------------------------
+// 14. Not-found errors reveal unavailable / hidden / unloaded tools
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn not_found_does_not_reveal_unavailable_tools() {
+    let gated = string_tool(
+        "delete_everything",
+        Some("Only for admins".to_string()),
+        open_schema(),
+        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+    )
+    .with_availability(|context| context.metadata.contains_key("admin"));
+    let registry = ToolRegistry::new()
+        .with_tool(Arc::new(gated))
+        .with_tool(echo("echo", "Echo"));
+    let context = AgentContext::default();
+    assert_eq!(registry.definitions_for_context(&context).len(), 1);
+    let part = registry
+        .execute_call(ambient(context), &call("c", "delete_everythin", json!({})))
+        .await;
+    assert_eq!(part.kind, ToolReturnKind::NotFound);
+    let message = part.content["message"].as_str().unwrap();
+    // Spec: hosts can "show diagnostics without exposing unavailable tools
+    // to the model".
+    assert!(!message.contains("delete_everything"), "{message}");
+}
+
+// ---------------------------------------------------------------------------
+// 15. Approvals of tools behind the proxy cannot be resumed
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn proxied_approval_round_trip() {
+    use starweaver::model::ModelResponse;
+    use starweaver::{AgentHitlUserInteraction, AgentRunStatus, TestModel};
+
+    let log: Arc<std::sync::Mutex<Vec<Value>>> = Arc::default();
+    let deploy = {
+        let log = log.clone();
+        Arc::new(
+            string_tool(
+                "deploy",
+                Some("Deploys a service".to_string()),
+                json!({"type": "object", "properties": {"service": {"type": "string"}}, "required": ["service"]}),
+                move |_ctx: ToolContext, args: Value| {
+                    let log = log.clone();
+                    async move {
+                        log.lock().unwrap().push(args.clone());
+                        Ok(ToolResult::new(json!({"deployed": args["service"]})))
+                    }
+                },
+            )
+            .with_approval_required(true),
+        )
+    };
+    let proxy = tool_proxy_toolset(vec![
+        Arc::new(StaticToolset::new("ops").with_tool(deploy)) as DynToolset
+    ]);
+    let model = Arc::new(TestModel::scripted(vec![
+        ModelResponse::tool_calls([call(
+            "p1",
+            "call_tool",
+            json!({"name": "deploy", "arguments": {"service": "api"}}),
+        )]),
+        ModelResponse::text("deployed"),
+    ]));
+    let mut session = AgentBuilder::new(model).toolset(&proxy).build().session();
+    let waiting = session.run("deploy the api").await.unwrap();
+    assert_eq!(waiting.status, AgentRunStatus::Waiting);
+    // tool-runtime.md: "wrapped tools keep their ... approvals".
+    let done = session
+        .resume_after_hitl(AgentHitlUserInteraction::approved("p1"))
+        .await;
+    assert!(done.is_ok(), "{:?}", done.err());
+    assert_eq!(*log.lock().unwrap(), vec![json!({"service": "api"})]);
+}
+
+// ---------------------------------------------------------------------------
+// 16. Filtered tools receive an AgentContextHandle from context dependencies
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn filtered_tool_never_receives_broad_handle() {
+    let tool = string_tool(
+        "narrow",
+        Some("Filtered tool".to_string()),
+        open_schema(),
+        |ctx: ToolContext, _args: Value| async move {
+            Ok(ToolResult::new(json!({
+                "broad_handle": ctx.dependency::<AgentContextHandle>().is_some(),
+            })))
+        },
+    )
+    .with_dependencies(ToolDependencyRequirements::filtered(Vec::<String>::new()));
+    let registry = ToolRegistry::new().with_tool(Arc::new(tool));
+    let mut context = AgentContext::default();
+    // A host (or a compatibility shim) attached the broad handle as an
+    // ordinary typed dependency.
+    context.insert_dependency(AgentContextHandle::default());
+    let part = registry
+        .execute_call(ambient(context), &call("c", "narrow", json!({})))
+        .await;
+    // tool-runtime.md: "Filtered and Strict tools never receive an
+    // AgentContextHandle, even one a host placed on the base context."
+    assert_eq!(part.content["broad_handle"], json!(false));
+}
+
+// ---------------------------------------------------------------------------
+// 17. User-input preprocessors see an empty tool_call_id
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn preprocessor_sees_the_call_id() {
+    use starweaver::model::ModelResponse;
+    use starweaver::{AgentHitlUserInteraction, TestModel, ToolUserInputPreprocessResult};
+
+    let seen: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let tool = {
+        let seen = seen.clone();
+        string_tool(
+            "write_file",
+            Some("Write a reviewed file".to_string()),
+            json!({"type": "object"}),
+            |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+        )
+        .with_approval_required(true)
+        .with_user_input_preprocessor(move |ctx: ToolContext, user_input: Value| {
+            seen.lock().unwrap().push(ctx.tool_call_id().to_string());
+            async move {
+                Ok(ToolUserInputPreprocessResult::new().with_override_arguments(user_input))
+            }
+        })
+    };
+    let model = Arc::new(TestModel::scripted(vec![
+        ModelResponse::tool_calls([call("w1", "write_file", json!({"path": "a"}))]),
+        ModelResponse::text("written"),
+    ]));
+    let mut session = AgentBuilder::new(model)
+        .tool(Arc::new(tool))
+        .build()
+        .session();
+    session.run("write").await.unwrap();
+    session
+        .resume_after_hitl(
+            AgentHitlUserInteraction::approved("w1").with_user_input(json!({"path": "b"})),
+        )
+        .await
+        .unwrap();
+    // Spec: "ToolContext carries execution metadata"; the registry sets the
+    // call id for execution, but not for preprocessing.
+    assert_eq!(*seen.lock().unwrap(), vec!["w1".to_string()]);
+}
+
+// ---------------------------------------------------------------------------
+// 18. Dropping a run (host timeout / select) wipes the caller's AgentContext
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn cancelled_run_keeps_the_host_context() {
+    let slow = Arc::new(string_tool(
+        "slow",
+        Some("Takes a while".to_string()),
+        open_schema(),
+        |_ctx: ToolContext, _args: Value| async move {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            Ok(ToolResult::new(json!({})))
+        },
+    ));
+    let model = Arc::new(FunctionModel::new(|messages: &[ModelMessage], _| {
+        Ok(if messages.len() < 2 {
+            ModelResponse::tool_calls([call("s1", "slow", json!({}))])
+        } else {
+            ModelResponse::text("done")
+        })
+    }));
+    let agent = AgentBuilder::new(model).tool(slow).build();
+    let mut context = AgentContext::default();
+    context.notes.set("customer", "acme");
+    context.insert_named_dependency("db", Db);
+    let outcome = tokio::time::timeout(
+        Duration::from_millis(50),
+        agent.run_with_context("go", &mut context),
+    )
+    .await;
+    assert!(outcome.is_err(), "the run should have been cut off");
+    // Design: "nothing is lost".
+    assert_eq!(context.notes.get("customer"), Some("acme"));
+    assert!(context.dependencies.contains_named("db"));
+}
