@@ -46,7 +46,13 @@ pub(crate) async fn run_segment(
     };
     let run_id = progress.run_id.clone();
     let mut lease = ContextLease::new(context, messages, &options.params);
-    let mut recorder = Recorder::new(run_id.clone(), reporting.keep_records, reporting.sink);
+    let first_sequence = progress.next_sequence;
+    let mut recorder = Recorder::new(
+        run_id.clone(),
+        reporting.keep_records,
+        reporting.sink,
+        first_sequence,
+    );
     let end = Run::new(
         config,
         options,
@@ -58,6 +64,7 @@ pub(crate) async fn run_segment(
     .await;
     lease.settle();
     drop(lease);
+    let next_sequence = recorder.next_sequence();
     let records = recorder.into_records();
     match end {
         // Rejected HITL input ran nothing: the paused run stays intact.
@@ -80,6 +87,7 @@ pub(crate) async fn run_segment(
         }),
         Ok(RunEnd::Waiting(mut waiting)) => {
             waiting.message_checkpoint = checkpoint;
+            waiting.progress.next_sequence = next_sequence;
             Ok(SegmentOutput {
                 result: AgentRunResult {
                     run_id,

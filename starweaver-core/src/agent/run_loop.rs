@@ -48,7 +48,7 @@ pub(crate) enum RunEnd {
 
 /// What a resumed pending call does.
 enum Answer {
-    Denied(Option<String>),
+    Denied(Option<String>, Option<Value>),
     Run {
         ctx: Box<ToolContext>,
         arguments: Value,
@@ -154,10 +154,24 @@ impl<'a, 'r> Run<'a, 'r> {
                 messages.push(ModelMessage::Request(ModelRequest::user(prompt)))
             }
             RunStart::Resume(waiting, results) => {
-                let waiting = *waiting;
-                let returns = self.resume_calls(&waiting, &results).await?;
+                let mut waiting = *waiting;
+                // An approval holds for the call from now on, so a tool that
+                // is both gated and deferred does not ask twice.
+                for request in &waiting.pending {
+                    let approved = results
+                        .interactions
+                        .get(&request.tool_call_id)
+                        .is_some_and(|interaction| interaction.approved);
+                    if approved {
+                        waiting
+                            .progress
+                            .approved_calls
+                            .insert(request.tool_call_id.clone());
+                    }
+                }
+                let (returns, fresh) = self.resume_calls(&waiting, &results).await?;
                 progress = waiting.progress;
-                match self.process_returns(&mut progress, waiting.calls, returns)? {
+                match self.process_returns(&mut progress, waiting.calls, returns, &fresh)? {
                     Next::Request(parts) => {
                         messages.push(ModelMessage::Request(ModelRequest { parts }))
                     }
@@ -188,13 +202,16 @@ impl<'a, 'r> Run<'a, 'r> {
                     .map(|tool| tool.name.clone())
                     .collect(),
             });
-            let response = self.request(messages, &parameters).await?;
-            progress.usage.add(&response.usage);
-            let usage = response.usage;
+            let mut response = self.request(messages, &parameters).await?;
+            unique_call_ids(&mut response, progress.step);
+            let mut usage = response.usage;
+            usage.requests = usage.requests.max(1);
+            progress.usage.add(&usage);
             self.context.update(|context| {
-                context.usage.requests += usage.requests.max(1);
-                context.usage.input_tokens += usage.input_tokens;
-                context.usage.output_tokens += usage.output_tokens;
+                let counters = &mut context.usage;
+                counters.requests = counters.requests.saturating_add(usage.requests);
+                counters.input_tokens = counters.input_tokens.saturating_add(usage.input_tokens);
+                counters.output_tokens = counters.output_tokens.saturating_add(usage.output_tokens);
             });
             let calls: Vec<ToolCallPart> = response.calls().cloned().collect();
             let output = response.text_content();
@@ -206,10 +223,12 @@ impl<'a, 'r> Run<'a, 'r> {
                 return Ok(RunEnd::Completed { output, progress });
             }
             let returns = self.execute_calls(&mut progress, &calls).await;
+            let fresh = vec![true; returns.len()];
             match self.process_returns(
                 &mut progress,
                 calls,
                 returns.into_iter().map(Some).collect(),
+                &fresh,
             )? {
                 Next::Request(parts) => {
                     messages.push(ModelMessage::Request(ModelRequest { parts }))
@@ -274,7 +293,8 @@ impl<'a, 'r> Run<'a, 'r> {
     fn tool_context(&self, progress: &RunProgress, call: &ToolCallPart) -> ToolContext {
         let retry = progress.model_retries.get(&call.name).copied().unwrap_or(0);
         let ctx = ToolContext::new(progress.run_id.clone(), self.conversation_id.clone(), retry)
-            .with_agent_context(self.context.clone());
+            .with_agent_context(self.context.clone())
+            .with_approved(progress.approved_calls.contains(&call.id));
         match &self.cancellation {
             Some(token) => ctx.with_cancellation(token.clone()),
             None => ctx,
@@ -307,9 +327,10 @@ impl<'a, 'r> Run<'a, 'r> {
         })
         .await;
         let count = calls.len() as u64;
-        progress.usage.tool_calls += count;
-        self.context
-            .update(|context| context.usage.tool_calls += count);
+        progress.usage.tool_calls = progress.usage.tool_calls.saturating_add(count);
+        self.context.update(|context| {
+            context.usage.tool_calls = context.usage.tool_calls.saturating_add(count)
+        });
         for part in &returns {
             self.recorder
                 .emit(AgentStreamEvent::ToolReturn { part: part.clone() });
@@ -325,7 +346,7 @@ impl<'a, 'r> Run<'a, 'r> {
         &mut self,
         waiting: &WaitingState,
         results: &AgentHitlResults,
-    ) -> Result<Vec<Option<ToolReturnPart>>, AgentError> {
+    ) -> Result<(Vec<Option<ToolReturnPart>>, Vec<bool>), AgentError> {
         validate_results(waiting, results)?;
         let mut answers = Vec::with_capacity(waiting.pending.len());
         for request in &waiting.pending {
@@ -343,7 +364,11 @@ impl<'a, 'r> Run<'a, 'r> {
             answers.push((index, answer));
         }
         let mut returns = waiting.returns.clone();
+        let mut fresh = vec![false; returns.len()];
         for (index, answer) in answers {
+            if let Some(flag) = fresh.get_mut(index) {
+                *flag = true;
+            }
             let call = &waiting.calls[index];
             let part = self.run_answer(call, answer).await;
             self.recorder
@@ -353,7 +378,7 @@ impl<'a, 'r> Run<'a, 'r> {
             }
         }
         self.forward_events();
-        Ok(returns)
+        Ok((returns, fresh))
     }
 
     /// Decides what to run for one pending call, preprocessing user input.
@@ -365,11 +390,15 @@ impl<'a, 'r> Run<'a, 'r> {
         results: &AgentHitlResults,
     ) -> Result<Answer, AgentError> {
         let ctx = self.tool_context(progress, call);
-        let arguments = if request.arguments.is_null() {
+        // What the human saw, and what runs: the call as the model sent it
+        // (hooks and validation run again on the way in).
+        let shown = if request.arguments.is_null() {
             call.arguments.to_json().unwrap_or(Value::Null)
         } else {
             request.arguments.clone()
         };
+        let arguments = call.arguments.to_json().unwrap_or_else(|_| shown.clone());
+        let request_record = request.metadata.get("request").cloned();
         if request.kind == AgentHitlRequestKind::Deferred {
             let result = results
                 .deferred_results
@@ -384,15 +413,20 @@ impl<'a, 'r> Run<'a, 'r> {
         }
         let interaction = match results.interactions.get(&call.id) {
             Some(interaction) if interaction.approved => interaction,
-            Some(interaction) => return Ok(Answer::Denied(interaction.reason.clone())),
-            None => return Ok(Answer::Denied(None)),
+            Some(interaction) => {
+                return Ok(Answer::Denied(interaction.reason.clone(), request_record))
+            }
+            None => return Ok(Answer::Denied(None, request_record)),
         };
         let ctx = ctx
             .with_approved(true)
-            .with_metadata(HITL_ARGUMENTS_METADATA_KEY, arguments.clone());
+            .with_metadata(HITL_ARGUMENTS_METADATA_KEY, shown);
         let mut arguments = arguments;
         let mut approval = JsonMap::new();
         approval.insert("approved".to_string(), Value::Bool(true));
+        if let Some(record) = request_record {
+            approval.insert("request".to_string(), record);
+        }
         if let Some(input) = &interaction.user_input {
             let preprocessed = self
                 .registry
@@ -424,7 +458,7 @@ impl<'a, 'r> Run<'a, 'r> {
 
     async fn run_answer(&self, call: &ToolCallPart, answer: Answer) -> ToolReturnPart {
         match answer {
-            Answer::Denied(reason) => denied(call, reason.as_deref()),
+            Answer::Denied(reason, request) => denied(call, reason.as_deref(), request),
             Answer::Run {
                 ctx,
                 arguments,
@@ -451,7 +485,29 @@ impl<'a, 'r> Run<'a, 'r> {
         progress: &mut RunProgress,
         calls: Vec<ToolCallPart>,
         returns: Vec<Option<ToolReturnPart>>,
+        fresh: &[bool],
     ) -> Result<Next, AgentError> {
+        // Budgets first: a batch that exhausts one fails before it can
+        // pause for approvals whose effects would then be rolled back.
+        for (index, part) in returns.iter().enumerate() {
+            let Some(part) = part else { continue };
+            if !part.kind.is_model_retry() || !fresh.get(index).copied().unwrap_or(true) {
+                continue;
+            }
+            let used = progress
+                .model_retries
+                .entry(part.tool_name.clone())
+                .or_insert(0);
+            *used += 1;
+            let max_retries = self.registry.max_retries_for(&part.tool_name);
+            if *used > max_retries {
+                return Err(AgentError::ToolRetriesExhausted {
+                    tool: part.tool_name.clone(),
+                    max_retries,
+                    message: retry_message(part),
+                });
+            }
+        }
         let pending: Vec<AgentHitlRequest> = returns
             .iter()
             .flatten()
@@ -473,23 +529,7 @@ impl<'a, 'r> Run<'a, 'r> {
         let mut parts = Vec::with_capacity(returns.len());
         for part in returns.into_iter().flatten() {
             if part.kind.is_model_retry() {
-                let used = progress
-                    .model_retries
-                    .entry(part.tool_name.clone())
-                    .or_insert(0);
-                *used += 1;
-                let max_retries = self.registry.max_retries_for(&part.tool_name);
-                let message = part.content["message"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                if *used > max_retries {
-                    return Err(AgentError::ToolRetriesExhausted {
-                        tool: part.tool_name,
-                        max_retries,
-                        message,
-                    });
-                }
+                let message = retry_message(&part);
                 parts.push(RequestPart::RetryPrompt(RetryPromptPart {
                     tool_call_id: Some(part.tool_call_id),
                     tool_name: Some(part.tool_name),
@@ -559,7 +599,37 @@ pub(crate) fn validate_results(
     Ok(())
 }
 
-fn denied(call: &ToolCallPart, reason: Option<&str>) -> ToolReturnPart {
+/// The message of a model-retry return.
+fn retry_message(part: &ToolReturnPart) -> String {
+    part.content["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Gives every call of a response a distinct, non-empty id, so each
+/// return (and each human answer) lands on its own call.
+fn unique_call_ids(response: &mut ModelResponse, step: u32) {
+    let mut seen = std::collections::HashSet::new();
+    for (index, part) in response.parts.iter_mut().enumerate() {
+        let crate::model::ResponsePart::ToolCall(call) = part else {
+            continue;
+        };
+        if call.id.is_empty() {
+            call.id = format!("call_{step}_{index}");
+        }
+        if !seen.insert(call.id.clone()) {
+            let base = call.id.clone();
+            let mut suffix = 2;
+            while !seen.insert(format!("{base}#{suffix}")) {
+                suffix += 1;
+            }
+            call.id = format!("{base}#{suffix}");
+        }
+    }
+}
+
+fn denied(call: &ToolCallPart, reason: Option<&str>, request: Option<Value>) -> ToolReturnPart {
     let message = match reason {
         Some(reason) => format!("The user denied this tool call: {reason}"),
         None => "The user denied this tool call.".to_string(),
@@ -567,7 +637,7 @@ fn denied(call: &ToolCallPart, reason: Option<&str>) -> ToolReturnPart {
     let mut metadata = JsonMap::new();
     metadata.insert(
         "approval".to_string(),
-        json!({"approved": false, "reason": reason}),
+        json!({"approved": false, "reason": reason, "request": request}),
     );
     ToolReturnPart {
         tool_call_id: call.id.clone(),

@@ -15,6 +15,12 @@ pub(crate) struct RunProgress {
     pub(crate) step: u32,
     pub(crate) model_retries: BTreeMap<String, u32>,
     pub(crate) usage: Usage,
+    /// Calls a human approved; the approval holds for later resumes.
+    #[serde(default)]
+    pub(crate) approved_calls: std::collections::BTreeSet<String>,
+    /// Sequence number of the run's next stream record.
+    #[serde(default)]
+    pub(crate) next_sequence: u64,
 }
 
 /// A run paused on approvals or deferred results.

@@ -107,7 +107,7 @@ impl AgentStream {
 }
 
 /// A live observer of run records.
-pub type AgentEventSink<'a> = &'a mut (dyn FnMut(&AgentStreamRecord) + Send);
+pub type AgentEventSink<'a> = &'a mut (dyn FnMut(&AgentStreamRecord) + Send + Sync);
 
 /// Collects records and forwards them to an optional live observer.
 pub(crate) struct Recorder<'a> {
@@ -119,14 +119,24 @@ pub(crate) struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
-    pub(crate) fn new(run_id: RunId, keep: bool, sink: Option<AgentEventSink<'a>>) -> Self {
+    pub(crate) fn new(
+        run_id: RunId,
+        keep: bool,
+        sink: Option<AgentEventSink<'a>>,
+        first_sequence: u64,
+    ) -> Self {
         Self {
             run_id,
             keep,
             records: Vec::new(),
             sink,
-            sequence: 0,
+            sequence: first_sequence,
         }
+    }
+
+    /// The sequence number the next record gets.
+    pub(crate) fn next_sequence(&self) -> u64 {
+        self.sequence
     }
 
     pub(crate) fn is_active(&self) -> bool {
@@ -135,6 +145,7 @@ impl<'a> Recorder<'a> {
 
     pub(crate) fn emit(&mut self, event: AgentStreamEvent) {
         if !self.is_active() {
+            self.sequence += 1;
             return;
         }
         let record = AgentStreamRecord {

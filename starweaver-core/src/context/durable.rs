@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use super::ToolConfig;
 use super::{
     AgentContext, ContextHandoff, ContextTask, ContextUsage, Notes, ShellEnvironmentSnapshot,
     ToolSearchState,
@@ -39,6 +40,9 @@ pub struct AgentContextState {
     /// Toolsets left unavailable by lifecycle setup.
     #[serde(default)]
     pub unavailable_toolsets: BTreeSet<String>,
+    /// Tool settings, such as a fail-closed unavailable-tool policy.
+    #[serde(default)]
+    pub tool_config: ToolConfig,
 }
 
 impl AgentContext {
@@ -54,6 +58,7 @@ impl AgentContext {
             handoff: self.handoff.clone(),
             shell_environment: self.shell_environment.clone(),
             unavailable_toolsets: self.unavailable_toolsets.clone(),
+            tool_config: self.tool_config.clone(),
         }
     }
 
@@ -68,5 +73,6 @@ impl AgentContext {
         self.handoff = state.handoff;
         self.shell_environment = state.shell_environment;
         self.unavailable_toolsets = state.unavailable_toolsets;
+        self.tool_config = state.tool_config;
     }
 }

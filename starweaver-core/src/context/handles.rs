@@ -136,10 +136,10 @@ impl UsageContextHandle {
     pub fn record(&self, delta: ContextUsage) {
         self.0.update(|context| {
             let usage = &mut context.usage;
-            usage.requests += delta.requests;
-            usage.tool_calls += delta.tool_calls;
-            usage.input_tokens += delta.input_tokens;
-            usage.output_tokens += delta.output_tokens;
+            usage.requests = usage.requests.saturating_add(delta.requests);
+            usage.tool_calls = usage.tool_calls.saturating_add(delta.tool_calls);
+            usage.input_tokens = usage.input_tokens.saturating_add(delta.input_tokens);
+            usage.output_tokens = usage.output_tokens.saturating_add(delta.output_tokens);
         });
     }
 }

@@ -127,6 +127,20 @@ fn sample_array(map: &Map<String, Value>, root: &Value, depth: usize) -> Value {
         .and_then(Value::as_u64)
         .unwrap_or(u64::MAX);
     let count = usize::try_from(min.min(max).min(MAX_ITEMS)).unwrap_or(1);
+    let prefix: Vec<Value> = map
+        .get("prefixItems")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .map(|item| sample(item, root, depth + 1))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !prefix.is_empty() {
+        // Tuples: one sample per position (`items: false` forbids more).
+        return Value::Array(prefix);
+    }
     let items_schema = map.get("items");
     let item = items_schema.map_or(json!("example"), |items| sample(items, root, depth + 1));
     let unique = map.get("uniqueItems").and_then(Value::as_bool) == Some(true);
@@ -184,28 +198,52 @@ fn sample_string(map: &Map<String, Value>) -> Value {
 }
 
 fn sample_number(map: &Map<String, Value>, integer: bool) -> Value {
-    let minimum = map.get("minimum").and_then(Value::as_f64).or_else(|| {
-        map.get("exclusiveMinimum")
-            .and_then(Value::as_f64)
-            .map(|bound| bound + 1.0)
-    });
-    let maximum = map.get("maximum").and_then(Value::as_f64).or_else(|| {
-        map.get("exclusiveMaximum")
-            .and_then(Value::as_f64)
-            .map(|bound| bound - 1.0)
-    });
-    let mut value = minimum.unwrap_or(1.0);
-    if let Some(maximum) = maximum {
-        value = value.min(maximum);
-    }
+    let bound = |key: &str| map.get(key).and_then(Value::as_f64);
+    let (low, low_open) = match (bound("minimum"), bound("exclusiveMinimum")) {
+        (Some(min), Some(open)) if open >= min => (Some(open), true),
+        (Some(min), _) => (Some(min), false),
+        (None, Some(open)) => (Some(open), true),
+        (None, None) => (None, false),
+    };
+    let (high, high_open) = match (bound("maximum"), bound("exclusiveMaximum")) {
+        (Some(max), Some(open)) if open <= max => (Some(open), true),
+        (Some(max), _) => (Some(max), false),
+        (None, Some(open)) => (Some(open), true),
+        (None, None) => (None, false),
+    };
     if integer {
-        let rounded = value.ceil();
-        if rounded.is_finite() && rounded.abs() < 9.0e15 {
+        // The smallest integer inside the bounds (1 when unbounded below).
+        let lowest = match low {
+            Some(low) if low_open => low.floor() + 1.0,
+            Some(low) => low.ceil(),
+            None => high.map_or(1.0, |high| {
+                let top = if high_open {
+                    high.ceil() - 1.0
+                } else {
+                    high.floor()
+                };
+                top.min(1.0)
+            }),
+        };
+        let value = match map.get("multipleOf").and_then(Value::as_f64) {
+            Some(step) if step > 0.0 => (lowest / step).ceil() * step,
+            _ => lowest,
+        };
+        if value.is_finite() && value.abs() < 9.0e15 {
             #[allow(clippy::cast_possible_truncation)]
-            return json!(rounded as i64);
+            return json!(value as i64);
         }
         return json!(1);
     }
+    let value = match (low, high) {
+        // Strictly inside an interval with an open end.
+        (Some(low), Some(high)) if low_open || high_open => (low + high) / 2.0,
+        (Some(low), _) if low_open => low + 1.0,
+        (Some(low), _) => low,
+        (None, Some(high)) if high_open => high - 1.0,
+        (None, Some(high)) => high.min(1.0),
+        (None, None) => 1.0,
+    };
     json!(value)
 }
 
@@ -237,6 +275,9 @@ mod tests {
             json!({"type": "object", "properties": {"o": {"anyOf": [{"type": "null"}, {"type": "integer", "minimum": 3}]}}, "required": ["o"]}),
             json!({"type": "object", "properties": {"inner": {"$ref": "#/$defs/Inner"}}, "required": ["inner"], "$defs": {"Inner": {"type": "object", "properties": {"flag": {"type": "boolean"}}, "required": ["flag"]}}}),
             json!({"type": "object", "properties": {"s": {"type": ["string", "null"], "maxLength": 3}}, "required": ["s"]}),
+            json!({"type": "object", "properties": {"p": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}}, "required": ["p"]}),
+            json!({"type": "object", "properties": {"k": {"type": "integer", "exclusiveMinimum": 3, "multipleOf": 5}}, "required": ["k"]}),
+            json!({"type": "object", "properties": {"t": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false}}, "required": ["t"]}),
         ] {
             assert_valid(&schema);
         }

@@ -73,10 +73,12 @@ pub struct Usage {
 impl Usage {
     /// Adds another usage to this one.
     pub fn add(&mut self, other: &Self) {
-        self.requests += other.requests;
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.tool_calls += other.tool_calls;
+        // Counters saturate: a provider reporting absurd numbers must not
+        // crash the run.
+        self.requests = self.requests.saturating_add(other.requests);
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.tool_calls = self.tool_calls.saturating_add(other.tool_calls);
     }
 }
 

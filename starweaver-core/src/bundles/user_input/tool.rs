@@ -54,7 +54,23 @@ fn ask_user_question() -> DynTool {
     .with_kind(ToolKind::Unapproved)
     .with_metadata(APPROVAL_REQUEST_KIND_METADATA_KEY, json!(CLARIFYING_QUESTIONS_REQUEST_KIND))
     .with_sequential(true)
-    .with_argument_validator(|_ctx, arguments| parse_args(arguments)?.validate())
+    .with_argument_validator(|ctx, arguments| {
+        if !arguments.is_object() {
+            return Err(ToolError::invalid_arguments(
+                ASK_USER_QUESTION_TOOL_NAME,
+                "arguments must be an object with a `questions` list",
+            ));
+        }
+        // Answers come from the user through the runtime, never from the
+        // model's own call.
+        if !ctx.is_approved() && arguments.get("user_answers").is_some() {
+            return Err(ToolError::invalid_arguments(
+                ASK_USER_QUESTION_TOOL_NAME,
+                "`user_answers` is filled in by the runtime after the user answers; send only `questions`",
+            ));
+        }
+        parse_args(arguments)?.validate()
+    })
     .with_user_input_preprocessor(|ctx: ToolContext, user_input: Value| async move {
         let arguments = ctx
             .metadata()
@@ -69,7 +85,13 @@ fn ask_user_question() -> DynTool {
         let answers = normalize_clarifying_question_answers(&args.questions, &user_input)?;
         let answers_value = serde_json::to_value(&answers)?;
         let mut replacement = arguments;
-        replacement["user_answers"] = answers_value.clone();
+        let Some(fields) = replacement.as_object_mut() else {
+            return Err(ToolError::invalid_arguments(
+                ASK_USER_QUESTION_TOOL_NAME,
+                "arguments must be an object with a `questions` list",
+            ));
+        };
+        fields.insert("user_answers".to_string(), answers_value.clone());
         Ok(ToolUserInputPreprocessResult::new()
             .with_override_arguments(replacement)
             .with_approval_metadata("request", json!({"kind": CLARIFYING_QUESTIONS_REQUEST_KIND, "tool": ASK_USER_QUESTION_TOOL_NAME}))
