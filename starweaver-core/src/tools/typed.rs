@@ -85,6 +85,10 @@ where
 
 /// Deserializes arguments, naming the failing field (`filter.limit`).
 fn parse_arguments<A: DeserializeOwned>(tool: &str, arguments: &Value) -> Result<A, ToolError> {
+    // Fast path without path tracking; errors are parsed again for the path.
+    if let Ok(parsed) = A::deserialize(arguments) {
+        return Ok(parsed);
+    }
     serde_path_to_error::deserialize(arguments).map_err(|error| {
         let path = error.path().to_string();
         let message = if path == "." {
