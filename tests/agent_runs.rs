@@ -1337,3 +1337,25 @@ async fn auto_model_arguments_validate_for_long_arrays() {
     assert_eq!(runs.load(Ordering::SeqCst), 1, "{:?}", result.messages);
     assert!(retry_prompts(&model.requests()[1]).is_empty());
 }
+
+#[tokio::test]
+async fn a_tool_name_providers_reject_stops_the_run_before_the_model() {
+    let model = Arc::new(TestModel::with_text("never"));
+    let tool = string_tool(
+        "bad name",
+        Some("Has a space".to_string()),
+        json!({"type": "object", "properties": {}}),
+        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+    );
+    let agent = AgentBuilder::new(model.clone())
+        .tool(Arc::new(tool))
+        .build();
+    match agent.run("hi").await {
+        Err(AgentError::InvalidToolName { name, problem }) => {
+            assert_eq!(name, "bad name");
+            assert!(problem.contains("letters, digits"), "{problem}");
+        }
+        other => panic!("expected InvalidToolName, got {other:?}"),
+    }
+    assert!(model.requests().is_empty());
+}

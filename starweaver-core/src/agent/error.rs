@@ -13,6 +13,14 @@ pub enum AgentError {
     /// Tools were unavailable under the FailRun policy.
     #[error(transparent)]
     ToolsUnavailable(#[from] ToolsUnavailableError),
+    /// A registered tool has a name model providers reject.
+    #[error("{problem}; the run did not start")]
+    InvalidToolName {
+        /// The tool.
+        name: String,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
     /// The run used all its model steps without a final answer.
     #[error(
         "the run stopped after {max_steps} model steps without a final answer; \

@@ -114,6 +114,9 @@ impl<'a, 'r> Run<'a, 'r> {
         start: RunStart,
         progress: RunProgress,
     ) -> Result<RunEnd, AgentError> {
+        if let Some((name, problem)) = self.registry.invalid_tool_names().into_iter().next() {
+            return Err(AgentError::InvalidToolName { name, problem });
+        }
         let startup = self.config.startup_events.clone();
         self.context.update(|context| {
             if let Some(tool_config) = &self.config.tool_config {

@@ -8,6 +8,7 @@ mod function;
 mod hooks;
 pub(crate) mod instruction;
 pub(crate) mod metadata;
+mod name;
 mod options;
 mod registry;
 mod result;
@@ -31,6 +32,7 @@ pub use metadata::{
     APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY, HIDDEN_BY_TAGS_METADATA_KEY,
     TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
+pub use name::{validate_tool_name, MAX_TOOL_NAME_CHARS};
 pub(crate) use registry::InheritedLimits;
 pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,

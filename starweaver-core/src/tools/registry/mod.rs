@@ -216,6 +216,20 @@ impl ToolRegistry {
         self
     }
 
+    /// Registered tools whose names providers would reject, with the
+    /// reason. Agent runs refuse to start while there are any.
+    #[must_use]
+    pub fn invalid_tool_names(&self) -> Vec<(String, String)> {
+        self.entries
+            .keys()
+            .filter_map(|name| {
+                super::validate_tool_name(name)
+                    .err()
+                    .map(|problem| (name.clone(), problem))
+            })
+            .collect()
+    }
+
     /// Registered tool names, sorted.
     #[must_use]
     pub fn names(&self) -> Vec<String> {
