@@ -134,7 +134,8 @@ impl Agent {
             RunStart::Prompt(prompt),
             reporting,
         )
-        .await?;
+        .await
+        .0?;
         Ok((output.result, output.records))
     }
 

@@ -33,7 +33,7 @@ pub(crate) async fn run_segment(
     messages: &mut Vec<ModelMessage>,
     start: RunStart,
     reporting: Reporting<'_>,
-) -> Result<SegmentOutput, AgentError> {
+) -> (Result<SegmentOutput, AgentError>, u64) {
     let (progress, checkpoint) = match &start {
         RunStart::Prompt(_) => (
             RunProgress {
@@ -66,7 +66,7 @@ pub(crate) async fn run_segment(
     drop(lease);
     let next_sequence = recorder.next_sequence();
     let records = recorder.into_records();
-    match end {
+    let result = match end {
         // Rejected HITL input ran nothing: the paused run stays intact.
         Err(error @ AgentError::InvalidHitlInput { .. }) => Err(error),
         Err(error) => {
@@ -101,7 +101,8 @@ pub(crate) async fn run_segment(
                 waiting: Some(waiting),
             })
         }
-    }
+    };
+    (result, next_sequence)
 }
 
 /// Lends the host's context to a run through a shared handle. Dropping it

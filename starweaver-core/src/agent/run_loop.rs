@@ -166,10 +166,8 @@ impl<'a, 'r> Run<'a, 'r> {
                         .get(&request.tool_call_id)
                         .is_some_and(|interaction| interaction.approved);
                     if approved {
-                        waiting
-                            .progress
-                            .approved_calls
-                            .insert(request.tool_call_id.clone());
+                        let key = approval_key(waiting.progress.step, &request.tool_call_id);
+                        waiting.progress.approved_calls.insert(key);
                     }
                 }
                 let (returns, fresh) = self.resume_calls(&waiting, &results).await?;
@@ -297,7 +295,11 @@ impl<'a, 'r> Run<'a, 'r> {
         let retry = progress.model_retries.get(&call.name).copied().unwrap_or(0);
         let ctx = ToolContext::new(progress.run_id.clone(), self.conversation_id.clone(), retry)
             .with_agent_context(self.context.clone())
-            .with_approved(progress.approved_calls.contains(&call.id));
+            .with_approved(
+                progress
+                    .approved_calls
+                    .contains(&approval_key(progress.step, &call.id)),
+            );
         match &self.cancellation {
             Some(token) => ctx.with_cancellation(token.clone()),
             None => ctx,
@@ -600,6 +602,12 @@ pub(crate) fn validate_results(
         }
     }
     Ok(())
+}
+
+/// Approvals belong to one call of one model response: providers may reuse
+/// ids across turns.
+fn approval_key(step: u32, call_id: &str) -> String {
+    format!("{step}:{call_id}")
 }
 
 /// The message of a model-retry return.

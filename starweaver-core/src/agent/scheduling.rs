@@ -29,6 +29,14 @@ pub(crate) fn sequential_reason(
     {
         return Some("sequential_tool");
     }
+    // A proxy's `call_tool` may run any tool: its needs are unknown here.
+    if calls.iter().any(|call| {
+        registry
+            .get(&call.name)
+            .is_some_and(|tool| tool.delegates_execution())
+    }) {
+        return Some("delegating_tool");
+    }
     let mut names = HashSet::new();
     if !calls.iter().all(|call| names.insert(call.name.as_str())) {
         return Some("repeated_tool");

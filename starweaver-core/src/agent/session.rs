@@ -199,7 +199,8 @@ impl AgentSession {
             RunStart::Prompt(prompt),
             reporting,
         )
-        .await?;
+        .await
+        .0?;
         self.waiting.clone_from(&output.waiting);
         self.waiting_options = options;
         Ok(output)
@@ -218,7 +219,7 @@ impl AgentSession {
         // so a resume that is cancelled half-way can be tried again.
         let waiting = waiting.clone();
         let options = self.waiting_options.clone();
-        let outcome = run_segment(
+        let (outcome, next_sequence) = run_segment(
             self.agent.config(),
             &options,
             &mut self.context,
@@ -233,8 +234,14 @@ impl AgentSession {
                 self.waiting.clone_from(&output.waiting);
                 Ok(output)
             }
-            // Rejected input ran nothing: still waiting, as before.
-            Err(error @ AgentError::InvalidHitlInput { .. }) => Err(error),
+            // Rejected input ran nothing: still waiting, as before, but
+            // the records already sent keep their sequence numbers.
+            Err(error @ AgentError::InvalidHitlInput { .. }) => {
+                if let Some(waiting) = self.waiting.as_mut() {
+                    waiting.progress.next_sequence = next_sequence;
+                }
+                Err(error)
+            }
             Err(error) => {
                 self.waiting = None;
                 Err(error)

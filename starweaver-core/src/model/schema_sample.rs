@@ -48,6 +48,12 @@ fn sample(schema: &Value, root: &Value, depth: usize) -> Value {
     {
         return example.clone();
     }
+    // A combinator's branch is merged with the schema's own properties
+    // (schemars puts flattened enums next to the struct's fields).
+    let own = || match sample_object(map, root, depth) {
+        Value::Object(own) if !own.is_empty() => Some(own),
+        _ => None,
+    };
     for combinator in ["anyOf", "oneOf"] {
         if let Some(branches) = map.get(combinator).and_then(Value::as_array) {
             let chosen = branches
@@ -55,12 +61,12 @@ fn sample(schema: &Value, root: &Value, depth: usize) -> Value {
                 .find(|branch| branch.get("type").and_then(Value::as_str) != Some("null"))
                 .or_else(|| branches.first());
             if let Some(branch) = chosen {
-                return sample(branch, root, depth + 1);
+                return merge(own(), sample(branch, root, depth + 1));
             }
         }
     }
     if let Some(parts) = map.get("allOf").and_then(Value::as_array) {
-        let mut merged = Map::new();
+        let mut merged = own().unwrap_or_default();
         for part in parts {
             if let Value::Object(part) = sample(part, root, depth + 1) {
                 merged.extend(part);
@@ -78,6 +84,17 @@ fn sample(schema: &Value, root: &Value, depth: usize) -> Value {
         Some("null") => Value::Null,
         _ if map.contains_key("properties") => sample_object(map, root, depth),
         _ => Value::Null,
+    }
+}
+
+/// A branch sample merged into the schema's own object sample.
+fn merge(own: Option<Map<String, Value>>, branch: Value) -> Value {
+    match (own, branch) {
+        (Some(mut own), Value::Object(branch)) => {
+            own.extend(branch);
+            Value::Object(own)
+        }
+        (_, branch) => branch,
     }
 }
 
@@ -117,43 +134,48 @@ fn sample_object(map: &Map<String, Value>, root: &Value, depth: usize) -> Value 
 }
 
 fn sample_array(map: &Map<String, Value>, root: &Value, depth: usize) -> Value {
+    // One illustrative item near the root; none deeper, so recursive
+    // types (a tree of nodes) end.
+    let default_min = u64::from(depth < 3);
     let min = map
         .get("minItems")
         .and_then(Value::as_u64)
-        .unwrap_or(1)
-        .max(1);
+        .unwrap_or(default_min);
     let max = map
         .get("maxItems")
         .and_then(Value::as_u64)
         .unwrap_or(u64::MAX);
-    let count = usize::try_from(min.min(max).min(MAX_ITEMS)).unwrap_or(1);
-    let prefix: Vec<Value> = map
+    let count = usize::try_from(min.min(max).min(MAX_ITEMS)).unwrap_or(0);
+    let mut items: Vec<Value> = map
         .get("prefixItems")
         .and_then(Value::as_array)
-        .map(|items| {
-            items
+        .map(|prefix| {
+            prefix
                 .iter()
                 .map(|item| sample(item, root, depth + 1))
                 .collect()
         })
         .unwrap_or_default();
-    if !prefix.is_empty() {
-        // Tuples: one sample per position (`items: false` forbids more).
-        return Value::Array(prefix);
-    }
-    let items_schema = map.get("items");
+    let items_schema = map.get("items").filter(|items| items.is_object());
     let item = items_schema.map_or(json!("example"), |items| sample(items, root, depth + 1));
     let unique = map.get("uniqueItems").and_then(Value::as_bool) == Some(true);
     let choices = items_schema
         .and_then(|items| items.get("enum"))
         .and_then(Value::as_array);
-    let items = (0..count)
-        .map(|index| match (unique, choices) {
-            (false, _) => item.clone(),
-            (true, Some(choices)) => choices.get(index).cloned().unwrap_or_else(|| item.clone()),
-            (true, None) => distinct(&item, index),
-        })
-        .collect();
+    let tuple_len = items.len();
+    // Tuples stop at their prefix unless `minItems` asks for more (and
+    // `items: false` forbids more).
+    if tuple_len == 0 || (items_schema.is_some() && count > tuple_len) {
+        for index in tuple_len..count.max(tuple_len) {
+            items.push(match (unique, choices) {
+                (false, _) => item.clone(),
+                (true, Some(choices)) => {
+                    choices.get(index).cloned().unwrap_or_else(|| item.clone())
+                }
+                (true, None) => distinct(&item, index),
+            });
+        }
+    }
     Value::Array(items)
 }
 
@@ -190,9 +212,10 @@ fn sample_string(map: &Map<String, Value>) -> Value {
         .and_then(Value::as_u64)
         .unwrap_or(u64::MAX);
     let mut text = base.to_string();
-    while (text.chars().count() as u64) < min {
-        text.push('x');
-    }
+    let missing = usize::try_from(min)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(text.len());
+    text.extend(std::iter::repeat_n('x', missing));
     let max = usize::try_from(max).unwrap_or(usize::MAX);
     Value::String(text.chars().take(max).collect())
 }
@@ -225,8 +248,21 @@ fn sample_number(map: &Map<String, Value>, integer: bool) -> Value {
                 top.min(1.0)
             }),
         };
+        let top = high.map(|high| {
+            if high_open {
+                high.ceil() - 1.0
+            } else {
+                high.floor()
+            }
+        });
         let value = match map.get("multipleOf").and_then(Value::as_f64) {
-            Some(step) if step > 0.0 => (lowest / step).ceil() * step,
+            Some(step) if step > 0.0 => {
+                let up = (lowest / step).ceil() * step;
+                match top {
+                    Some(top) if up > top => (top / step).floor() * step,
+                    _ => up,
+                }
+            }
             _ => lowest,
         };
         if value.is_finite() && value.abs() < 9.0e15 {

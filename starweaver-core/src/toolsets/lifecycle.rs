@@ -90,22 +90,8 @@ impl ToolRegistry {
     }
 }
 
-/// The policy of a combinator over `toolsets`: it enters (exits) when any
-/// of them needs it.
-pub(crate) fn combined_policy(toolsets: &[DynToolset]) -> ToolsetLifecyclePolicy {
-    toolsets
-        .iter()
-        .map(|toolset| toolset.lifecycle_policy())
-        .fold(ToolsetLifecyclePolicy::default(), |combined, policy| {
-            ToolsetLifecyclePolicy {
-                enter_before_prepare: combined.enter_before_prepare || policy.enter_before_prepare,
-                exit_after_run: combined.exit_after_run || policy.exit_after_run,
-            }
-        })
-}
-
-/// Availability checks and setup for `toolsets`, with their events.
-/// Boxed because combinators call it recursively for nested toolsets.
+/// Availability checks and setup for `toolsets` and the toolsets they
+/// wrap, with their events. Boxed because it recurses.
 pub(crate) fn enter_all<'a>(
     toolsets: &'a [DynToolset],
     context: &'a mut AgentContext,
@@ -129,6 +115,8 @@ pub(crate) fn enter_all<'a>(
             if !toolset.lifecycle_policy().enter_before_prepare {
                 // Available again after an earlier segment found it down.
                 context.unavailable_toolsets.remove(&name);
+                let wrapped = toolset.wrapped_toolsets();
+                reports.extend(enter_all(&wrapped, context).await);
                 continue;
             }
             let report = match toolset.enter_with_context(context).await {
@@ -149,13 +137,19 @@ pub(crate) fn enter_all<'a>(
                     }
                 }
             };
+            let entered = report.status == ToolsetLifecycleStatus::Initialized;
             reports.push(report.publish(context));
+            if entered {
+                let wrapped = toolset.wrapped_toolsets();
+                reports.extend(enter_all(&wrapped, context).await);
+            }
         }
         reports
     })
 }
 
-/// Teardown for `toolsets` that asked for it and are not unavailable.
+/// Teardown for `toolsets` (wrapped ones first) that asked for it and are
+/// not unavailable.
 pub(crate) fn exit_all<'a>(
     toolsets: &'a [DynToolset],
     context: &'a mut AgentContext,
@@ -164,9 +158,12 @@ pub(crate) fn exit_all<'a>(
         let mut reports = Vec::new();
         for toolset in toolsets {
             let name = toolset.name().to_string();
-            if !toolset.lifecycle_policy().exit_after_run
-                || context.unavailable_toolsets.contains(&name)
-            {
+            if context.unavailable_toolsets.contains(&name) {
+                continue;
+            }
+            let wrapped = toolset.wrapped_toolsets();
+            reports.extend(exit_all(&wrapped, context).await);
+            if !toolset.lifecycle_policy().exit_after_run {
                 continue;
             }
             let error = toolset

@@ -6,14 +6,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::lifecycle::{combined_policy, enter_all, exit_all};
 use super::search::{IndexedTool, SearchIndex};
-use super::{DynToolset, IntoDynToolset, Toolset, ToolsetLifecyclePolicy};
+use super::{DynToolset, IntoDynToolset, Toolset};
+use crate::agent::HITL_ARGUMENTS_METADATA_KEY;
 use crate::tools::{
     typed_tool, DynTool, ToolDefinition, ToolDependencyRequirements, ToolError, ToolInstruction,
-    ToolRegistry, ToolResult,
+    ToolRegistry, ToolResult, ToolUserInputPreprocessResult,
 };
-use crate::{AgentContext, BoxFuture, JsonMap, ToolContext};
+use crate::{JsonMap, ToolContext};
 
 const PROXY_NAME: &str = "tool_proxy";
 const DEFAULT_MAX_RESULTS: usize = 10;
@@ -75,7 +75,7 @@ impl ToolProxyToolset {
     pub fn new(name: impl Into<String>, toolsets: Vec<DynToolset>) -> Self {
         let mut registry = ToolRegistry::new();
         for toolset in &toolsets {
-            registry.insert_toolset(toolset);
+            registry.add_toolset(toolset.clone());
         }
         Self {
             name: name.into(),
@@ -110,6 +110,7 @@ impl ToolProxyToolset {
 
     fn call_tool(&self) -> DynTool {
         let inner = self.inner.clone();
+        let preprocess_inner = self.inner.clone();
         Arc::new(
             typed_tool::<CallToolArgs, _, _>(
                 "call_tool",
@@ -131,6 +132,10 @@ impl ToolProxyToolset {
             )
             // The wrapped tool applies its own timeout and retries.
             .delegating()
+            .with_user_input_preprocessor(move |ctx: ToolContext, user_input: Value| {
+                let inner = preprocess_inner.clone();
+                async move { preprocess(&inner, ctx, user_input).await }
+            })
             .with_dependencies(ToolDependencyRequirements::strict(Vec::<String>::new())),
         )
     }
@@ -161,12 +166,55 @@ fn as_proxy_request(error: ToolError, own_arguments: Value) -> ToolError {
 }
 
 fn proxy_metadata(tool: &str, mut metadata: JsonMap, own_arguments: Value) -> JsonMap {
-    if let Some(inner_arguments) = metadata.remove("arguments") {
-        metadata.insert("inner_arguments".to_string(), inner_arguments);
+    let inner_arguments = metadata.remove("arguments");
+    // Nested proxies: the innermost tool and its arguments are kept.
+    if !metadata.contains_key("inner_tool") {
+        if let Some(inner_arguments) = inner_arguments {
+            metadata.insert("inner_arguments".to_string(), inner_arguments);
+        }
+        metadata.insert("inner_tool".to_string(), Value::from(tool));
     }
-    metadata.insert("inner_tool".to_string(), Value::from(tool));
     metadata.insert("arguments".to_string(), own_arguments);
     metadata
+}
+
+/// Hands user input given with an approval of `call_tool` to the wrapped
+/// tool's preprocessor, and wraps its replacement arguments back into
+/// `call_tool`'s own `{name, arguments}`.
+async fn preprocess(
+    inner: &Inner,
+    ctx: ToolContext,
+    user_input: Value,
+) -> Result<ToolUserInputPreprocessResult, ToolError> {
+    let own = ctx
+        .metadata()
+        .get(HITL_ARGUMENTS_METADATA_KEY)
+        .cloned()
+        .unwrap_or(Value::Null);
+    let Some(name) = own.get("name").and_then(Value::as_str).map(str::to_string) else {
+        return Err(ToolError::invalid_arguments(
+            "call_tool",
+            "the approved call has no tool `name`",
+        ));
+    };
+    let inner_arguments = own.get("arguments").cloned().unwrap_or_else(|| json!({}));
+    let call_id = ctx.tool_call_id().to_string();
+    let inner_ctx = ctx.with_metadata(HITL_ARGUMENTS_METADATA_KEY, inner_arguments);
+    let preprocessed = inner
+        .registry
+        .preprocess_user_input(inner_ctx, &call_id, &name, user_input.clone())
+        .await?;
+    Ok(match preprocessed {
+        Some(result) => ToolUserInputPreprocessResult {
+            override_arguments: result
+                .override_arguments
+                .map(|arguments| json!({"name": name, "arguments": arguments})),
+            approval_metadata: result.approval_metadata,
+        },
+        None => {
+            ToolUserInputPreprocessResult::new().with_approval_metadata("user_input", user_input)
+        }
+    })
 }
 
 fn search(
@@ -235,30 +283,8 @@ impl Toolset for ToolProxyToolset {
         &self.name
     }
 
-    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
-        combined_policy(self.inner.registry.toolsets())
-    }
-
-    /// Runs the wrapped toolsets' lifecycle; a wrapped toolset that fails
-    /// hides only its own tools.
-    fn enter_with_context<'a>(
-        &'a self,
-        context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        Box::pin(async move {
-            enter_all(self.inner.registry.toolsets(), context).await;
-            Ok(())
-        })
-    }
-
-    fn exit_with_context<'a>(
-        &'a self,
-        context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        Box::pin(async move {
-            exit_all(self.inner.registry.toolsets(), context).await;
-            Ok(())
-        })
+    fn wrapped_toolsets(&self) -> Vec<DynToolset> {
+        self.inner.registry.toolsets().to_vec()
     }
 
     fn get_tools(&self) -> Vec<DynTool> {

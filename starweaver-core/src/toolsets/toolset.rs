@@ -49,6 +49,13 @@ pub trait Toolset: Send + Sync {
         ToolsetLifecyclePolicy::default()
     }
 
+    /// Toolsets this one wraps (a proxy's or a search's). The runtime runs
+    /// their availability checks and lifecycle too; a wrapped toolset
+    /// that fails hides only its own tools.
+    fn wrapped_toolsets(&self) -> Vec<DynToolset> {
+        Vec::new()
+    }
+
     /// Sets up resources before the inventory is read.
     fn enter_with_context<'a>(
         &'a self,

@@ -131,8 +131,9 @@ impl ToolRegistry {
 
 /// Drops tools whose `hidden_by_tags` names a tag carried by another
 /// *exposed* tool: that tool covers the same workflow. Tools hidden this
-/// way do not hide others. Resolved by passes in name order until stable,
-/// so cycles end the same way every time (the later name stays).
+/// way hide nothing. Each tool is decided after the tools that could hide
+/// it; inside a cycle (which no choice satisfies) the tool with the later
+/// name is kept first, so the result never depends on unrelated tools.
 fn hide_covered_by_tags(
     definitions: Vec<ToolDefinition>,
     hidden: &mut Vec<String>,
@@ -152,27 +153,56 @@ fn hide_covered_by_tags(
                 .collect()
         })
         .collect();
-    let mut exposed = vec![true; definitions.len()];
-    for _ in 0..=definitions.len() {
-        let mut changed = false;
-        for index in 0..definitions.len() {
-            let covered = hidden_by[index].iter().any(|tag| {
-                tags.iter().enumerate().any(|(other, other_tags)| {
-                    other != index && exposed[other] && other_tags.contains(tag)
+    let count = definitions.len();
+    // coverers[t]: tools carrying one of t's hidden_by tags.
+    let coverers: Vec<Vec<usize>> = (0..count)
+        .map(|index| {
+            (0..count)
+                .filter(|&other| {
+                    other != index && hidden_by[index].iter().any(|tag| tags[other].contains(tag))
                 })
-            });
-            if exposed[index] == covered {
-                exposed[index] = !covered;
-                changed = true;
+                .collect()
+        })
+        .collect();
+    let mut decided: Vec<Option<bool>> = vec![None; count];
+    let mut forced = Vec::new();
+    while decided.iter().any(Option::is_none) {
+        let ready = (0..count).find(|&index| {
+            decided[index].is_none()
+                && coverers[index]
+                    .iter()
+                    .all(|&other| decided[other].is_some())
+        });
+        match ready {
+            Some(index) => {
+                let covered = coverers[index]
+                    .iter()
+                    .any(|&other| decided[other] == Some(true));
+                decided[index] = Some(!covered);
+            }
+            None => {
+                // A cycle: keep the undecided tool with the greatest name
+                // (definitions are in name order).
+                if let Some(index) = (0..count).rev().find(|&index| decided[index].is_none()) {
+                    decided[index] = Some(true);
+                    forced.push(index);
+                }
             }
         }
-        if !changed {
-            break;
+    }
+    // A tool kept to break a cycle yields if an exposed tool covers it after
+    // all: two exposed tools never cover one another.
+    for index in forced {
+        if coverers[index]
+            .iter()
+            .any(|&other| decided[other] == Some(true))
+        {
+            decided[index] = Some(false);
         }
     }
-    let mut kept = Vec::with_capacity(definitions.len());
-    for (definition, visible) in definitions.into_iter().zip(exposed) {
-        if visible {
+    let mut kept = Vec::with_capacity(count);
+    for (definition, visible) in definitions.into_iter().zip(decided) {
+        if visible == Some(true) {
             kept.push(definition);
         } else {
             hidden.push(definition.name);

@@ -108,10 +108,14 @@ impl ToolRegistry {
                 context: &mut ctx,
                 arguments: arguments.to_mut(),
             };
-            let outcome = AssertUnwindSafe(hook.before_execute(input))
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|panic| Err(panicked(name, &*panic)));
+            let outcome =
+                match std::panic::catch_unwind(AssertUnwindSafe(|| hook.before_execute(input))) {
+                    Ok(future) => AssertUnwindSafe(future)
+                        .catch_unwind()
+                        .await
+                        .unwrap_or_else(|panic| Err(panicked(name, &*panic))),
+                    Err(panic) => Err(panicked(name, &*panic)),
+                };
             if let Err(error) = outcome {
                 early = Some(error);
                 break;
@@ -123,7 +127,12 @@ impl ToolRegistry {
         };
         // Wrapped tools (prefixed, searchable) report the name the model
         // called, not the inner name.
-        let result = result.map_err(|error| error.for_tool(name));
+        let result = if entry.delegates {
+            // A delegating tool's errors speak of the tool it ran.
+            result
+        } else {
+            result.map_err(|error| error.for_tool(name))
+        };
         let result = if self.hooks.is_empty() && tool_hooks.is_empty() {
             result
         } else {
@@ -157,12 +166,23 @@ impl ToolRegistry {
             .get(name)
             .ok_or_else(|| self.not_found(name, ctx.agent_context()))?;
         let ctx = self.call_context(entry, ctx, call_id, name)?;
-        match entry.tool.preprocess_user_input(ctx, user_input) {
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            entry.tool.preprocess_user_input(ctx, user_input)
+        }))
+        .map_err(|panic| panicked(name, &*panic))?;
+        match started {
             Some(future) => AssertUnwindSafe(future)
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|panic| Err(panicked(name, &*panic)))
-                .map(Some),
+                .map(Some)
+                .map_err(|error| {
+                    if entry.delegates {
+                        error
+                    } else {
+                        error.for_tool(name)
+                    }
+                }),
             None => Ok(None),
         }
     }
@@ -186,6 +206,13 @@ impl ToolRegistry {
             if let Some(error) = Self::check_visible(entry, &ambient, name) {
                 return Err(error);
             }
+        }
+        if entry.delegates {
+            // The tool it runs resolves its own profile from the same
+            // ambient context and the caller's dependencies.
+            return Ok(ctx);
+        }
+        if let Some(ambient) = ctx.agent_context().cloned() {
             let runtime = ToolRuntimeSnapshot {
                 tool_name: name.to_string(),
                 max_retries,
@@ -441,10 +468,12 @@ async fn after_hooks<'h>(
             arguments,
             outcome: &mut outcome,
         };
-        if let Err(panic) = AssertUnwindSafe(hook.after_execute(output))
-            .catch_unwind()
-            .await
-        {
+        let finished =
+            match std::panic::catch_unwind(AssertUnwindSafe(|| hook.after_execute(output))) {
+                Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+                Err(panic) => Err(panic),
+            };
+        if let Err(panic) = finished {
             outcome = ToolExecutionOutcome::Error(panicked(name, &*panic));
         }
         if let Some(original) = &protected {

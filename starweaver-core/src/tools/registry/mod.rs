@@ -74,7 +74,8 @@ impl ToolEntry {
 pub struct ToolRegistry {
     entries: BTreeMap<String, Arc<ToolEntry>>,
     toolsets: Vec<DynToolset>,
-    instructions: Vec<ToolInstruction>,
+    /// Instructions with the toolset that contributed them.
+    instructions: Vec<(Option<Arc<str>>, ToolInstruction)>,
     timeout_ms: Option<u64>,
     max_retries: Option<u32>,
     hooks: Vec<Arc<dyn ToolExecutionHook>>,
@@ -122,16 +123,18 @@ impl ToolRegistry {
     /// Adds a toolset in place.
     ///
     /// Inserting a toolset again (same name) refreshes it: its previous
-    /// tools are dropped and its lifecycle still runs once per run.
+    /// tools and instructions are dropped and its lifecycle still runs
+    /// once per run.
     pub fn insert_toolset(&mut self, toolset: &impl IntoDynToolset) {
         let toolset = toolset.to_dyn_toolset();
-        let name = toolset.name().to_string();
-        self.entries.retain(|_, entry| {
-            entry
-                .toolset
-                .as_ref()
-                .is_none_or(|defaults| defaults.name != name)
-        });
+        self.forget_toolset(toolset.name());
+        self.add_toolset(toolset);
+    }
+
+    /// Adds a toolset's tools, instructions and lifecycle without dropping
+    /// an earlier toolset of the same name (tools with equal names still
+    /// replace earlier ones).
+    pub(crate) fn add_toolset(&mut self, toolset: DynToolset) {
         let defaults = Arc::new(ToolsetDefaults {
             name: toolset.name().to_string(),
             timeout_ms: toolset.timeout_ms(),
@@ -142,31 +145,46 @@ impl ToolRegistry {
             self.entries
                 .insert(entry.definition.name.clone(), Arc::new(entry));
         }
-        self.instructions.extend(toolset.get_instructions());
-        self.push_toolset(toolset);
+        let owner = Some(Arc::<str>::from(toolset.name()));
+        self.instructions.extend(
+            toolset
+                .get_instructions()
+                .into_iter()
+                .map(|instruction| (owner.clone(), instruction)),
+        );
+        if !self
+            .toolsets
+            .iter()
+            .any(|existing| existing.name() == toolset.name())
+        {
+            self.toolsets.push(toolset);
+        }
     }
 
-    /// Records a toolset for the lifecycle, replacing one of the same name.
-    fn push_toolset(&mut self, toolset: DynToolset) {
-        match self
-            .toolsets
-            .iter_mut()
-            .find(|existing| existing.name() == toolset.name())
-        {
-            Some(existing) => *existing = toolset,
-            None => self.toolsets.push(toolset),
-        }
+    /// Drops a toolset's tools, instructions and lifecycle entry.
+    fn forget_toolset(&mut self, name: &str) {
+        self.entries.retain(|_, entry| {
+            entry
+                .toolset
+                .as_ref()
+                .is_none_or(|defaults| defaults.name != name)
+        });
+        self.instructions
+            .retain(|(owner, _)| owner.as_deref() != Some(name));
+        self.toolsets.retain(|existing| existing.name() != name);
     }
 
     /// Adds every tool and toolset of another registry (its defaults and
-    /// hooks are not copied).
+    /// hooks are not copied). A toolset the other registry shares by name
+    /// replaces this registry's, as with [`Self::insert_toolset`].
     pub fn extend(&mut self, other: &Self) {
+        for toolset in &other.toolsets {
+            self.forget_toolset(toolset.name());
+        }
         for (name, entry) in &other.entries {
             self.entries.insert(name.clone(), entry.clone());
         }
-        for toolset in &other.toolsets {
-            self.push_toolset(toolset.clone());
-        }
+        self.toolsets.extend(other.toolsets.iter().cloned());
         self.instructions.extend(other.instructions.iter().cloned());
     }
 
@@ -278,7 +296,11 @@ impl ToolRegistry {
     /// Toolset instructions, one per group (the first registered wins).
     #[must_use]
     pub fn instructions(&self) -> Vec<ToolInstruction> {
-        dedup_by_group(self.instructions.iter().cloned())
+        dedup_by_group(
+            self.instructions
+                .iter()
+                .map(|(_, instruction)| instruction.clone()),
+        )
     }
 
     /// Registered toolsets, in registration order.

@@ -16,11 +16,8 @@ use super::index::IndexedTool;
 use super::{SearchIndex, ToolSearchRefreshReport, ToolSearchReport};
 use crate::tools::wrapped::WrappedTool;
 use crate::tools::{typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolResult};
-use crate::toolsets::lifecycle::{combined_policy, enter_all, exit_all};
-use crate::toolsets::{DynToolset, IntoDynToolset, Toolset, ToolsetLifecyclePolicy};
-use crate::{
-    AgentContext, BoxFuture, ToolContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY,
-};
+use crate::toolsets::{DynToolset, IntoDynToolset, Toolset};
+use crate::{AgentContext, ToolContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY};
 
 /// Name of the model-facing search tool.
 const TOOL_SEARCH_NAME: &str = "tool_search";
@@ -440,30 +437,8 @@ impl Toolset for ToolSearchToolset {
         &self.shared.name
     }
 
-    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
-        combined_policy(&self.shared.toolsets)
-    }
-
-    /// Runs the wrapped toolsets' lifecycle; a wrapped toolset that fails
-    /// hides only its own tools.
-    fn enter_with_context<'a>(
-        &'a self,
-        context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        Box::pin(async move {
-            enter_all(&self.shared.toolsets, context).await;
-            Ok(())
-        })
-    }
-
-    fn exit_with_context<'a>(
-        &'a self,
-        context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        Box::pin(async move {
-            exit_all(&self.shared.toolsets, context).await;
-            Ok(())
-        })
+    fn wrapped_toolsets(&self) -> Vec<DynToolset> {
+        self.shared.toolsets.clone()
     }
 
     fn get_tools(&self) -> Vec<DynTool> {
