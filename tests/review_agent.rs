@@ -1,6 +1,5 @@
-//! Review findings for the agent runtime. Every test here fails on the
-//! reviewed code and is ignored so the suite stays green; run them with
-//! `cargo test --test review_agent -- --include-ignored`.
+//! Regression tests from the first review of the agent runtime: each pins
+//! a defect that was found and fixed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};

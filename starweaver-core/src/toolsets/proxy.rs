@@ -11,7 +11,7 @@ use super::{DynToolset, IntoDynToolset, Toolset};
 use crate::agent::HITL_ARGUMENTS_METADATA_KEY;
 use crate::tools::{
     typed_tool, DynTool, ToolDefinition, ToolDependencyRequirements, ToolError, ToolInstruction,
-    ToolRegistry, ToolResult, ToolUserInputPreprocessResult,
+    ToolRegistry, ToolResult, ToolUserInputPreprocessResult, DELEGATED_EXECUTION_KEY,
 };
 use crate::{JsonMap, ToolContext};
 
@@ -121,12 +121,25 @@ impl ToolProxyToolset {
                         let call_id = ctx.tool_call_id().to_string();
                         let arguments = args.arguments.unwrap_or_else(|| json!({}));
                         let own = json!({"name": args.name, "arguments": arguments});
-                        inner
+                        let outcome = inner
                             .registry
                             .call_tool(ctx.with_retry(0), &call_id, &args.name, arguments)
-                            .await
-                            .result
-                            .map_err(|error| as_proxy_request(error, own))
+                            .await;
+                        let attempts = json!({
+                            "class": "execution",
+                            "attempts": outcome.execution_attempts,
+                            "max_retries": outcome.max_retries,
+                        });
+                        match outcome.result {
+                            Ok(result) if outcome.execution_attempts > 1 => {
+                                let mut retry = attempts;
+                                retry["exhausted"] = json!(false);
+                                Ok(result.with_metadata("retry", retry))
+                            }
+                            Ok(result) => Ok(result),
+                            Err(error) => Err(as_proxy_request(error, own)
+                                .with_private_metadata(DELEGATED_EXECUTION_KEY, attempts)),
+                        }
                     }
                 },
             )

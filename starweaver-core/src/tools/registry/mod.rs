@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 pub use availability::{AvailabilityReport, ToolsUnavailableError, TOOLS_UNAVAILABLE_EVENT_KIND};
 pub use dispatch::ToolCallOutcome;
+pub(crate) use returns::DELEGATED_EXECUTION_KEY;
 
 use super::instruction::dedup_by_group;
 use super::{

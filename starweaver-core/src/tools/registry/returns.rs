@@ -7,6 +7,11 @@ use crate::model::{ToolReturnKind, ToolReturnPart};
 use crate::tools::ToolError;
 use crate::JsonMap;
 
+/// Private-metadata key a delegating tool (the proxy's `call_tool`) uses
+/// to report the internal attempts of the tool it ran; removed before the
+/// return is built.
+pub(crate) const DELEGATED_EXECUTION_KEY: &str = "starweaver.delegated_execution";
+
 impl ToolCallOutcome {
     /// The return part for this outcome.
     #[must_use]
@@ -25,13 +30,33 @@ impl ToolCallOutcome {
             .as_ref()
             .err()
             .is_some_and(ToolError::is_retryable_execution);
-        if self.execution_attempts > 1 || (exhausted && self.execution_attempts > 0) {
+        // A delegating tool reports the attempts of the tool it ran.
+        let delegated = self
+            .result
+            .as_ref()
+            .err()
+            .and_then(ToolError::private_metadata)
+            .and_then(|private| private.get(DELEGATED_EXECUTION_KEY))
+            .cloned();
+        let (attempts, budget) = delegated.as_ref().map_or(
+            (
+                u64::from(self.execution_attempts),
+                u64::from(self.max_retries),
+            ),
+            |inner| {
+                (
+                    inner["attempts"].as_u64().unwrap_or(0),
+                    inner["max_retries"].as_u64().unwrap_or(0),
+                )
+            },
+        );
+        if attempts > 1 || (exhausted && attempts > 0) {
             part.metadata.insert(
                 "retry".to_string(),
                 json!({
                     "class": "execution",
-                    "attempts": self.execution_attempts,
-                    "max_retries": self.max_retries,
+                    "attempts": attempts,
+                    "max_retries": budget,
                     "exhausted": exhausted,
                 }),
             );
@@ -48,6 +73,7 @@ impl ToolCallOutcome {
                 part.is_error = kind.is_error();
                 if let Some(private) = error.private_metadata() {
                     part.private_metadata.clone_from(private);
+                    part.private_metadata.remove(DELEGATED_EXECUTION_KEY);
                 }
                 if kind.is_model_retry() {
                     let used = self.model_retries_used.saturating_add(1);
