@@ -94,12 +94,16 @@ impl ToolRegistry {
             max_retries,
             model_retries_used,
         };
-        let mut ctx = match self.call_context(entry, ctx, call_id, name) {
+        let mut ctx = match self.call_context(entry, ctx, call_id, name, limits) {
             Ok(ctx) => ctx,
             Err(error) => return outcome(Err(error), 0),
         };
 
-        let tool_hooks = self.tool_hooks.get(name).map_or(&[][..], Vec::as_slice);
+        let tool_hooks = if self.tool_hooks.is_empty() {
+            &[][..]
+        } else {
+            self.tool_hooks.get(name).map_or(&[][..], Vec::as_slice)
+        };
         let mut early = None;
         for hook in self.hooks.iter().chain(tool_hooks) {
             let input = ToolHookInput {
@@ -165,7 +169,8 @@ impl ToolRegistry {
             .entries
             .get(name)
             .ok_or_else(|| self.not_found(name, ctx.agent_context()))?;
-        let ctx = self.call_context(entry, ctx, call_id, name)?;
+        let limits = self.limits(entry, ctx.inherited_limits());
+        let ctx = self.call_context(entry, ctx, call_id, name, limits)?;
         let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
             entry.tool.preprocess_user_input(ctx, user_input)
         }))
@@ -196,8 +201,8 @@ impl ToolRegistry {
         mut ctx: ToolContext,
         call_id: &str,
         name: &str,
+        limits: CallLimits,
     ) -> Result<ToolContext, ToolError> {
-        let limits = self.limits(entry, ctx.inherited_limits());
         let max_retries = limits.max_retries;
         ctx.set_call(entry.name.clone(), call_id, max_retries);
         let inherited = self.inherit(ctx.inherited_limits());
