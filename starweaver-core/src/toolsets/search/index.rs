@@ -110,23 +110,39 @@ impl SearchIndex {
         limit: usize,
         accept: impl Fn(&IndexedTool) -> bool,
     ) -> Vec<usize> {
-        let mut scores: HashMap<u32, u32> = HashMap::new();
-        let query_tokens: Vec<String> = tokens(query).collect();
-        for token in &query_tokens {
-            let mut best: HashMap<u32, u8> = HashMap::new();
-            for variant in variants(token) {
+        // Dense score tables: one slot per tool, plus the list of tools
+        // touched, so broad queries do no hashing.
+        let count = self.tools.len();
+        let mut scores = vec![0u32; count];
+        let mut token_best = vec![0u8; count];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut token_touched: Vec<usize> = Vec::new();
+        for token in tokens(query) {
+            for variant in variants(&token) {
                 for &(position, weight) in self.postings.get(&variant).into_iter().flatten() {
-                    let entry = best.entry(position).or_insert(0);
-                    *entry = (*entry).max(weight);
+                    let position = position as usize;
+                    let Some(best) = token_best.get_mut(position) else {
+                        continue;
+                    };
+                    if *best == 0 {
+                        token_touched.push(position);
+                    }
+                    *best = (*best).max(weight);
                 }
             }
-            for (position, weight) in best {
-                *scores.entry(position).or_insert(0) += u32::from(weight);
+            for position in token_touched.drain(..) {
+                if scores[position] == 0 {
+                    touched.push(position);
+                }
+                scores[position] += u32::from(token_best[position]);
+                token_best[position] = 0;
             }
         }
         if let Some(&exact) = self.by_name.get(query.trim()) {
-            let exact = u32::try_from(exact).unwrap_or(u32::MAX);
-            *scores.entry(exact).or_insert(0) += 100;
+            if scores[exact] == 0 {
+                touched.push(exact);
+            }
+            scores[exact] += 100;
         }
         // Best first: higher score, then name order. Only the top `limit`
         // usable tools are fully ordered.
@@ -136,17 +152,36 @@ impl SearchIndex {
                 self.name_rank.get(position).copied().unwrap_or(u32::MAX),
             )
         };
-        let mut ranked: Vec<(u32, usize)> = scores
+        let mut ranked: Vec<(u32, usize)> = touched
             .into_iter()
-            .map(|(position, score)| (score, position as usize))
+            .map(|position| (scores[position], position))
             .collect();
-        ranked.sort_unstable_by_key(key);
-        ranked
-            .into_iter()
-            .filter(|(_, position)| self.tools.get(*position).is_some_and(&accept))
-            .take(limit)
-            .map(|(_, position)| position)
-            .collect()
+        // Order a small head first; most searches fill their results from
+        // it. The rest is ordered only when too many of the head are not
+        // accepted.
+        let head = limit.saturating_mul(4).max(16).min(ranked.len());
+        if head < ranked.len() {
+            ranked.select_nth_unstable_by_key(head, key);
+        }
+        ranked[..head].sort_unstable_by_key(key);
+        let take = |found: &mut Vec<usize>, candidates: &[(u32, usize)]| {
+            for &(_, position) in candidates {
+                if found.len() == limit {
+                    return;
+                }
+                if self.tools.get(position).is_some_and(&accept) {
+                    found.push(position);
+                }
+            }
+        };
+        let mut found = Vec::with_capacity(limit);
+        take(&mut found, &ranked[..head]);
+        if found.len() < limit && head < ranked.len() {
+            let rest = &mut ranked[head..];
+            rest.sort_unstable_by_key(key);
+            take(&mut found, rest);
+        }
+        found
     }
 }
 
