@@ -207,8 +207,9 @@ impl ToolRegistry {
         ctx.set_call(entry.name.clone(), call_id, max_retries);
         let inherited = self.inherit(ctx.inherited_limits());
         ctx.set_inherited_limits(inherited);
-        if let Some(ambient) = ctx.agent_context().cloned() {
-            if let Some(error) = Self::check_visible(entry, &ambient, name) {
+        let ambient = ctx.agent_context().cloned();
+        if let Some(ambient) = &ambient {
+            if let Some(error) = ambient.read(|context| Self::check_visible_in(entry, context)) {
                 return Err(error);
             }
         }
@@ -217,7 +218,7 @@ impl ToolRegistry {
             // ambient context and the caller's dependencies.
             return Ok(ctx);
         }
-        if let Some(ambient) = ctx.agent_context().cloned() {
+        if let Some(ambient) = ambient {
             let runtime = ToolRuntimeSnapshot {
                 tool_name: name.to_string(),
                 max_retries,
@@ -243,14 +244,6 @@ impl ToolRegistry {
             }
         }
         Ok(ctx)
-    }
-
-    fn check_visible(
-        entry: &ToolEntry,
-        ambient: &AgentContextHandle,
-        _name: &str,
-    ) -> Option<ToolError> {
-        ambient.read(|context| Self::check_visible_in(entry, context))
     }
 
     /// Why the model cannot call this tool in this context, if it cannot.
