@@ -8,9 +8,7 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use starweaver::model::{
-    ModelMessage, ModelResponse, RecordedRequest, RequestPart, ToolCallPart, ToolReturnPart,
-};
+use starweaver::model::{ModelMessage, ModelResponse, RequestPart, ToolCallPart, ToolReturnPart};
 use starweaver::{
     normalize_clarifying_question_answers, resolve_clarifying_question_answers, string_tool,
     typed_tool, user_input_tools, Agent, AgentBuilder, AgentError, AgentHitlRequestKind,
@@ -21,32 +19,14 @@ use starweaver::{
     CLARIFYING_QUESTIONS_REQUEST_KIND,
 };
 
-type Log = Arc<Mutex<Vec<Value>>>;
-
-fn call(id: &str, name: &str, arguments: Value) -> ModelResponse {
-    ModelResponse::tool_calls([ToolCallPart::new(id, name, arguments)])
-}
-
-fn last_request_parts(request: &RecordedRequest) -> Vec<RequestPart> {
-    match request.messages.last() {
-        Some(ModelMessage::Request(request)) => request.parts.clone(),
-        other => panic!("expected the conversation to end with a request, got {other:?}"),
-    }
-}
+mod common;
+use common::{call_response, last_request_parts, open_schema, tool_returns, Log};
 
 /// The tool return for `id` anywhere in `messages`.
 fn tool_return(messages: &[ModelMessage], id: &str) -> ToolReturnPart {
-    messages
-        .iter()
-        .filter_map(|message| match message {
-            ModelMessage::Request(request) => Some(request.parts.iter()),
-            ModelMessage::Response(_) => None,
-        })
-        .flatten()
-        .find_map(|part| match part {
-            RequestPart::ToolReturn(part) if part.tool_call_id == id => Some(part.clone()),
-            _ => None,
-        })
+    tool_returns(messages)
+        .into_iter()
+        .find(|part| part.tool_call_id == id)
         .unwrap_or_else(|| panic!("no tool return for {id} in {messages:#?}"))
 }
 
@@ -81,7 +61,7 @@ fn deploy_agent(model: &Arc<TestModel>, log: &Log) -> Agent {
 
 fn deploy_script(final_text: &str) -> Vec<ModelResponse> {
     vec![
-        call("d1", "deploy", json!({"service": "api"})),
+        call_response("d1", "deploy", json!({"service": "api"})),
         ModelResponse::text(final_text),
     ]
 }
@@ -304,7 +284,7 @@ async fn approval_and_plain_call_in_one_response() {
     let plain = string_tool(
         "status",
         Some("Reads status".to_string()),
-        json!({"type": "object", "properties": {}}),
+        open_schema(),
         move |_ctx: ToolContext, _args: Value| {
             let log = plain_runs.clone();
             async move {
@@ -393,7 +373,7 @@ async fn ask_and_wait(model: &Arc<TestModel>) -> AgentSession {
 
 fn ask_script() -> Vec<ModelResponse> {
     vec![
-        call("q1", "ask_user_question", language_question()),
+        call_response("q1", "ask_user_question", language_question()),
         ModelResponse::text("using the answer"),
     ]
 }
@@ -547,7 +527,7 @@ async fn ask_user_question_rejects_too_many_questions_or_too_few_options() {
         (json!({"questions": []}), "1 to 4 questions"),
     ] {
         let model = Arc::new(TestModel::scripted(vec![
-            call("q1", "ask_user_question", arguments),
+            call_response("q1", "ask_user_question", arguments),
             ModelResponse::text("fixed"),
         ]));
         let mut session = ask_agent(&model).session();
@@ -673,7 +653,7 @@ fn user_input_tools_is_an_opt_in_bundle() {
 #[tokio::test]
 async fn clarifying_questions_are_not_callable_without_the_bundle() {
     let model = Arc::new(TestModel::scripted(vec![
-        call("q1", "ask_user_question", language_question()),
+        call_response("q1", "ask_user_question", language_question()),
         ModelResponse::text("ok"),
     ]));
     let mut session = AgentBuilder::new(model.clone()).build().session();
@@ -720,7 +700,7 @@ fn jobs_agent(model: &Arc<TestModel>, ran: &Log) -> Agent {
 async fn deferred_round_trip_across_export_and_restore() {
     let ran: Log = Arc::default();
     let first_model = Arc::new(TestModel::scripted(vec![
-        call("r1", "render_video", json!({"scene": "intro"})),
+        call_response("r1", "render_video", json!({"scene": "intro"})),
         ModelResponse::text("unused by the first process"),
     ]));
     let mut session = jobs_agent(&first_model, &ran).session();
@@ -792,7 +772,7 @@ async fn deferred_round_trip_across_export_and_restore() {
 async fn deferred_call_with_invalid_arguments_is_a_retry_not_a_wait() {
     let ran: Log = Arc::default();
     let model = Arc::new(TestModel::scripted(vec![
-        call("r1", "render_video", json!({"scen": "typo"})),
+        call_response("r1", "render_video", json!({"scen": "typo"})),
         ModelResponse::text("fixed"),
     ]));
     let mut session = jobs_agent(&model, &ran).session();
@@ -971,7 +951,7 @@ async fn run_scoped_approval_tool_and_params_survive_the_wait() {
     let tool = string_tool(
         "scoped_deploy",
         Some("Run-scoped deploy".to_string()),
-        json!({"type": "object", "properties": {}}),
+        open_schema(),
         move |ctx: ToolContext, _args: Value| {
             let seen = seen_in_tool.clone();
             async move {
@@ -987,7 +967,7 @@ async fn run_scoped_approval_tool_and_params_survive_the_wait() {
     )
     .with_approval_required(true);
     let model = Arc::new(TestModel::scripted(vec![
-        call("s1", "scoped_deploy", json!({})),
+        call_response("s1", "scoped_deploy", json!({})),
         ModelResponse::text("done"),
     ]));
     let mut session = deploy_agent(&model, &log).session();
@@ -1056,7 +1036,7 @@ async fn restoring_onto_an_agent_without_the_tool_is_a_retry_not_a_panic() {
 async fn a_failing_resume_ends_the_paused_run_and_rolls_back() {
     let log: Log = Arc::default();
     // No response scripted after the approval.
-    let model = Arc::new(TestModel::scripted(vec![call(
+    let model = Arc::new(TestModel::scripted(vec![call_response(
         "d1",
         "deploy",
         json!({"service": "api"}),
@@ -1141,7 +1121,7 @@ fn observed_tool(
     let tool = string_tool(
         "observed",
         Some("Records its dependencies".to_string()),
-        json!({"type": "object", "properties": {}}),
+        open_schema(),
         move |ctx: ToolContext, _args: Value| {
             let seen = body_seen.clone();
             async move {
@@ -1169,7 +1149,7 @@ async fn run_observed(
 ) -> Vec<(&'static str, Seen)> {
     let seen: Arc<Mutex<Vec<(&'static str, Seen)>>> = Arc::default();
     let model = Arc::new(TestModel::scripted(vec![
-        call("o1", "observed", json!({})),
+        call_response("o1", "observed", json!({})),
         ModelResponse::text("done"),
     ]));
     let mut context = starweaver::AgentContext::default();

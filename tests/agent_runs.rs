@@ -20,9 +20,8 @@ use starweaver::{
     ToolContext, ToolError, ToolResult, TOOLS_UNAVAILABLE_EVENT_KIND,
 };
 
-fn empty_schema() -> Value {
-    json!({"type": "object", "properties": {}})
-}
+mod common;
+use common::{call_response, counter, last_request_parts, open_schema, tool_returns};
 
 #[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
 struct EchoArgs {
@@ -46,38 +45,11 @@ fn echo_tool(runs: &Arc<AtomicU32>) -> starweaver::TypedFunctionTool<EchoArgs> {
     )
 }
 
-fn call(id: &str, name: &str, arguments: Value) -> ModelResponse {
-    ModelResponse::tool_calls([ToolCallPart::new(id, name, arguments)])
-}
-
-/// Parts of the last request message a recorded request carried.
-fn last_request_parts(request: &RecordedRequest) -> Vec<RequestPart> {
-    match request.messages.last() {
-        Some(ModelMessage::Request(request)) => request.parts.clone(),
-        other => panic!("expected the conversation to end with a request, got {other:?}"),
-    }
-}
-
 fn retry_prompts(request: &RecordedRequest) -> Vec<RetryPromptPart> {
     last_request_parts(request)
         .into_iter()
         .filter_map(|part| match part {
             RequestPart::RetryPrompt(part) => Some(part),
-            _ => None,
-        })
-        .collect()
-}
-
-fn tool_returns(messages: &[ModelMessage]) -> Vec<ToolReturnPart> {
-    messages
-        .iter()
-        .filter_map(|message| match message {
-            ModelMessage::Request(request) => Some(request.parts.iter()),
-            ModelMessage::Response(_) => None,
-        })
-        .flatten()
-        .filter_map(|part| match part {
-            RequestPart::ToolReturn(part) => Some(part.clone()),
             _ => None,
         })
         .collect()
@@ -103,7 +75,7 @@ async fn model_retry_becomes_a_retry_prompt_then_the_run_completes() {
     let flaky = string_tool(
         "flaky",
         Some("Fails once".to_string()),
-        empty_schema(),
+        open_schema(),
         move |ctx: ToolContext, _args: Value| {
             let seen = seen.clone();
             async move {
@@ -118,8 +90,8 @@ async fn model_retry_becomes_a_retry_prompt_then_the_run_completes() {
         },
     );
     let model = Arc::new(TestModel::scripted(vec![
-        call("c1", "flaky", json!({})),
-        call("c2", "flaky", json!({})),
+        call_response("c1", "flaky", json!({})),
+        call_response("c2", "flaky", json!({})),
         ModelResponse::text("done"),
     ]));
     let agent = AgentBuilder::new(model.clone())
@@ -158,9 +130,9 @@ async fn model_retry_becomes_a_retry_prompt_then_the_run_completes() {
 
 #[tokio::test]
 async fn invalid_typed_arguments_get_a_retry_prompt() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(TestModel::scripted(vec![
-        call("c1", "echo", json!({"wrong": 1})),
+        call_response("c1", "echo", json!({"wrong": 1})),
         ModelResponse::text("done"),
     ]));
     let agent = AgentBuilder::new(model.clone())
@@ -181,9 +153,9 @@ async fn invalid_typed_arguments_get_a_retry_prompt() {
 
 #[tokio::test]
 async fn unknown_tool_gets_a_did_you_mean_retry_prompt() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(TestModel::scripted(vec![
-        call("c1", "ech", json!({"value": "x"})),
+        call_response("c1", "ech", json!({"value": "x"})),
         ModelResponse::text("done"),
     ]));
     let agent = AgentBuilder::new(model.clone())
@@ -204,7 +176,7 @@ async fn unknown_tool_gets_a_did_you_mean_retry_prompt() {
 
 #[tokio::test]
 async fn malformed_json_arguments_get_a_retry_prompt() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(TestModel::scripted(vec![
         ModelResponse::tool_calls([ToolCallPart::new("c1", "echo", "{oops")]),
         ModelResponse::text("done"),
@@ -233,7 +205,7 @@ fn always_retry(runs: &Arc<AtomicU32>) -> FunctionTool {
     string_tool(
         "stubborn",
         Some("Always asks for a retry".to_string()),
-        empty_schema(),
+        open_schema(),
         move |_ctx: ToolContext, _args: Value| {
             let runs = runs.clone();
             async move {
@@ -247,7 +219,7 @@ fn always_retry(runs: &Arc<AtomicU32>) -> FunctionTool {
 /// A model that always calls `name`, with fresh call ids.
 fn looping_model(name: &'static str, arguments: Value) -> FunctionModel {
     FunctionModel::new(move |messages, _parameters| {
-        Ok(call(
+        Ok(call_response(
             &format!("c{}", messages.len()),
             name,
             arguments.clone(),
@@ -257,7 +229,7 @@ fn looping_model(name: &'static str, arguments: Value) -> FunctionModel {
 
 #[tokio::test]
 async fn tool_retry_budget_exhaustion_fails_the_run() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(looping_model("stubborn", json!({})));
     let agent = AgentBuilder::new(model.clone())
         .tool(Arc::new(always_retry(&runs).with_max_retries(1)))
@@ -284,7 +256,7 @@ async fn tool_retry_budget_exhaustion_fails_the_run() {
 
 #[tokio::test]
 async fn agent_level_retry_budget_of_zero_fails_on_first_retry() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(looping_model("stubborn", json!({})));
     let agent = AgentBuilder::new(model.clone())
         .tool(Arc::new(always_retry(&runs)))
@@ -308,7 +280,7 @@ async fn agent_level_retry_budget_of_zero_fails_on_first_retry() {
 
 #[tokio::test]
 async fn tool_level_budget_wins_over_agent_level_budget() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(looping_model("stubborn", json!({})));
     let agent = AgentBuilder::new(model.clone())
         .tool(Arc::new(always_retry(&runs).with_max_retries(2)))
@@ -331,7 +303,7 @@ async fn tool_level_budget_wins_over_agent_level_budget() {
 
 #[tokio::test]
 async fn unknown_tool_loop_exhausts_the_retry_budget_cleanly() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(looping_model("missing_tool", json!({})));
     let agent = AgentBuilder::new(model.clone())
         .tool(Arc::new(echo_tool(&runs)))
@@ -349,7 +321,7 @@ async fn unknown_tool_loop_exhausts_the_retry_budget_cleanly() {
 
 #[tokio::test]
 async fn endless_tool_loop_stops_at_max_steps() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(looping_model("echo", json!({"value": "again"})));
     let agent = AgentBuilder::new(model.clone())
         .tool(Arc::new(echo_tool(&runs)))
@@ -374,7 +346,7 @@ fn gated_tool() -> FunctionTool {
     string_tool(
         "gated",
         Some("Never available".to_string()),
-        empty_schema(),
+        open_schema(),
         |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
     )
     .with_availability(|_context| false)
@@ -412,7 +384,7 @@ async fn fail_run_policy_fails_before_the_model_is_called() {
 
 #[tokio::test]
 async fn default_policy_skips_unavailable_tools_and_reports_them() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(TestModel::with_text("fine"));
     let agent = AgentBuilder::new(model.clone())
         .tool(Arc::new(gated_tool()))
@@ -610,8 +582,8 @@ async fn with_text_answers_with_fixed_text() {
 
 #[tokio::test]
 async fn scripted_model_running_out_fails_the_run() {
-    let runs = Arc::new(AtomicU32::new(0));
-    let model = Arc::new(TestModel::scripted(vec![call(
+    let runs = counter();
+    let model = Arc::new(TestModel::scripted(vec![call_response(
         "c1",
         "echo",
         json!({"value": "x"}),
@@ -659,7 +631,7 @@ async fn function_model_sees_messages_and_parameters() {
             parameters.tools.len()
         )))
     }));
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let agent = AgentBuilder::new(model.clone())
         .tool(Arc::new(echo_tool(&runs)))
         .build();
@@ -686,7 +658,7 @@ async fn run_options_are_scoped_to_one_run() {
     let run_tool = string_tool(
         "run_echo",
         Some("Echo one run payload".to_string()),
-        empty_schema(),
+        open_schema(),
         move |ctx: ToolContext, _args: Value| {
             let seen = seen.clone();
             async move {
@@ -700,11 +672,11 @@ async fn run_options_are_scoped_to_one_run() {
         },
     );
     let model = Arc::new(TestModel::scripted(vec![
-        call("c1", "run_echo", json!({})),
+        call_response("c1", "run_echo", json!({})),
         ModelResponse::text("done"),
         ModelResponse::text("second"),
     ]));
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let agent = AgentBuilder::new(model.clone())
         .instructions("agent instruction")
         .model_settings(ModelSettings {
@@ -847,7 +819,7 @@ async fn legacy_tool_reads_context_notes_through_the_handle() {
         },
     );
     let model = Arc::new(TestModel::scripted(vec![
-        call("n1", "read_note", json!({"key": "lang"})),
+        call_response("n1", "read_note", json!({"key": "lang"})),
         ModelResponse::text("done"),
     ]));
     let agent = AgentBuilder::new(model.clone())
@@ -879,7 +851,7 @@ async fn tool_context_updates_persist_in_the_session_context() {
     let writer = string_tool(
         "write_note",
         Some("Writes a note".to_string()),
-        empty_schema(),
+        open_schema(),
         |ctx: ToolContext, _args: Value| async move {
             let handle = ctx
                 .dependency::<AgentContextHandle>()
@@ -889,7 +861,7 @@ async fn tool_context_updates_persist_in_the_session_context() {
         },
     );
     let model = Arc::new(TestModel::scripted(vec![
-        call("w1", "write_note", json!({})),
+        call_response("w1", "write_note", json!({})),
         ModelResponse::text("done"),
     ]));
     let mut session = AgentBuilder::new(model)
@@ -906,13 +878,13 @@ async fn tool_context_updates_persist_in_the_session_context() {
 
 #[tokio::test]
 async fn usage_counts_requests_and_tool_calls() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(TestModel::scripted(vec![
         ModelResponse::tool_calls([
             ToolCallPart::new("c1", "echo", json!({"value": "a"})),
             ToolCallPart::new("c2", "echo", json!({"value": "b"})),
         ]),
-        call("c3", "echo", json!({"value": "c"})),
+        call_response("c3", "echo", json!({"value": "c"})),
         ModelResponse::text("done"),
     ]));
     let mut session = AgentBuilder::new(model)
@@ -935,7 +907,7 @@ async fn usage_counts_requests_and_tool_calls() {
 #[tokio::test]
 async fn calling_an_unavailable_tool_gets_a_retry_prompt() {
     let model = Arc::new(TestModel::scripted(vec![
-        call("g1", "gated", json!({})),
+        call_response("g1", "gated", json!({})),
         ModelResponse::text("ok"),
     ]));
     let agent = AgentBuilder::new(model.clone())
@@ -954,11 +926,11 @@ async fn calling_an_unavailable_tool_gets_a_retry_prompt() {
 
 #[tokio::test]
 async fn a_failed_session_run_rolls_back_and_the_session_stays_usable() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(TestModel::scripted(vec![
         ModelResponse::text("first answer"),
-        call("c1", "stubborn", json!({})),
-        call("c2", "stubborn", json!({})),
+        call_response("c1", "stubborn", json!({})),
+        call_response("c2", "stubborn", json!({})),
         ModelResponse::text("recovered"),
     ]));
     let mut session = AgentBuilder::new(model.clone())
@@ -995,7 +967,7 @@ async fn a_failed_session_run_rolls_back_and_the_session_stays_usable() {
 
 #[tokio::test]
 async fn streamed_run_reports_events_in_order() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let model = Arc::new(TestModel::scripted(vec![
         ModelResponse::tool_calls([
             ToolCallPart::new("c1", "echo", json!({"value": "a"})),
@@ -1055,7 +1027,7 @@ fn failing_tool(name: &str, error: ToolError, runs: &Arc<AtomicU32>) -> Function
     string_tool(
         name,
         Some("Fails the same way every time".to_string()),
-        empty_schema(),
+        open_schema(),
         move |_ctx: ToolContext, _args: Value| {
             let runs = runs.clone();
             let error = error.clone();
@@ -1081,11 +1053,11 @@ async fn feedback_and_user_errors_are_returns_that_cost_no_retry_budget() {
             true,
         ),
     ] {
-        let runs = Arc::new(AtomicU32::new(0));
+        let runs = counter();
         let model = Arc::new(TestModel::scripted(vec![
-            call("c1", "soft", json!({})),
-            call("c2", "soft", json!({})),
-            call("c3", "soft", json!({})),
+            call_response("c1", "soft", json!({})),
+            call_response("c2", "soft", json!({})),
+            call_response("c3", "soft", json!({})),
             ModelResponse::text("coped"),
         ]));
         let agent = AgentBuilder::new(model.clone())
@@ -1110,12 +1082,12 @@ async fn feedback_and_user_errors_are_returns_that_cost_no_retry_budget() {
 
 #[tokio::test]
 async fn execution_failures_are_retried_internally_without_the_model() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let counter = runs.clone();
     let flaky = string_tool(
         "flaky_io",
         Some("Fails once unexpectedly".to_string()),
-        empty_schema(),
+        open_schema(),
         move |_ctx: ToolContext, _args: Value| {
             let counter = counter.clone();
             async move {
@@ -1128,7 +1100,7 @@ async fn execution_failures_are_retried_internally_without_the_model() {
         },
     );
     let model = Arc::new(TestModel::scripted(vec![
-        call("c1", "flaky_io", json!({})),
+        call_response("c1", "flaky_io", json!({})),
         ModelResponse::text("done"),
     ]));
     let agent = AgentBuilder::new(model.clone())
@@ -1145,9 +1117,9 @@ async fn execution_failures_are_retried_internally_without_the_model() {
 
     // Always failing: the budget runs out and the model gets an error
     // return, not a retry prompt and not a run failure.
-    let always = Arc::new(AtomicU32::new(0));
+    let always = common::counter();
     let model = Arc::new(TestModel::scripted(vec![
-        call("c1", "broken", json!({})),
+        call_response("c1", "broken", json!({})),
         ModelResponse::text("gave up"),
     ]));
     let agent = AgentBuilder::new(model.clone())
@@ -1169,13 +1141,13 @@ async fn execution_failures_are_retried_internally_without_the_model() {
 #[tokio::test]
 async fn panicking_tool_is_an_error_return_not_a_crash() {
     let model = Arc::new(TestModel::scripted(vec![
-        call("c1", "explode", json!({})),
+        call_response("c1", "explode", json!({})),
         ModelResponse::text("survived"),
     ]));
     let explode = string_tool(
         "explode",
         Some("Panics".to_string()),
-        empty_schema(),
+        open_schema(),
         |_ctx: ToolContext, _args: Value| async move {
             if true {
                 panic!("kaboom");
@@ -1203,14 +1175,14 @@ async fn agent_level_timeout_applies_to_tools() {
     let hang = string_tool(
         "hang",
         Some("Never finishes".to_string()),
-        empty_schema(),
+        open_schema(),
         |_ctx: ToolContext, _args: Value| async move {
             std::future::pending::<()>().await;
             Ok(ToolResult::new(json!({})))
         },
     );
     let model = Arc::new(TestModel::scripted(vec![
-        call("c1", "hang", json!({})),
+        call_response("c1", "hang", json!({})),
         ModelResponse::text("timed out"),
     ]));
     let agent = AgentBuilder::new(model)
@@ -1232,11 +1204,11 @@ async fn agent_level_timeout_applies_to_tools() {
 
 #[tokio::test]
 async fn cancelled_run_cancels_its_tool_calls() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let token = tokio_util::sync::CancellationToken::new();
     token.cancel();
     let model = Arc::new(TestModel::scripted(vec![
-        call("c1", "echo", json!({"value": "x"})),
+        call_response("c1", "echo", json!({"value": "x"})),
         ModelResponse::text("cancelled"),
     ]));
     let mut session = AgentBuilder::new(model)
@@ -1311,7 +1283,7 @@ fn schema_samples_respect_unique_items_with_min_items() {
 
 #[tokio::test]
 async fn auto_model_arguments_validate_for_long_arrays() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let counter = runs.clone();
     let tool = string_tool(
         "many",
@@ -1344,7 +1316,7 @@ async fn a_tool_name_providers_reject_stops_the_run_before_the_model() {
     let tool = string_tool(
         "bad name",
         Some("Has a space".to_string()),
-        json!({"type": "object", "properties": {}}),
+        open_schema(),
         |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
     );
     let agent = AgentBuilder::new(model.clone())

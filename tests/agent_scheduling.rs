@@ -16,11 +16,10 @@ use starweaver::{
 };
 use tokio::sync::{Barrier, Notify};
 
-type Log = Arc<Mutex<Vec<String>>>;
+mod common;
+use common::open_schema;
 
-fn empty_schema() -> Value {
-    json!({"type": "object", "properties": {}})
-}
+type Log = Arc<Mutex<Vec<String>>>;
 
 /// A tool that records `start:<name>`, yields once (so a concurrent
 /// sibling would interleave), then records `end:<name>`.
@@ -30,7 +29,7 @@ fn recording_tool(name: &str, log: &Log) -> FunctionTool {
     string_tool(
         name,
         Some(format!("Recording tool {name}")),
-        empty_schema(),
+        open_schema(),
         move |_ctx: ToolContext, args: Value| {
             let log = log.clone();
             let tool_name = tool_name.clone();
@@ -99,7 +98,7 @@ async fn independent_calls_run_in_parallel() {
         string_tool(
             name,
             Some("Waits for its sibling".to_string()),
-            empty_schema(),
+            open_schema(),
             move |_ctx: ToolContext, _args: Value| {
                 let barrier = barrier.clone();
                 let log = log.clone();
@@ -238,7 +237,7 @@ async fn mutable_context_capability_forces_model_order() {
     let tasks_tool = string_tool(
         "a",
         Some("Edits the task list".to_string()),
-        empty_schema(),
+        open_schema(),
         move |ctx: ToolContext, _args: Value| {
             let log = a_log.clone();
             let seen = seen.clone();
@@ -276,7 +275,7 @@ async fn returns_follow_model_order_when_the_second_call_finishes_first() {
     let first = string_tool(
         "first",
         Some("Waits for second".to_string()),
-        empty_schema(),
+        open_schema(),
         move |_ctx: ToolContext, _args: Value| {
             let notify = first_notify.clone();
             let log = first_log.clone();
@@ -292,7 +291,7 @@ async fn returns_follow_model_order_when_the_second_call_finishes_first() {
     let second = string_tool(
         "second",
         Some("Releases first".to_string()),
-        empty_schema(),
+        open_schema(),
         move |_ctx: ToolContext, _args: Value| {
             let notify = second_notify.clone();
             let log = second_log.clone();

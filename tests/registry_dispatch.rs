@@ -24,20 +24,15 @@ use starweaver::{
 };
 use tokio_util::sync::CancellationToken;
 
+mod common;
+use common::{counter, open_schema};
+
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
 
-fn counter() -> Arc<AtomicU32> {
-    Arc::new(AtomicU32::new(0))
-}
-
 fn runs(counter: &AtomicU32) -> u32 {
     counter.load(Ordering::SeqCst)
-}
-
-fn open_schema() -> Value {
-    json!({"type": "object", "properties": {}})
 }
 
 /// A manual-schema tool that counts its executions and answers with

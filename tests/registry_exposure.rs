@@ -7,7 +7,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
@@ -24,21 +24,16 @@ use starweaver::{
     CONTEXT_USAGE_CAPABILITY, TOOLS_UNAVAILABLE_EVENT_KIND, TOOL_DEPENDENCIES_METADATA_KEY,
 };
 
+mod common;
+use common::{counter, echo_tool, open_schema};
+
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
 
-fn open_schema() -> Value {
-    json!({"type": "object", "properties": {}})
-}
-
+/// An echo tool described as "`<name>` tool".
 fn echo(name: &str) -> FunctionTool {
-    string_tool(
-        name,
-        Some(format!("{name} tool")),
-        open_schema(),
-        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-    )
+    echo_tool(name, &format!("{name} tool"))
 }
 
 /// Only available when `metadata.enable_<name>` is true.
@@ -180,7 +175,7 @@ fn availability_report_separates_available_unavailable_and_hidden() {
 
 #[tokio::test]
 async fn unavailable_tools_are_not_callable_against_the_ambient_context() {
-    let executions = Arc::new(AtomicU32::new(0));
+    let executions = counter();
     let in_tool = executions.clone();
     let gated_counter = string_tool(
         "gated",
@@ -225,7 +220,7 @@ async fn unavailable_tools_are_not_callable_against_the_ambient_context() {
 
 #[tokio::test]
 async fn prepare_definition_none_hides_the_tool_but_keeps_it_callable() {
-    let executions = Arc::new(AtomicU32::new(0));
+    let executions = counter();
     let in_tool = executions.clone();
     let tenant_lookup = string_tool(
         "tenant_lookup",

@@ -5,9 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use starweaver::model::{
-    sample_value, ModelMessage, ModelResponse, RequestPart, ToolCallPart, ToolReturnPart,
-};
+use starweaver::model::{sample_value, ModelMessage, ModelResponse, ToolCallPart};
 use starweaver::{
     string_tool, user_input_tools, AgentBuilder, AgentHitlResults, AgentHitlUserInteraction,
     AgentRunStatus, BoxFuture, DeferredToolset, FunctionModel, Model, ModelError, TestModel,
@@ -15,47 +13,13 @@ use starweaver::{
     ToolUserInputPreprocessResult,
 };
 
-type Log = Arc<Mutex<Vec<Value>>>;
+mod common;
+use common::{one_question, open_schema, recording_tool, tool_returns, Log};
 
 fn calls(list: &[(&str, &str, Value)]) -> ModelResponse {
     ModelResponse::tool_calls(
         list.iter()
             .map(|(id, name, args)| ToolCallPart::new(*id, *name, args.clone())),
-    )
-}
-
-fn tool_returns(messages: &[ModelMessage]) -> Vec<ToolReturnPart> {
-    messages
-        .iter()
-        .filter_map(|message| match message {
-            ModelMessage::Request(request) => Some(request.parts.iter()),
-            ModelMessage::Response(_) => None,
-        })
-        .flatten()
-        .filter_map(|part| match part {
-            RequestPart::ToolReturn(part) => Some(part.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn recording_tool(name: &str, log: &Log) -> starweaver::FunctionTool {
-    let log = log.clone();
-    let tool_name = name.to_string();
-    string_tool(
-        name,
-        Some(format!("The {name} tool")),
-        json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
-        move |_ctx: ToolContext, args: Value| {
-            let log = log.clone();
-            let tool_name = tool_name.clone();
-            async move {
-                log.lock()
-                    .unwrap()
-                    .push(json!({"tool": tool_name, "args": args}));
-                Ok(ToolResult::new(json!({"tool": tool_name, "args": args})))
-            }
-        },
     )
 }
 
@@ -113,15 +77,6 @@ async fn duplicate_call_ids_keep_every_return_on_its_own_call() {
 // ---------------------------------------------------------------------
 // 2. ask_user_question trusts model-supplied `user_answers`.
 // ---------------------------------------------------------------------
-
-fn one_question() -> Value {
-    json!([{
-        "question": "Which language?",
-        "header": "Language",
-        "options": [{"label": "Rust"}, {"label": "Go"}],
-        "multiSelect": false
-    }])
-}
 
 #[tokio::test]
 async fn model_cannot_forge_clarifying_answers() {
@@ -517,7 +472,7 @@ async fn exhausted_retry_budget_fails_before_waiting_for_approval() {
     let bad = string_tool(
         "bad",
         Some("Always asks for a retry".to_string()),
-        json!({"type": "object", "properties": {}}),
+        open_schema(),
         |_ctx: ToolContext, _args: Value| async move {
             Err::<ToolResult, _>(ToolError::model_retry("wrong"))
         },

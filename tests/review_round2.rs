@@ -7,9 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use starweaver::model::{
-    sample_value, ModelMessage, ModelResponse, RequestPart, ToolCallPart, ToolReturnPart,
-};
+use starweaver::model::{sample_value, ModelMessage, ModelResponse};
 use starweaver::{
     string_tool, tool_proxy_toolset, tool_search_toolset, user_input_tools, AgentBuilder,
     AgentContext, AgentContextHandle, AgentHitlUserInteraction, AgentRunStatus, AgentStreamRecord,
@@ -18,73 +16,19 @@ use starweaver::{
     Toolset,
 };
 
+mod common;
+use common::{
+    ambient, call, counter, echo_tool, one_question, open_schema, recording_tool, responses_so_far,
+    tool_returns, Log,
+};
+
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
 
-type Log = Arc<Mutex<Vec<Value>>>;
-
-fn open_schema() -> Value {
-    json!({"type": "object", "properties": {}})
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> ToolCallPart {
-    ToolCallPart::new(id, name, arguments)
-}
-
-fn ambient(context: AgentContext) -> ToolContext {
-    ToolContext::default().with_agent_context(AgentContextHandle::new(context))
-}
-
+/// An echo tool described as "The `<name>` tool".
 fn echo(name: &str) -> DynTool {
-    Arc::new(string_tool(
-        name,
-        Some(format!("The {name} tool")),
-        open_schema(),
-        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-    ))
-}
-
-fn recording_tool(name: &str, log: &Log) -> starweaver::FunctionTool {
-    let log = log.clone();
-    let tool_name = name.to_string();
-    string_tool(
-        name,
-        Some(format!("The {name} tool")),
-        json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
-        move |_ctx: ToolContext, args: Value| {
-            let log = log.clone();
-            let tool_name = tool_name.clone();
-            async move {
-                log.lock()
-                    .unwrap()
-                    .push(json!({"tool": tool_name, "args": args}));
-                Ok(ToolResult::new(json!({"tool": tool_name, "args": args})))
-            }
-        },
-    )
-}
-
-fn responses_so_far(messages: &[ModelMessage]) -> usize {
-    messages
-        .iter()
-        .filter(|message| matches!(message, ModelMessage::Response(_)))
-        .count()
-}
-
-fn tool_returns(messages: &[ModelMessage]) -> Vec<ToolReturnPart> {
-    messages
-        .iter()
-        .filter_map(|message| match message {
-            ModelMessage::Request(request) => Some(request.parts.iter()),
-            ModelMessage::Response(_) => None,
-        })
-        .flatten()
-        .filter_map(|part| match part {
-            RequestPart::ToolReturn(part) => Some(part.clone()),
-            _ => None,
-        })
-        .collect()
+    common::echo(name, &format!("The {name} tool"))
 }
 
 fn assert_sample_valid(schema: &Value) {
@@ -94,15 +38,6 @@ fn assert_sample_valid(schema: &Value) {
         validator.is_valid(&value),
         "sample {value} does not match its schema {schema}"
     );
-}
-
-fn one_question() -> Value {
-    json!([{
-        "question": "Which language?",
-        "header": "Language",
-        "options": [{"label": "Rust"}, {"label": "Go"}],
-        "multiSelect": false
-    }])
 }
 
 // ---------------------------------------------------------------------------
@@ -346,14 +281,9 @@ async fn unavailable_toolset_behind_a_proxy_is_hidden() {
 
 fn tagged(name: &str, tag: &str, hidden_by: &str) -> DynTool {
     Arc::new(
-        string_tool(
-            name,
-            Some(format!("The {name} tool")),
-            open_schema(),
-            |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-        )
-        .with_tags([tag])
-        .with_hidden_by_tag(hidden_by),
+        echo_tool(name, &format!("The {name} tool"))
+            .with_tags([tag])
+            .with_hidden_by_tag(hidden_by),
     )
 }
 
@@ -812,7 +742,7 @@ async fn preprocessor_panicking_before_its_future_does_not_crash_the_resume() {
 
 #[tokio::test]
 async fn proxied_execution_retry_metadata_counts_the_wrapped_attempts() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let flaky = {
         let runs = runs.clone();
         Arc::new(string_tool(

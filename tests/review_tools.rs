@@ -9,7 +9,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse, ToolCallPart};
+use starweaver::model::{ModelMessage, ModelResponse};
 use starweaver::{
     string_tool, tool_proxy_toolset, tool_search_toolset, typed_tool, AgentBuilder, AgentContext,
     AgentContextHandle, BoxFuture, Dependencies, DynTool, DynToolset, FunctionModel,
@@ -18,30 +18,12 @@ use starweaver::{
     ToolsetLifecyclePolicy,
 };
 
+mod common;
+use common::{ambient, call, counter, echo, open_schema, responses_so_far};
+
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-fn open_schema() -> Value {
-    json!({"type": "object", "properties": {}})
-}
-
-fn echo(name: &str, description: &str) -> DynTool {
-    Arc::new(string_tool(
-        name,
-        Some(description.to_string()),
-        open_schema(),
-        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-    ))
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> ToolCallPart {
-    ToolCallPart::new(id, name, arguments)
-}
-
-fn ambient(context: AgentContext) -> ToolContext {
-    ToolContext::default().with_agent_context(AgentContextHandle::new(context))
-}
 
 /// A resource-backed toolset that counts its lifecycle calls.
 #[derive(Clone)]
@@ -57,8 +39,8 @@ impl CountingLifecycle {
         Self {
             name: name.to_string(),
             tools,
-            enters: Arc::new(AtomicU32::new(0)),
-            exits: Arc::new(AtomicU32::new(0)),
+            enters: counter(),
+            exits: counter(),
         }
     }
 }
@@ -141,11 +123,7 @@ async fn proxy_call_tool_allows_model_corrections() {
     // First turn: a bad call (wrong type), second turn: corrected call,
     // third turn: final answer.
     let model = Arc::new(FunctionModel::new(|messages: &[ModelMessage], _| {
-        let responses = messages
-            .iter()
-            .filter(|message| matches!(message, ModelMessage::Response(_)))
-            .count();
-        Ok(match responses {
+        Ok(match responses_so_far(messages) {
             0 => ModelResponse::tool_calls([call(
                 "c1",
                 "call_tool",
@@ -173,7 +151,7 @@ async fn proxy_call_tool_allows_model_corrections() {
 
 #[tokio::test]
 async fn proxy_wrapped_tool_uses_registry_retry_budget() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let flaky = {
         let runs = runs.clone();
         Arc::new(string_tool(
@@ -450,7 +428,7 @@ async fn typed_tool_errors_name_the_field() {
 
 #[tokio::test]
 async fn serde_argument_errors_are_not_retried_execution_failures() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let tool = {
         let runs = runs.clone();
         string_tool(

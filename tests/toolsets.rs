@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 use starweaver::{
     string_tool, tool_metadata_kind, tool_proxy_toolset, tool_search_toolset, typed_tool,
     AgentContext, AgentContextHandle, BoxFuture, DeferredToolset, DynTool, DynToolset,
-    PrefixedToolset, StaticToolset, ToolCallPart, ToolContext, ToolError, ToolInstruction,
-    ToolKind, ToolRegistry, ToolResult, ToolReturnKind, ToolReturnPart, ToolSearchRefreshBinding,
+    PrefixedToolset, StaticToolset, ToolContext, ToolError, ToolInstruction, ToolKind,
+    ToolRegistry, ToolResult, ToolReturnKind, ToolReturnPart, ToolSearchRefreshBinding,
     ToolSearchRefreshReason, ToolSearchToolset, Toolset, ToolsetLifecyclePolicy,
     ToolsetLifecycleStatus, DEFAULT_MAX_RETRIES, DEFERRED_CALL_METADATA_KEY,
     TOOLSET_CLOSED_EVENT_KIND, TOOLSET_FAILED_EVENT_KIND, TOOLSET_INITIALIZED_EVENT_KIND,
@@ -23,6 +23,9 @@ use starweaver::{
     TOOL_SEARCH_LOADED_EVENT_KIND, TOOL_SEARCH_NO_MATCH_EVENT_KIND,
     TOOL_SEARCH_REFRESHED_EVENT_KIND,
 };
+
+mod common;
+use common::{call, counter, echo, echo_tool, open_schema};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -34,20 +37,6 @@ fn value_schema() -> Value {
         "properties": {"value": {"type": "string"}},
         "required": ["value"]
     })
-}
-
-fn open_schema() -> Value {
-    json!({"type": "object", "properties": {}})
-}
-
-/// A string tool that echoes its arguments back as content.
-fn echo(name: &str, description: &str) -> DynTool {
-    Arc::new(string_tool(
-        name,
-        Some(description.to_string()),
-        open_schema(),
-        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-    ))
 }
 
 /// A string tool that requires `{"value": string}` and echoes it with a tag.
@@ -99,13 +88,7 @@ fn failing_tool(name: &str, runs: Arc<AtomicU32>) -> DynTool {
 /// A tool visible only when `context.metadata[key] == true`.
 fn gated(name: &str, description: &str, key: &'static str) -> DynTool {
     Arc::new(
-        string_tool(
-            name,
-            Some(description.to_string()),
-            open_schema(),
-            |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-        )
-        .with_availability(move |context| {
+        echo_tool(name, description).with_availability(move |context| {
             context
                 .metadata
                 .get(key)
@@ -117,19 +100,7 @@ fn gated(name: &str, description: &str, key: &'static str) -> DynTool {
 
 /// A tool that is never available.
 fn never_available(name: &str, description: &str) -> DynTool {
-    Arc::new(
-        string_tool(
-            name,
-            Some(description.to_string()),
-            open_schema(),
-            |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-        )
-        .with_availability(|_context| false),
-    )
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> ToolCallPart {
-    ToolCallPart::new(id, name, arguments)
+    Arc::new(echo_tool(name, description).with_availability(|_context| false))
 }
 
 fn ambient(context: AgentContext) -> (AgentContextHandle, ToolContext) {
@@ -266,7 +237,7 @@ async fn static_toolset_timeout_and_retry_defaults_apply_through_registry() {
 
 #[tokio::test]
 async fn static_toolset_defaults_are_enforced_during_dispatch() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let hanging = Arc::new(string_tool(
         "hangs",
         Some("Never finishes".to_string()),
@@ -364,7 +335,7 @@ async fn prefixed_toolset_renames_tools_and_dispatches_to_inner_tool() {
 
 #[tokio::test]
 async fn two_prefixed_copies_of_one_toolset_coexist() {
-    let counter = Arc::new(AtomicU32::new(0));
+    let counter = counter();
     let inner: DynToolset = Arc::new(
         StaticToolset::new("shared")
             .with_tool(tagged_echo("lookup", "Lookup", "shared"))
@@ -462,7 +433,7 @@ fn deferred_registry(runs: Arc<AtomicU32>) -> ToolRegistry {
 
 #[tokio::test]
 async fn deferred_toolset_marks_definitions_as_deferred() {
-    let registry = deferred_registry(Arc::new(AtomicU32::new(0)));
+    let registry = deferred_registry(counter());
     let definition = registry.definition("render_video").unwrap();
     assert_eq!(
         tool_metadata_kind(&definition.metadata),
@@ -483,7 +454,7 @@ async fn deferred_toolset_marks_definitions_as_deferred() {
 
 #[tokio::test]
 async fn deferred_call_without_result_is_deferred_with_arguments() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let registry = deferred_registry(runs.clone());
     let arguments = json!({"scene": "intro"});
     let part = registry
@@ -504,7 +475,7 @@ async fn deferred_call_without_result_is_deferred_with_arguments() {
 
 #[tokio::test]
 async fn deferred_call_with_deferred_result_returns_it_as_success() {
-    let runs = Arc::new(AtomicU32::new(0));
+    let runs = counter();
     let registry = deferred_registry(runs.clone());
     let result = json!({"url": "https://farm.invalid/intro.mp4"});
     let part = registry
@@ -521,7 +492,7 @@ async fn deferred_call_with_deferred_result_returns_it_as_success() {
 
 #[tokio::test]
 async fn deferred_call_rejects_invalid_arguments_before_deferral() {
-    let registry = deferred_registry(Arc::new(AtomicU32::new(0)));
+    let registry = deferred_registry(counter());
     let part = registry
         .execute_call(
             ToolContext::default(),
@@ -608,10 +579,7 @@ fn proxy_inner(runs: Arc<AtomicU32>, failures: Arc<AtomicU32>) -> Vec<DynToolset
 
 #[tokio::test]
 async fn proxy_exposes_only_call_tool_and_search_tools() {
-    let proxy = tool_proxy_toolset(proxy_inner(
-        Arc::new(AtomicU32::new(0)),
-        Arc::new(AtomicU32::new(0)),
-    ));
+    let proxy = tool_proxy_toolset(proxy_inner(counter(), counter()));
     assert_eq!(proxy.name(), "tool_proxy");
     let registry = ToolRegistry::new().with_toolset(&proxy);
     assert_eq!(registry.names(), vec!["call_tool", "search_tools"]);
@@ -631,10 +599,8 @@ async fn proxy_exposes_only_call_tool_and_search_tools() {
 
 #[tokio::test]
 async fn proxy_search_tools_returns_names_descriptions_and_parameters() {
-    let registry = ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(
-        Arc::new(AtomicU32::new(0)),
-        Arc::new(AtomicU32::new(0)),
-    )));
+    let registry =
+        ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(counter(), counter())));
     let part = registry
         .execute_call(
             ToolContext::default(),
@@ -691,10 +657,8 @@ async fn proxy_search_tools_returns_names_descriptions_and_parameters() {
 
 #[tokio::test]
 async fn proxy_call_tool_runs_inner_tool_with_arguments() {
-    let registry = ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(
-        Arc::new(AtomicU32::new(0)),
-        Arc::new(AtomicU32::new(0)),
-    )));
+    let registry =
+        ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(counter(), counter())));
     let part = registry
         .execute_call(
             ToolContext::default(),
@@ -712,10 +676,8 @@ async fn proxy_call_tool_runs_inner_tool_with_arguments() {
 
 #[tokio::test]
 async fn proxy_call_tool_unknown_inner_name_is_model_retryable_not_found() {
-    let registry = ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(
-        Arc::new(AtomicU32::new(0)),
-        Arc::new(AtomicU32::new(0)),
-    )));
+    let registry =
+        ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(counter(), counter())));
     let part = registry
         .execute_call(
             ToolContext::default(),
@@ -736,10 +698,8 @@ async fn proxy_call_tool_unknown_inner_name_is_model_retryable_not_found() {
 
 #[tokio::test]
 async fn proxy_call_tool_surfaces_inner_validation_errors() {
-    let registry = ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(
-        Arc::new(AtomicU32::new(0)),
-        Arc::new(AtomicU32::new(0)),
-    )));
+    let registry =
+        ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(counter(), counter())));
     let part = registry
         .execute_call(
             ToolContext::default(),
@@ -763,11 +723,9 @@ async fn proxy_call_tool_surfaces_inner_validation_errors() {
 
 #[tokio::test]
 async fn proxy_call_tool_keeps_inner_approval_requirement() {
-    let runs = Arc::new(AtomicU32::new(0));
-    let registry = ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(
-        runs.clone(),
-        Arc::new(AtomicU32::new(0)),
-    )));
+    let runs = counter();
+    let registry =
+        ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(runs.clone(), counter())));
     let request = call(
         "c1",
         "call_tool",
@@ -789,9 +747,9 @@ async fn proxy_call_tool_keeps_inner_approval_requirement() {
 
 #[tokio::test]
 async fn proxy_does_not_multiply_inner_internal_retries() {
-    let failures = Arc::new(AtomicU32::new(0));
+    let failures = counter();
     let registry = ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(
-        Arc::new(AtomicU32::new(0)),
+        counter(),
         failures.clone(),
     )));
     let part = registry
@@ -812,10 +770,8 @@ async fn proxy_does_not_multiply_inner_internal_retries() {
 
 #[tokio::test]
 async fn proxy_search_hides_unavailable_inner_tools_with_ambient_context() {
-    let registry = ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(
-        Arc::new(AtomicU32::new(0)),
-        Arc::new(AtomicU32::new(0)),
-    )));
+    let registry =
+        ToolRegistry::new().with_toolset(&tool_proxy_toolset(proxy_inner(counter(), counter())));
     let query = call(
         "s1",
         "search_tools",
