@@ -1,6 +1,7 @@
 //! Typed and named dependencies that hosts attach for tools to use.
 
 use std::any::{Any, TypeId};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -24,7 +25,8 @@ pub struct Dependencies {
 #[derive(Clone, Default)]
 struct Maps {
     typed: HashMap<TypeId, Shared>,
-    named: HashMap<String, Shared>,
+    // Type names are `'static`: keys borrow them instead of allocating.
+    named: HashMap<Cow<'static, str>, Shared>,
 }
 
 impl Dependencies {
@@ -44,7 +46,7 @@ impl Dependencies {
         let shared: Shared = value;
         let maps = Arc::make_mut(&mut self.inner);
         maps.named
-            .insert(std::any::type_name::<T>().to_string(), shared.clone());
+            .insert(Cow::Borrowed(std::any::type_name::<T>()), shared.clone());
         maps.typed.insert(TypeId::of::<T>(), shared);
     }
 
@@ -52,7 +54,7 @@ impl Dependencies {
     pub fn insert_named<T: Any + Send + Sync>(&mut self, name: impl Into<String>, value: T) {
         Arc::make_mut(&mut self.inner)
             .named
-            .insert(name.into(), Arc::new(value));
+            .insert(Cow::Owned(name.into()), Arc::new(value));
     }
 
     /// Inserts a shared value under a stable capability name.
@@ -63,7 +65,7 @@ impl Dependencies {
     ) {
         Arc::make_mut(&mut self.inner)
             .named
-            .insert(name.into(), value);
+            .insert(Cow::Owned(name.into()), value);
     }
 
     /// Looks a value up by type.
@@ -109,7 +111,12 @@ impl Dependencies {
     /// Names of all named entries, sorted.
     #[must_use]
     pub fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.inner.named.keys().cloned().collect();
+        let mut names: Vec<String> = self
+            .inner
+            .named
+            .keys()
+            .map(|name| name.to_string())
+            .collect();
         names.sort();
         names
     }
@@ -165,10 +172,10 @@ impl Dependencies {
     pub(crate) fn select_named<'a>(&self, names: impl IntoIterator<Item = &'a String>) -> Self {
         let mut selected = Self::default();
         for name in names {
-            if let Some(value) = self.inner.named.get(name) {
+            if let Some(value) = self.inner.named.get(name.as_str()) {
                 Arc::make_mut(&mut selected.inner)
                     .named
-                    .insert(name.clone(), value.clone());
+                    .insert(Cow::Owned(name.clone()), value.clone());
             }
         }
         selected
