@@ -1007,7 +1007,7 @@ async fn run_scoped_approval_tool_and_params_survive_the_wait() {
 }
 
 #[tokio::test]
-async fn restoring_onto_an_agent_without_the_tool_is_a_retry_not_a_panic() {
+async fn restoring_onto_an_agent_without_the_tool_names_the_missing_tool() {
     let log: Log = Arc::default();
     let first_model = Arc::new(TestModel::scripted(deploy_script("unused")));
     let mut session = deploy_agent(&first_model, &log).session();
@@ -1019,17 +1019,18 @@ async fn restoring_onto_an_agent_without_the_tool_is_a_retry_not_a_panic() {
         AgentBuilder::new(second_model.clone()).build(),
         AgentSessionState::from_json(&json).unwrap(),
     );
-    let done = restored
+    let error = restored
         .resume_after_hitl(AgentHitlUserInteraction::approved("d1"))
         .await
-        .unwrap();
-    assert_eq!(done.output, "gone");
+        .unwrap_err();
+    assert!(
+        matches!(&error, AgentError::MissingTool { tool_call_id, tool } if tool_call_id == "d1" && tool == "deploy"),
+        "{error:?}"
+    );
+    // Nothing ran, the model was not asked, and the session still waits.
     assert!(log.lock().unwrap().is_empty());
-    let parts = last_request_parts(&second_model.requests()[0]);
-    assert!(matches!(
-        &parts[..],
-        [RequestPart::RetryPrompt(prompt)] if prompt.tool_call_id.as_deref() == Some("d1")
-    ));
+    assert!(second_model.requests().is_empty());
+    assert!(restored.is_waiting());
 }
 
 #[tokio::test]

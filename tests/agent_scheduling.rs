@@ -142,7 +142,15 @@ async fn parallel_batch_interleaves_yielding_tools() {
         .build();
     let stream = agent.run_stream("go").await.unwrap();
     assert_eq!(batches(&stream), vec![("parallel".to_string(), None, 2)]);
-    assert_eq!(recorded(&log), ["start:a", "start:b", "end:a", "end:b"]);
+    // Both calls started before either finished (the order in which the
+    // two are polled is not part of the contract).
+    let order = recorded(&log);
+    let mut starts: Vec<&str> = order[..2].iter().map(String::as_str).collect();
+    let mut ends: Vec<&str> = order[2..].iter().map(String::as_str).collect();
+    starts.sort_unstable();
+    ends.sort_unstable();
+    assert_eq!(starts, ["start:a", "start:b"], "{order:?}");
+    assert_eq!(ends, ["end:a", "end:b"], "{order:?}");
 }
 
 #[tokio::test]

@@ -343,7 +343,9 @@ async fn approved_deferred_call_completes_with_its_result() {
 async fn every_clarifying_approval_record_names_its_kind() {
     for answer in [
         AgentHitlUserInteraction::denied("ask").with_reason("later"),
-        AgentHitlUserInteraction::approved("ask"),
+        // Approving clarifying questions needs the user's answers.
+        AgentHitlUserInteraction::approved("ask")
+            .with_user_input(json!({"answers": {"Which language?": "Rust"}})),
     ] {
         let model = Arc::new(TestModel::scripted([
             calls(&[(

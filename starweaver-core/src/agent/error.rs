@@ -21,6 +21,10 @@ pub enum AgentError {
         /// What is wrong and how to fix it.
         problem: String,
     },
+    /// The run's cancellation token fired; no further model request was
+    /// made.
+    #[error("the run was cancelled")]
+    Cancelled,
     /// The run used all its model steps without a final answer.
     #[error(
         "the run stopped after {max_steps} model steps without a final answer; \
@@ -76,6 +80,19 @@ pub enum AgentError {
         tool: String,
         /// What is wrong with the input.
         message: String,
+    },
+    /// A pending call's tool is not registered on the agent the session
+    /// runs on (for example after a restore on a differently built
+    /// agent); nothing ran and the session still waits.
+    #[error(
+        "pending tool call `{tool_call_id}` needs tool `{tool}`, which this agent does not have; \
+         resume on an agent built with the same tools"
+    )]
+    MissingTool {
+        /// The call.
+        tool_call_id: String,
+        /// The missing tool.
+        tool: String,
     },
     /// Durable session state could not be read.
     #[error("invalid session state: {0}")]

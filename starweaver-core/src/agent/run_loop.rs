@@ -132,6 +132,18 @@ impl<'a, 'r> Run<'a, 'r> {
         self.lifecycle(true).await;
         let end = self.drive(messages, start, progress).await;
         self.lifecycle(false).await;
+        // The terminal record comes last, after the toolsets closed.
+        match &end {
+            Ok(RunEnd::Completed { output, .. }) => {
+                self.recorder.emit(AgentStreamEvent::RunCompleted {
+                    output: output.clone(),
+                })
+            }
+            Ok(RunEnd::Waiting(waiting)) => self.recorder.emit(AgentStreamEvent::Waiting {
+                requests: waiting.pending.clone(),
+            }),
+            Err(_) => {}
+        }
         end
     }
 
@@ -181,6 +193,13 @@ impl<'a, 'r> Run<'a, 'r> {
             }
         }
         loop {
+            if self
+                .cancellation
+                .as_ref()
+                .is_some_and(CancellationToken::is_cancelled)
+            {
+                return Err(AgentError::Cancelled);
+            }
             let max_steps = self.config.policy.max_steps;
             if progress.step >= max_steps {
                 return Err(AgentError::MaxStepsExceeded { max_steps });
@@ -218,9 +237,6 @@ impl<'a, 'r> Run<'a, 'r> {
             let output = response.text_content();
             messages.push(ModelMessage::Response(response));
             if calls.is_empty() {
-                self.recorder.emit(AgentStreamEvent::RunCompleted {
-                    output: output.clone(),
-                });
                 return Ok(RunEnd::Completed { output, progress });
             }
             let returns = self.execute_calls(&mut progress, &calls).await;
@@ -240,9 +256,6 @@ impl<'a, 'r> Run<'a, 'r> {
     }
 
     fn wait(&mut self, waiting: WaitingState) -> RunEnd {
-        self.recorder.emit(AgentStreamEvent::Waiting {
-            requests: waiting.pending.clone(),
-        });
         RunEnd::Waiting(waiting)
     }
 
@@ -280,15 +293,15 @@ impl<'a, 'r> Run<'a, 'r> {
                 ModelStreamEvent::Finished(response) => return Ok(response),
             }
         }
-        // A stream that ended without `Finished`: assemble what arrived.
-        let mut response = ModelResponse::tool_calls(calls);
-        if !text.is_empty() {
-            response.parts.insert(
-                0,
-                crate::model::ResponsePart::Text(crate::model::TextPart::new(text)),
-            );
-        }
-        Ok(response)
+        // The stream ended before `Finished`: the answer is incomplete.
+        Err(AgentError::Model(crate::model::ModelError::Request {
+            model: model.name().to_string(),
+            message: format!(
+                "the response stream ended before it finished ({} characters of text and {} tool call(s) arrived); retry the request",
+                text.chars().count(),
+                calls.len()
+            ),
+        }))
     }
 
     fn tool_context(&self, progress: &RunProgress, call: &ToolCallPart) -> ToolContext {
@@ -326,20 +339,31 @@ impl<'a, 'r> Run<'a, 'r> {
             self.recorder
                 .emit(AgentStreamEvent::ToolCall { call: call.clone() });
         }
-        let snapshot = progress.clone();
-        let returns = execute_batch(&self.registry, calls, reason.is_some(), |call| {
-            self.tool_context(&snapshot, call)
-        })
+        let contexts: Vec<ToolContext> = calls
+            .iter()
+            .map(|call| self.tool_context(progress, call))
+            .collect();
+        // Each return (and the context events its tool published) is
+        // reported as the call finishes, not when the batch does.
+        let recorder = &mut *self.recorder;
+        let context = self.context;
+        let seen = &mut self.seen_events;
+        let returns = execute_batch(
+            &self.registry,
+            calls,
+            contexts,
+            reason.is_some(),
+            |_, part| {
+                recorder.emit(AgentStreamEvent::ToolReturn { part: part.clone() });
+                forward(context, seen, recorder);
+            },
+        )
         .await;
         let count = calls.len() as u64;
         progress.usage.tool_calls = progress.usage.tool_calls.saturating_add(count);
         self.context.update(|context| {
             context.usage.tool_calls = context.usage.tool_calls.saturating_add(count)
         });
-        for part in &returns {
-            self.recorder
-                .emit(AgentStreamEvent::ToolReturn { part: part.clone() });
-        }
         self.forward_events();
         returns
     }
@@ -423,6 +447,17 @@ impl<'a, 'r> Run<'a, 'r> {
             }
             None => return Ok(Answer::Denied(None, request_record)),
         };
+        if interaction.user_input.is_none()
+            && request.request_kind() == crate::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND
+        {
+            return Err(AgentError::InvalidHitlInput {
+                tool_call_id: call.id.clone(),
+                tool: call.name.clone(),
+                message: "clarifying questions need the user's answers; resume with \
+                          AgentHitlUserInteraction::approved(id).with_user_input(answers)"
+                    .to_string(),
+            });
+        }
         let ctx = ctx
             .with_approved(true)
             .with_metadata(HITL_ARGUMENTS_METADATA_KEY, shown);
@@ -503,7 +538,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 .model_retries
                 .entry(part.tool_name.clone())
                 .or_insert(0);
-            *used += 1;
+            *used = used.saturating_add(1);
             let max_retries = self.registry.max_retries_for(&part.tool_name);
             if *used > max_retries {
                 return Err(AgentError::ToolRetriesExhausted {
@@ -548,19 +583,24 @@ impl<'a, 'r> Run<'a, 'r> {
     }
 
     fn forward_events(&mut self) {
-        let seen = self.seen_events;
-        let fresh: Vec<ContextEvent> = self.context.read(|context| {
-            context
-                .events
-                .events()
-                .get(seen..)
-                .map(<[ContextEvent]>::to_vec)
-                .unwrap_or_default()
-        });
-        self.seen_events += fresh.len();
-        for event in fresh {
-            self.recorder.emit(AgentStreamEvent::Custom { event });
-        }
+        forward(self.context, &mut self.seen_events, self.recorder);
+    }
+}
+
+/// Reports context events published since `seen` as `Custom` records.
+fn forward(context: &AgentContextHandle, seen: &mut usize, recorder: &mut Recorder<'_>) {
+    let from = *seen;
+    let fresh: Vec<ContextEvent> = context.read(|context| {
+        context
+            .events
+            .events()
+            .get(from..)
+            .map(<[ContextEvent]>::to_vec)
+            .unwrap_or_default()
+    });
+    *seen += fresh.len();
+    for event in fresh {
+        recorder.emit(AgentStreamEvent::Custom { event });
     }
 }
 

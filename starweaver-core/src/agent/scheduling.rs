@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use futures::future::join_all;
+use futures::stream::{FuturesUnordered, StreamExt};
 
 use super::{AgentRuntimePolicy, ToolExecutionPolicy};
 use crate::model::{ToolCallPart, ToolReturnPart};
@@ -63,25 +63,37 @@ pub(crate) fn sequential_reason(
     None
 }
 
-/// Runs the calls; returns are in model order either way.
+/// Runs the calls. `on_return` hears about each call as it finishes (in
+/// completion order, with the call's position); the result is in model
+/// order either way.
 pub(crate) async fn execute_batch(
     registry: &ToolRegistry,
     calls: &[ToolCallPart],
+    contexts: Vec<ToolContext>,
     sequential: bool,
-    context_for: impl Fn(&ToolCallPart) -> ToolContext,
+    mut on_return: impl FnMut(usize, &ToolReturnPart),
 ) -> Vec<ToolReturnPart> {
+    let mut slots: Vec<Option<ToolReturnPart>> = vec![None; calls.len()];
     if sequential {
-        let mut returns = Vec::with_capacity(calls.len());
-        for call in calls {
-            returns.push(registry.execute_call(context_for(call), call).await);
+        for (index, (call, ctx)) in calls.iter().zip(contexts).enumerate() {
+            let part = registry.execute_call(ctx, call).await;
+            on_return(index, &part);
+            slots[index] = Some(part);
         }
-        returns
     } else {
-        join_all(
+        let mut running: FuturesUnordered<_> =
             calls
                 .iter()
-                .map(|call| registry.execute_call(context_for(call), call)),
-        )
-        .await
+                .zip(contexts)
+                .enumerate()
+                .map(|(index, (call, ctx))| async move {
+                    (index, registry.execute_call(ctx, call).await)
+                })
+                .collect();
+        while let Some((index, part)) = running.next().await {
+            on_return(index, &part);
+            slots[index] = Some(part);
+        }
     }
+    slots.into_iter().flatten().collect()
 }

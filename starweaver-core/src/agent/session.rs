@@ -150,8 +150,9 @@ impl AgentSession {
     ///
     /// # Errors
     /// [`AgentError::NotWaiting`], [`AgentError::MissingHitlResult`],
-    /// [`AgentError::UnknownHitlResult`] and [`AgentError::InvalidHitlInput`]
-    /// leave the session waiting; other errors end the paused run.
+    /// [`AgentError::UnknownHitlResult`], [`AgentError::MissingTool`] and
+    /// [`AgentError::InvalidHitlInput`] leave the session waiting; other
+    /// errors end the paused run.
     pub async fn resume_after_hitl(
         &mut self,
         results: impl Into<AgentHitlResults>,
@@ -215,6 +216,16 @@ impl AgentSession {
         // Check the answers before anything runs, so a mistake leaves the
         // session waiting as it was.
         validate_results(waiting, &results)?;
+        for request in &waiting.pending {
+            let known = self.agent.tool_registry().get(&request.tool_name).is_some()
+                || self.waiting_options.tools.get(&request.tool_name).is_some();
+            if !known {
+                return Err(AgentError::MissingTool {
+                    tool_call_id: request.tool_call_id.clone(),
+                    tool: request.tool_name.clone(),
+                });
+            }
+        }
         // The paused state stays in the session until the resume settles,
         // so a resume that is cancelled half-way can be tried again.
         let waiting = waiting.clone();

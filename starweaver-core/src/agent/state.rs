@@ -83,15 +83,24 @@ impl AgentSessionState {
     /// [`super::AgentError::State`] for malformed JSON or an unknown
     /// version.
     pub fn from_json(json: &str) -> Result<Self, super::AgentError> {
-        let state: Self = serde_json::from_str(json)
-            .map_err(|error| super::AgentError::State(format!("not a session state: {error}")))?;
-        if state.version != Self::VERSION {
-            return Err(super::AgentError::State(format!(
-                "unsupported session state version {} (this build reads version {})",
-                state.version,
-                Self::VERSION
-            )));
+        let value: serde_json::Value = serde_json::from_str(json)
+            .map_err(|error| super::AgentError::State(format!("not JSON: {error}")))?;
+        // The version first: a newer layout must be reported as such.
+        match value.get("version").and_then(serde_json::Value::as_u64) {
+            Some(version) if version == u64::from(Self::VERSION) => {}
+            Some(version) => {
+                return Err(super::AgentError::State(format!(
+                    "unsupported session state version {version} (this build reads version {})",
+                    Self::VERSION
+                )))
+            }
+            None => {
+                return Err(super::AgentError::State(
+                    "not a session state: no numeric `version` field".to_string(),
+                ))
+            }
         }
-        Ok(state)
+        serde_json::from_value(value)
+            .map_err(|error| super::AgentError::State(format!("not a session state: {error}")))
     }
 }

@@ -145,7 +145,7 @@ impl<'a> Recorder<'a> {
 
     pub(crate) fn emit(&mut self, event: AgentStreamEvent) {
         if !self.is_active() {
-            self.sequence += 1;
+            self.sequence = self.sequence.saturating_add(1);
             return;
         }
         let record = AgentStreamRecord {
@@ -153,7 +153,7 @@ impl<'a> Recorder<'a> {
             run_id: self.run_id.clone(),
             event,
         };
-        self.sequence += 1;
+        self.sequence = self.sequence.saturating_add(1);
         if let Some(sink) = self.sink.as_mut() {
             sink(&record);
         }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Tools and namespaces that tool search has loaded for later turns.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ToolSearchState {
     /// Loaded tool names.
     pub loaded_tools: BTreeSet<String>,
@@ -41,6 +42,7 @@ pub struct ContextTask {
 
 /// Usage counters a run accumulates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ContextUsage {
     /// Model requests made.
     pub requests: u64,

@@ -59,6 +59,7 @@ pub struct ModelRequestParameters {
 
 /// Tokens and requests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Usage {
     /// Model requests.
     pub requests: u64,

@@ -25,20 +25,40 @@ fn invalid(message: String) -> ToolError {
     ToolError::invalid_arguments("ask_user_question", message)
 }
 
-fn answer_text(question: &str, value: &Value) -> Result<String, ToolError> {
-    match value {
-        Value::String(text) => Ok(text.clone()),
+/// The answer text, or `None` for a blank answer. Arrays of labels are
+/// accepted only for multi-select questions (a one-label array always).
+fn answer_text(question: &ClarifyingQuestion, value: &Value) -> Result<Option<String>, ToolError> {
+    let text = |value: &Value| {
+        value
+            .as_str()
+            .map(str::trim)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "the answer to `{}` must be text",
+                    question.question
+                ))
+            })
+    };
+    let answer = match value {
+        Value::Array(items) if items.len() > 1 && !question.multi_select => {
+            return Err(invalid(format!(
+                "`{}` takes one answer, not {}; send a single label",
+                question.question,
+                items.len()
+            )))
+        }
         Value::Array(items) => items
             .iter()
-            .map(|item| {
-                item.as_str()
-                    .map(str::to_string)
-                    .ok_or_else(|| invalid(format!("the answer to `{question}` must be text")))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(|labels| labels.join(", ")),
-        _ => Err(invalid(format!("the answer to `{question}` must be text"))),
-    }
+            .map(text)
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .filter(|label| !label.is_empty())
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => text(other)?,
+    };
+    Ok((!answer.is_empty()).then_some(answer))
 }
 
 /// Validates user input against the questions and returns canonical
@@ -48,20 +68,25 @@ fn answer_text(question: &str, value: &Value) -> Result<String, ToolError> {
 /// or an object `{"answers": {"<question>": "<answer>"}, "response": "..."}`;
 /// an object without `answers` is read as the answers map itself (with an
 /// optional `response` key). Multi-select answers may also be arrays of
-/// labels; they are joined with ", ".
+/// labels; they are joined with ", ". Blank answers count as no answer.
 ///
 /// # Errors
-/// [`ToolError::InvalidArguments`] for answers to unknown questions,
-/// non-text answers, or input that answers nothing.
+/// [`ToolError::InvalidArguments`] for answers to unknown questions (or
+/// unknown keys next to `answers`), non-text answers, several labels for a
+/// single-select question, or input that answers nothing.
 pub fn normalize_clarifying_question_answers(
     questions: &[ClarifyingQuestion],
     user_input: &Value,
 ) -> Result<ClarifyingQuestionAnswers, ToolError> {
+    let blank = |text: &str| text.trim().is_empty();
     let object = match user_input {
+        Value::String(text) if blank(text) => {
+            return Err(invalid("the user input answers no question".to_string()))
+        }
         Value::String(text) => {
             return Ok(ClarifyingQuestionAnswers {
                 answers: BTreeMap::new(),
-                response: Some(text.clone()),
+                response: Some(text.trim().to_string()),
             })
         }
         Value::Object(object) => object,
@@ -73,11 +98,22 @@ pub fn normalize_clarifying_question_answers(
     };
     let response = match object.get("response") {
         None | Some(Value::Null) => None,
-        Some(Value::String(text)) => Some(text.clone()),
+        Some(Value::String(text)) if blank(text) => None,
+        Some(Value::String(text)) => Some(text.trim().to_string()),
         Some(_) => return Err(invalid("`response` must be text".to_string())),
     };
     let answers_value = match object.get("answers") {
-        Some(Value::Object(answers)) => answers.clone(),
+        Some(Value::Object(answers)) => {
+            if let Some(extra) = object
+                .keys()
+                .find(|key| key.as_str() != "answers" && key.as_str() != "response")
+            {
+                return Err(invalid(format!(
+                    "unexpected key `{extra}` next to `answers`; put every answer inside `answers` and use `response` for a general reply"
+                )));
+            }
+            answers.clone()
+        }
         Some(_) => {
             return Err(invalid(
                 "`answers` must be an object keyed by question text".to_string(),
@@ -90,18 +126,23 @@ pub fn normalize_clarifying_question_answers(
             .collect(),
     };
     let mut answers = BTreeMap::new();
-    for (question, value) in &answers_value {
-        if !questions.iter().any(|known| &known.question == question) {
+    for (question_text, value) in &answers_value {
+        let Some(question) = questions
+            .iter()
+            .find(|known| &known.question == question_text)
+        else {
             let known: Vec<&str> = questions
                 .iter()
                 .map(|known| known.question.as_str())
                 .collect();
             return Err(invalid(format!(
-                "`{question}` is not one of the questions asked; answer by exact question text: {}",
+                "`{question_text}` is not one of the questions asked; answer by exact question text: {}",
                 known.join(" | ")
             )));
+        };
+        if let Some(answer) = answer_text(question, value)? {
+            answers.insert(question_text.clone(), answer);
         }
-        answers.insert(question.clone(), answer_text(question, value)?);
     }
     if answers.is_empty() && response.is_none() {
         return Err(invalid("the user input answers no question".to_string()));

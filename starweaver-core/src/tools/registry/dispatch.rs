@@ -330,6 +330,14 @@ async fn run(
         }
     }
     let arguments: &Value = arguments;
+    if ctx.is_cancelled() {
+        return (
+            Err(ToolError::Cancelled {
+                tool: name.to_string(),
+            }),
+            0,
+        );
+    }
     let gated = entry.requires_approval && !ctx.is_approved();
     if gated || entry.deferred {
         if let Err(error) = guard(name, || entry.tool.check_arguments(arguments)) {
