@@ -1,5 +1,6 @@
 //! A tour of the tool runtime: typed and manual tools, a toolset, tool
-//! search and a proxy, dispatched the way an agent run dispatches them.
+//! search and a proxy, dispatched through `ToolRegistry::execute_call` (the
+//! entry point agent runs use; here mostly without an agent context).
 //!
 //! `cargo run --example tool_runtime`
 
@@ -64,7 +65,7 @@ fn glossary() -> Arc<StaticToolset> {
 
 fn print(label: &str, value: &impl serde::Serialize) {
     let text = serde_json::to_string(value).unwrap_or_else(|error| error.to_string());
-    println!("{label:<28} {text}");
+    println!("{label:<32} {text}");
 }
 
 #[tokio::main(flavor = "current_thread")]

@@ -47,7 +47,8 @@ pub mod model {
     pub use starweaver_core::model::*;
 }
 
-/// Manifest types, loading and checks.
+/// Manifest types, loading and checks (arrives with the manifest
+/// milestone; the crate is a placeholder today).
 pub use starweaver_config as config;
 
 /// The README's examples run as doctests.

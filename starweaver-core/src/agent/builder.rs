@@ -18,6 +18,7 @@ pub struct AgentBuilder {
     policy: AgentRuntimePolicy,
     settings: ModelSettings,
     startup_events: Vec<ContextEvent>,
+    registry_given: bool,
 }
 
 impl AgentBuilder {
@@ -32,6 +33,7 @@ impl AgentBuilder {
             policy: AgentRuntimePolicy::default(),
             settings: ModelSettings::default(),
             startup_events: Vec::new(),
+            registry_given: false,
         }
     }
 
@@ -60,11 +62,11 @@ impl AgentBuilder {
     /// defaults and hooks; later ones contribute their tools.
     #[must_use]
     pub fn tool_registry(mut self, registry: ToolRegistry) -> Self {
-        if self.registry.is_empty() && self.registry.toolsets().is_empty() {
-            self.registry = registry;
-        } else {
-            self.registry.extend(&registry);
+        if !self.registry_given {
+            self.registry.adopt_settings(&registry);
+            self.registry_given = true;
         }
+        self.registry.extend(&registry);
         self
     }
 
@@ -97,7 +99,8 @@ impl AgentBuilder {
         self
     }
 
-    /// Publishes a context event at the start of every run (diagnostics
+    /// Publishes a context event at the start of every run segment (a
+    /// resumed run publishes it again) (diagnostics
     /// gathered while the agent was assembled).
     #[must_use]
     pub fn startup_event(mut self, event: ContextEvent) -> Self {

@@ -151,6 +151,18 @@ impl<'a, 'r> Run<'a, 'r> {
         let mut taken = TakenContext::new(self.context);
         if enter {
             self.registry.enter_toolsets(taken.context()).await;
+            // Resource-backed toolsets list their tools once set up: read
+            // their inventory again for this run.
+            let managed: Vec<_> = self
+                .registry
+                .toolsets()
+                .iter()
+                .filter(|toolset| needs_setup(toolset.as_ref()))
+                .cloned()
+                .collect();
+            for toolset in &managed {
+                self.registry.insert_toolset(toolset);
+            }
         } else {
             self.registry.exit_toolsets(taken.context()).await;
         }
@@ -402,6 +414,7 @@ impl<'a, 'r> Run<'a, 'r> {
             let part = self.run_answer(call, answer).await;
             self.recorder
                 .emit(AgentStreamEvent::ToolReturn { part: part.clone() });
+            self.forward_events();
             if let Some(slot) = returns.get_mut(index) {
                 *slot = Some(part);
             }
@@ -642,6 +655,15 @@ pub(crate) fn validate_results(
         }
     }
     Ok(())
+}
+
+/// Whether a toolset, or one it wraps, sets up before its inventory is read.
+fn needs_setup(toolset: &dyn crate::toolsets::Toolset) -> bool {
+    toolset.lifecycle_policy().enter_before_prepare
+        || toolset
+            .wrapped_toolsets()
+            .iter()
+            .any(|wrapped| needs_setup(wrapped.as_ref()))
 }
 
 /// Approvals belong to one call of one model response: providers may reuse

@@ -12,7 +12,8 @@ use super::{
 use crate::JsonMap;
 
 /// What survives an export: notes, metadata, loaded tool-search state,
-/// tasks, usage and a pending handoff. Dependencies, grants and events
+/// tasks, usage, a pending handoff, shell settings, unavailable toolsets
+/// and the tool config. Dependencies, grants and events
 /// belong to the host process and are attached again after a restore.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AgentContextState {

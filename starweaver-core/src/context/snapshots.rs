@@ -26,7 +26,8 @@ pub struct ShellEnvironmentSnapshot {
     pub env: BTreeMap<String, String>,
 }
 
-/// Limits of the current call, given to every tool.
+/// Limits of the current call, given to every tool that runs with an
+/// ambient agent context (not to delegating tools such as `call_tool`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolRuntimeSnapshot {
     /// Name of the tool being called.

@@ -9,8 +9,10 @@ const MAX_ITEMS: u64 = 64;
 
 /// A value valid against `schema` for the common subset of JSON Schema
 /// used by tool parameters: `type`, `properties`, `required`, `enum`,
-/// `const`, `default`, `examples`, string and array lengths, numeric
-/// bounds, `anyOf`/`oneOf`/`allOf` (first branch), and local `$ref`s.
+/// `const`, `default`, `examples`, string and array lengths, common string
+/// formats, numeric bounds and `multipleOf`, `anyOf`/`oneOf` (first
+/// non-null branch), `allOf` (merged), tuples (`prefixItems`) and local
+/// `$ref`s.
 #[must_use]
 pub fn sample_value(schema: &Value) -> Value {
     sample(schema, schema, 0)
@@ -204,6 +206,17 @@ fn sample_string(map: &Map<String, Value>) -> Value {
         Some("email") => "user@example.com",
         Some("uri" | "url") => "https://example.com",
         Some("uuid") => "00000000-0000-4000-8000-000000000000",
+        Some("ipv4") => "192.0.2.1",
+        Some("ipv6") => "2001:db8::1",
+        Some("ip") => "192.0.2.1",
+        Some("hostname" | "idn-hostname") => "example.com",
+        Some("idn-email") => "user@example.com",
+        Some("time") => "12:00:00Z",
+        Some("duration") => "P1D",
+        Some("uri-reference" | "iri-reference") => "/example",
+        Some("iri") => "https://example.com",
+        Some("json-pointer") => "/example",
+        Some("regex") => "^example$",
         _ => "example",
     };
     let min = map.get("minLength").and_then(Value::as_u64).unwrap_or(0);

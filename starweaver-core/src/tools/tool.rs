@@ -23,8 +23,10 @@ pub trait Tool: Send + Sync {
     /// The model-facing definition.
     fn definition(&self) -> ToolDefinition;
 
-    /// Runs the tool. Argument validation has already happened. The
-    /// arguments are borrowed so internal retries never copy them.
+    /// Runs the tool. Normalising validators (`validate_arguments`) have
+    /// already run; a tool with a manual schema checks it here. The
+    /// arguments are borrowed, so the registry does not copy them for
+    /// retries.
     fn call<'a>(
         &'a self,
         ctx: ToolContext,

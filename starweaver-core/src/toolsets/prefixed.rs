@@ -87,6 +87,10 @@ impl Toolset for PrefixedToolset {
         self.inner.lifecycle_policy()
     }
 
+    fn wrapped_toolsets(&self) -> Vec<DynToolset> {
+        self.inner.wrapped_toolsets()
+    }
+
     fn enter_with_context<'a>(
         &'a self,
         context: &'a mut AgentContext,

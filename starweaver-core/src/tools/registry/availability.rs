@@ -102,15 +102,20 @@ impl ToolRegistry {
                 .is_some_and(|toolset| context.unavailable_toolsets.contains(&toolset.name));
             if toolset_down {
                 report.unavailable.push(name.clone());
-            } else if !entry.tool.is_loaded(context) {
+            } else if !super::survives(|| entry.tool.is_loaded(context)) {
                 if full_report {
                     report.not_loaded.push(name.clone());
                 }
-            } else if !entry.tool.is_available(context) {
+            } else if !super::survives(|| entry.tool.is_available(context)) {
                 report.unavailable.push(name.clone());
-            } else if let Some(definition) = entry
-                .tool
-                .prepare_definition(context, entry.definition.clone())
+            } else if let Some(definition) =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    entry
+                        .tool
+                        .prepare_definition(context, entry.definition.clone())
+                }))
+                .ok()
+                .flatten()
             {
                 prepared.push(definition);
             } else {

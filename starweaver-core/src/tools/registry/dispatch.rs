@@ -249,7 +249,7 @@ impl ToolRegistry {
     /// Why the model cannot call this tool in this context, if it cannot.
     fn check_visible_in(entry: &ToolEntry, context: &crate::AgentContext) -> Option<ToolError> {
         let name = entry.definition.name.as_str();
-        if !entry.tool.is_loaded(context) {
+        if !super::survives(|| entry.tool.is_loaded(context)) {
             return Some(ToolError::NotFound {
                 tool: name.to_string(),
                 message: format!(
@@ -261,9 +261,13 @@ impl ToolRegistry {
             .toolset
             .as_ref()
             .is_some_and(|toolset| context.unavailable_toolsets.contains(&toolset.name));
-        (toolset_down || !entry.tool.is_available(context)).then(|| ToolError::NotFound {
-            tool: name.to_string(),
-            message: format!("tool `{name}` is not available in this context; use another tool"),
+        (toolset_down || !super::survives(|| entry.tool.is_available(context))).then(|| {
+            ToolError::NotFound {
+                tool: name.to_string(),
+                message: format!(
+                    "tool `{name}` is not available in this context; use another tool"
+                ),
+            }
         })
     }
 
@@ -364,6 +368,28 @@ async fn run(
             }),
             0,
         );
+    }
+    if entry.deferred {
+        // Deferred tools hand the call to a worker; a resumed call carries
+        // the worker's result.
+        return match ctx.deferred_result() {
+            Some(result) => (Ok(ToolResult::new(result.clone())), 1),
+            None => {
+                let mut metadata = JsonMap::new();
+                metadata.insert("arguments".to_string(), arguments.clone());
+                metadata.insert(
+                    "request".to_string(),
+                    serde_json::json!({"kind": "deferred_call", "tool": name}),
+                );
+                (
+                    Err(ToolError::CallDeferred {
+                        tool: name.to_string(),
+                        metadata,
+                    }),
+                    0,
+                )
+            }
+        };
     }
     let mut attempt = 0;
     loop {

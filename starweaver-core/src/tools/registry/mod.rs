@@ -48,7 +48,8 @@ impl ToolEntry {
         let definition = tool.definition();
         let requirements = ToolDependencyRequirements::from_metadata(&definition.metadata);
         let requires_approval = tool_metadata_requires_approval(&definition.metadata);
-        let deferred = definition.metadata.contains_key(DEFERRED_CALL_METADATA_KEY);
+        let deferred = definition.metadata.contains_key(DEFERRED_CALL_METADATA_KEY)
+            || super::tool_metadata_kind(&definition.metadata) == Some(super::ToolKind::Deferred);
         let name = Arc::from(definition.name.as_str());
         let validates = tool.validates_arguments();
         let delegates = tool.delegates_execution();
@@ -187,6 +188,14 @@ impl ToolRegistry {
         }
         self.toolsets.extend(other.toolsets.iter().cloned());
         self.instructions.extend(other.instructions.iter().cloned());
+    }
+
+    /// Takes another registry's defaults and hooks (not its tools).
+    pub(crate) fn adopt_settings(&mut self, other: &Self) {
+        self.timeout_ms = other.timeout_ms;
+        self.max_retries = other.max_retries;
+        self.hooks.clone_from(&other.hooks);
+        self.tool_hooks.clone_from(&other.tool_hooks);
     }
 
     /// Registry-wide timeout default.
@@ -378,6 +387,12 @@ impl ToolRegistry {
             max_retries: self.max_retries.or(outer.max_retries),
         }
     }
+}
+
+/// Runs a tool's availability or loading callback; a panic counts as
+/// "no", so a faulty callback hides its tool instead of crashing the run.
+pub(crate) fn survives(check: impl FnOnce() -> bool) -> bool {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or(false)
 }
 
 /// Registry-level limits carried into nested registries.

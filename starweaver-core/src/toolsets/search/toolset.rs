@@ -15,7 +15,9 @@ use super::events::{
 use super::index::IndexedTool;
 use super::{SearchIndex, ToolSearchRefreshReport, ToolSearchReport};
 use crate::tools::wrapped::WrappedTool;
-use crate::tools::{typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolResult};
+use crate::tools::{
+    typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolInstruction, ToolResult,
+};
 use crate::toolsets::{DynToolset, IntoDynToolset, Toolset};
 use crate::{AgentContext, ToolContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY};
 
@@ -441,8 +443,25 @@ impl Toolset for ToolSearchToolset {
         self.shared.toolsets.clone()
     }
 
+    fn get_instructions(&self) -> Vec<ToolInstruction> {
+        let mut instructions = vec![ToolInstruction::new(
+            format!("{}:usage", self.shared.name),
+            "More tools are available through tool_search: search with a few keywords; matching tools can be called directly from your next turn.",
+        )];
+        for toolset in &self.shared.toolsets {
+            instructions.extend(toolset.get_instructions());
+        }
+        instructions
+    }
+
     fn get_tools(&self) -> Vec<DynTool> {
-        let index = self.shared.index();
+        // Registering (again) reads the current inventory.
+        let index = Arc::new(SearchIndex::build(&self.shared.toolsets));
+        *self
+            .shared
+            .index
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = index.clone();
         let mut tools = Vec::with_capacity(index.tools.len() + 1);
         tools.push(self.search_tool());
         for indexed in &index.tools {
