@@ -18,61 +18,13 @@ use starweaver::{
 };
 
 mod common;
-use common::{ambient, call, counter, echo, echo_tool, open_schema, responses_so_far};
+use common::{
+    ambient, call, counter, echo, echo_tool, open_schema, responses_so_far, CountingLifecycle,
+};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// A resource-backed toolset that counts its lifecycle calls.
-#[derive(Clone)]
-struct CountingLifecycle {
-    name: String,
-    tools: Vec<DynTool>,
-    enters: Arc<AtomicU32>,
-    exits: Arc<AtomicU32>,
-}
-
-impl CountingLifecycle {
-    fn new(name: &str, tools: Vec<DynTool>) -> Self {
-        Self {
-            name: name.to_string(),
-            tools,
-            enters: counter(),
-            exits: counter(),
-        }
-    }
-}
-
-impl Toolset for CountingLifecycle {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn get_tools(&self) -> Vec<DynTool> {
-        self.tools.clone()
-    }
-
-    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
-        ToolsetLifecyclePolicy::managed()
-    }
-
-    fn enter_with_context<'a>(
-        &'a self,
-        _context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        self.enters.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Ok(()) })
-    }
-
-    fn exit_with_context<'a>(
-        &'a self,
-        _context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        self.exits.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Ok(()) })
-    }
-}
 
 /// A toolset over a live inventory (an MCP server, a plugin directory):
 /// `get_tools` reads whatever is there now.

@@ -2,7 +2,7 @@
 //! defect that was found and fixed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,68 +12,17 @@ use serde_json::{json, Value};
 use starweaver::model::{ModelMessage, ModelResponse};
 use starweaver::{
     string_tool, tool_proxy_toolset, tool_search_toolset, typed_tool, AgentBuilder, AgentContext,
-    AgentContextHandle, BoxFuture, Dependencies, DynTool, DynToolset, FunctionModel,
-    PrefixedToolset, StaticToolset, ToolContext, ToolDependencyRequirements, ToolError,
-    ToolExecutionHook, ToolHookInput, ToolRegistry, ToolResult, ToolReturnKind, Toolset,
-    ToolsetLifecyclePolicy,
+    AgentContextHandle, BoxFuture, Dependencies, DynToolset, FunctionModel, PrefixedToolset,
+    StaticToolset, ToolContext, ToolDependencyRequirements, ToolError, ToolExecutionHook,
+    ToolHookInput, ToolRegistry, ToolResult, ToolReturnKind,
 };
 
 mod common;
-use common::{ambient, call, counter, echo, open_schema, responses_so_far};
+use common::{ambient, call, counter, echo, open_schema, responses_so_far, CountingLifecycle};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// A resource-backed toolset that counts its lifecycle calls.
-#[derive(Clone)]
-struct CountingLifecycle {
-    name: String,
-    tools: Vec<DynTool>,
-    enters: Arc<AtomicU32>,
-    exits: Arc<AtomicU32>,
-}
-
-impl CountingLifecycle {
-    fn new(name: &str, tools: Vec<DynTool>) -> Self {
-        Self {
-            name: name.to_string(),
-            tools,
-            enters: counter(),
-            exits: counter(),
-        }
-    }
-}
-
-impl Toolset for CountingLifecycle {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn get_tools(&self) -> Vec<DynTool> {
-        self.tools.clone()
-    }
-
-    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
-        ToolsetLifecyclePolicy::managed()
-    }
-
-    fn enter_with_context<'a>(
-        &'a self,
-        _context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        self.enters.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Ok(()) })
-    }
-
-    fn exit_with_context<'a>(
-        &'a self,
-        _context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        self.exits.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Ok(()) })
-    }
-}
 
 // ---------------------------------------------------------------------------
 // 1. Tool search: ties are not broken by name (name_rank is never built)

@@ -141,3 +141,54 @@ pub fn tool_returns(messages: &[ModelMessage]) -> Vec<ToolReturnPart> {
         })
         .collect()
 }
+
+/// A resource-backed toolset that counts its lifecycle calls.
+#[derive(Clone)]
+pub struct CountingLifecycle {
+    pub name: String,
+    pub tools: Vec<DynTool>,
+    pub enters: Arc<AtomicU32>,
+    pub exits: Arc<AtomicU32>,
+}
+
+impl CountingLifecycle {
+    pub fn new(name: &str, tools: Vec<DynTool>) -> Self {
+        Self {
+            name: name.to_string(),
+            tools,
+            enters: counter(),
+            exits: counter(),
+        }
+    }
+}
+
+impl starweaver::Toolset for CountingLifecycle {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn get_tools(&self) -> Vec<DynTool> {
+        self.tools.clone()
+    }
+
+    fn lifecycle_policy(&self) -> starweaver::ToolsetLifecyclePolicy {
+        starweaver::ToolsetLifecyclePolicy::managed()
+    }
+
+    fn enter_with_context<'a>(
+        &'a self,
+        _context: &'a mut starweaver::AgentContext,
+    ) -> starweaver::BoxFuture<'a, Result<(), starweaver::ToolError>> {
+        self.enters
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn exit_with_context<'a>(
+        &'a self,
+        _context: &'a mut starweaver::AgentContext,
+    ) -> starweaver::BoxFuture<'a, Result<(), starweaver::ToolError>> {
+        self.exits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { Ok(()) })
+    }
+}
