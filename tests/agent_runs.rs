@@ -1331,3 +1331,18 @@ async fn a_tool_name_providers_reject_stops_the_run_before_the_model() {
     }
     assert!(model.requests().is_empty());
 }
+
+#[tokio::test]
+async fn startup_events_reach_the_stream_as_custom_records() {
+    let agent = AgentBuilder::new(Arc::new(TestModel::with_text("ok")))
+        .startup_event(starweaver::ContextEvent::new(
+            "skills_scanned",
+            json!({"skills": 2, "diagnostics": []}),
+        ))
+        .build();
+    let stream = agent.run_stream("hello").await.unwrap();
+    assert!(stream.events().iter().any(|record| matches!(
+        &record.event,
+        AgentStreamEvent::Custom { event } if event.kind == "skills_scanned"
+    )));
+}
