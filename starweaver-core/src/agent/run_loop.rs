@@ -200,7 +200,7 @@ impl<'a, 'r> Run<'a, 'r> {
                     Next::Request(parts) => {
                         messages.push(ModelMessage::Request(ModelRequest { parts }))
                     }
-                    Next::Wait(waiting) => return Ok(self.wait(waiting)),
+                    Next::Wait(waiting) => return Ok(RunEnd::Waiting(waiting)),
                 }
             }
         }
@@ -262,13 +262,9 @@ impl<'a, 'r> Run<'a, 'r> {
                 Next::Request(parts) => {
                     messages.push(ModelMessage::Request(ModelRequest { parts }))
                 }
-                Next::Wait(waiting) => return Ok(self.wait(waiting)),
+                Next::Wait(waiting) => return Ok(RunEnd::Waiting(waiting)),
             }
         }
-    }
-
-    fn wait(&mut self, waiting: WaitingState) -> RunEnd {
-        RunEnd::Waiting(waiting)
     }
 
     fn instructions(&self) -> Vec<String> {

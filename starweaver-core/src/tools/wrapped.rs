@@ -1,5 +1,5 @@
 //! A tool that wraps another with a changed definition, visibility or
-//! call: the building block of prefixed, deferred and searchable tools.
+//! defaults: the building block of prefixed, deferred and searchable tools.
 
 use std::sync::Arc;
 
@@ -9,18 +9,12 @@ use super::{DynTool, Tool, ToolDefinition, ToolError, ToolResult, ToolUserInputP
 use crate::{AgentContext, BoxFuture, ToolContext};
 
 pub(crate) type LoadedFn = Arc<dyn Fn(&AgentContext) -> bool + Send + Sync>;
-pub(crate) type CallFn = Arc<
-    dyn Fn(&DynTool, ToolContext, &Value) -> BoxFuture<'static, Result<ToolResult, ToolError>>
-        + Send
-        + Sync,
->;
 
 /// Forwards everything to `inner` except what is overridden.
 pub(crate) struct WrappedTool {
     inner: DynTool,
     definition: ToolDefinition,
     loaded: Option<LoadedFn>,
-    call: Option<CallFn>,
     timeout_ms: Option<u64>,
     max_retries: Option<u32>,
     toolset: Option<String>,
@@ -32,7 +26,6 @@ impl WrappedTool {
             inner,
             definition,
             loaded: None,
-            call: None,
             timeout_ms: None,
             max_retries: None,
             toolset: None,
@@ -62,11 +55,6 @@ impl WrappedTool {
         self.loaded = Some(loaded);
         self
     }
-
-    pub(crate) fn with_call(mut self, call: CallFn) -> Self {
-        self.call = Some(call);
-        self
-    }
 }
 
 impl Tool for WrappedTool {
@@ -83,10 +71,7 @@ impl Tool for WrappedTool {
         ctx: ToolContext,
         arguments: &'a Value,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
-        match &self.call {
-            Some(call) => call(&self.inner, ctx, arguments),
-            None => self.inner.call(ctx, arguments),
-        }
+        self.inner.call(ctx, arguments)
     }
 
     fn timeout_ms(&self) -> Option<u64> {

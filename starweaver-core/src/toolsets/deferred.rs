@@ -5,19 +5,17 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Toolset;
-use crate::tools::wrapped::{CallFn, WrappedTool};
+use crate::tools::wrapped::WrappedTool;
 use crate::tools::{
-    DynTool, ToolError, ToolInstruction, ToolKind, ToolResult, DEFERRED_CALL_METADATA_KEY,
-    TOOL_KIND_METADATA_KEY,
+    DynTool, ToolInstruction, ToolKind, DEFERRED_CALL_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
-use crate::JsonMap;
 
 /// Marks tools as deferred (`starweaver_tool_kind: deferred`,
-/// `deferred_call: true`). A call without an inline deferred result
-/// returns [`ToolError::CallDeferred`], which the agent runtime turns into
-/// a durable waiting request; a call resumed with
-/// [`crate::ToolContext::with_deferred_result`] returns that result.
-/// Arguments are still validated by the wrapped tool first.
+/// `deferred_call: true`). The registry then never runs them: a call
+/// without an inline deferred result returns [`crate::tools::ToolError::CallDeferred`],
+/// which the agent runtime turns into a durable waiting request; a call
+/// resumed with [`crate::ToolContext::with_deferred_result`] returns that
+/// result. Arguments are still validated by the wrapped tool first.
 #[derive(Clone, Default)]
 pub struct DeferredToolset {
     name: String,
@@ -65,25 +63,6 @@ impl DeferredToolset {
     }
 }
 
-fn deferred_call() -> CallFn {
-    Arc::new(|inner: &DynTool, ctx, arguments: &Value| {
-        let tool = inner.name().to_string();
-        let outcome = match ctx.deferred_result() {
-            Some(result) => Ok(ToolResult::new(result.clone())),
-            None => {
-                let mut metadata = JsonMap::new();
-                metadata.insert("arguments".to_string(), arguments.clone());
-                metadata.insert(
-                    "request".to_string(),
-                    serde_json::json!({"kind": "deferred_call"}),
-                );
-                Err(ToolError::CallDeferred { tool, metadata })
-            }
-        };
-        Box::pin(async move { outcome })
-    })
-}
-
 impl Toolset for DeferredToolset {
     fn name(&self) -> &str {
         &self.name
@@ -101,8 +80,7 @@ impl Toolset for DeferredToolset {
                 definition
                     .metadata
                     .insert(DEFERRED_CALL_METADATA_KEY.to_string(), Value::Bool(true));
-                Arc::new(WrappedTool::new(tool.clone(), definition).with_call(deferred_call()))
-                    as DynTool
+                Arc::new(WrappedTool::new(tool.clone(), definition)) as DynTool
             })
             .collect()
     }
