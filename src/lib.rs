@@ -23,6 +23,7 @@
 pub use starweaver_core::agent::*;
 pub use starweaver_core::bundles::*;
 pub use starweaver_core::context::*;
+pub use starweaver_core::environment::attach_environment;
 pub use starweaver_core::model::{
     DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, Usage,
 };
@@ -40,6 +41,11 @@ pub mod tools {
     };
     pub use starweaver_core::tools::*;
     pub use starweaver_core::toolsets::*;
+}
+
+/// Environments: the provider trait and the in-memory provider.
+pub mod environment {
+    pub use starweaver_core::environment::*;
 }
 
 /// Provider-neutral message parts.

@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod bundles;
 pub mod context;
+pub mod environment;
 pub mod model;
 pub mod tools;
 pub mod toolsets;

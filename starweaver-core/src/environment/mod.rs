@@ -1,0 +1,19 @@
+//! Environments: where filesystem and shell tools act. One root-relative
+//! path space over interchangeable providers (in-memory today; local
+//! directories and sandboxes plug into the same trait).
+
+mod attach;
+mod entry;
+mod error;
+mod path;
+mod provider;
+mod virtual_provider;
+
+pub use attach::{
+    attach_environment, attached_environment, tool_environment, ENVIRONMENT_CAPABILITY,
+};
+pub use entry::{EntryKind, EnvironmentEntry};
+pub use error::EnvironmentError;
+pub use path::{file_name, join_path, normalize_path, parent_path};
+pub use provider::{DynEnvironment, EnvironmentProvider};
+pub use virtual_provider::VirtualEnvironmentProvider;

@@ -1,0 +1,92 @@
+//! The provider trait: one path space, many backends.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::{EnvironmentEntry, EnvironmentError};
+use crate::BoxFuture;
+
+/// A shared, type-erased environment provider.
+pub type DynEnvironment = Arc<dyn EnvironmentProvider>;
+
+/// Where tools read, write and search files: an in-memory tree
+/// ([`super::VirtualEnvironmentProvider`]), a local directory, or a
+/// sandbox. Paths are root-relative and `/`-separated (see
+/// [`super::normalize_path`]); a provider never lets a path leave its
+/// root.
+///
+/// The trait is dyn-compatible: async methods return boxed futures, so
+/// tools hold a [`DynEnvironment`] and work against any backend.
+pub trait EnvironmentProvider: Send + Sync + fmt::Debug {
+    /// A short name for messages and events (`"docs"`, `"workspace"`).
+    fn name(&self) -> &str;
+
+    /// The backend kind (`"virtual"`, `"local"`, ...).
+    fn kind(&self) -> &'static str;
+
+    /// Reads a file's bytes.
+    fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>>;
+
+    /// Reads a UTF-8 text file.
+    fn read_text<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<String, EnvironmentError>> {
+        Box::pin(async move {
+            let bytes = self.read_bytes(path).await?;
+            String::from_utf8(bytes).map_err(|_| EnvironmentError::NotText {
+                path: super::normalize_path(path).unwrap_or_else(|_| path.to_string()),
+            })
+        })
+    }
+
+    /// Writes a file, creating missing parent directories and replacing
+    /// any previous content.
+    fn write_bytes<'a>(
+        &'a self,
+        path: &'a str,
+        content: &'a [u8],
+    ) -> BoxFuture<'a, Result<(), EnvironmentError>>;
+
+    /// Writes a UTF-8 text file (see [`Self::write_bytes`]).
+    fn write_text<'a>(
+        &'a self,
+        path: &'a str,
+        content: &'a str,
+    ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
+        self.write_bytes(path, content.as_bytes())
+    }
+
+    /// The entry at a path.
+    fn stat<'a>(
+        &'a self,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<EnvironmentEntry, EnvironmentError>>;
+
+    /// The direct children of a directory, sorted by name.
+    fn list_dir<'a>(
+        &'a self,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<EnvironmentEntry>, EnvironmentError>>;
+
+    /// Creates a directory and its missing parents.
+    fn create_dir_all<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>>;
+
+    /// Removes a file, or an empty directory.
+    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>>;
+
+    /// True when the provider's own ignore rules (for a local tree,
+    /// `.gitignore` and friends) exclude this root-relative path from
+    /// walks and searches. Direct reads are not affected.
+    fn is_ignored(&self, _path: &str, _is_dir: bool) -> bool {
+        false
+    }
+
+    /// True when something exists at the path.
+    fn exists<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<bool, EnvironmentError>> {
+        Box::pin(async move {
+            match self.stat(path).await {
+                Ok(_) => Ok(true),
+                Err(EnvironmentError::NotFound { .. }) => Ok(false),
+                Err(error) => Err(error),
+            }
+        })
+    }
+}
