@@ -8,6 +8,7 @@ use super::{
     Agent, AgentError, AgentHitlRequest, AgentHitlResults, AgentRunOptions, AgentRunResult,
     AgentSessionState, AgentStream,
 };
+use crate::environment::{attach_environment, attached_environment, DynEnvironment};
 use crate::model::ModelMessage;
 use crate::{AgentContext, ConversationId};
 
@@ -45,6 +46,22 @@ impl AgentSession {
     pub fn with_context(mut self, context: AgentContext) -> Self {
         self.context = context;
         self
+    }
+
+    /// Makes `provider` the session's active environment: filesystem and
+    /// shell bundles and skills act on it. Replaces an earlier one. The
+    /// provider is a live dependency, not state: a session restored with
+    /// [`Self::restore`] needs it attached again.
+    #[must_use]
+    pub fn with_environment(mut self, provider: DynEnvironment) -> Self {
+        attach_environment(&mut self.context, provider);
+        self
+    }
+
+    /// The session's active environment, if one is attached.
+    #[must_use]
+    pub fn environment(&self) -> Option<DynEnvironment> {
+        attached_environment(&self.context)
     }
 
     /// The session's context.
