@@ -27,6 +27,7 @@ pub use starweaver_core::environment::attach_environment;
 pub use starweaver_core::model::{
     DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, Usage,
 };
+pub use starweaver_core::skills::*;
 pub use starweaver_core::tools::*;
 pub use starweaver_core::toolsets::*;
 pub use starweaver_core::{BoxFuture, JsonMap};

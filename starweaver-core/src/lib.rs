@@ -8,12 +8,14 @@ pub mod bundles;
 pub mod context;
 pub mod environment;
 pub mod model;
+pub mod skills;
 pub mod tools;
 pub mod toolsets;
 
 pub use agent::*;
 pub use bundles::*;
 pub use context::*;
+pub use skills::*;
 pub use tools::*;
 pub use toolsets::*;
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::run_loop::AgentConfig;
 use super::{Agent, AgentApp, AgentRuntimePolicy};
 use crate::model::{DynModel, ModelSettings};
+use crate::skills::SkillScanReport;
 use crate::tools::{DynTool, ToolRegistry};
 use crate::toolsets::IntoDynToolset;
 use crate::{ContextEvent, ToolConfig};
@@ -106,6 +107,14 @@ impl AgentBuilder {
     pub fn startup_event(mut self, event: ContextEvent) -> Self {
         self.startup_events.push(event);
         self
+    }
+
+    /// Publishes a skill scan's `skills_scanned` event (skill names and
+    /// diagnostics, no bodies) at the start of every run segment, so
+    /// hosts and stream consumers see skipped or overridden skill files.
+    #[must_use]
+    pub fn skills_report(self, report: SkillScanReport) -> Self {
+        self.startup_event(report.to_event())
     }
 
     /// The agent.
