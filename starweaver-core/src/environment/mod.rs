@@ -7,6 +7,7 @@ mod entry;
 mod error;
 mod path;
 mod provider;
+mod search;
 mod virtual_provider;
 
 pub use attach::{
@@ -16,4 +17,9 @@ pub use entry::{EntryKind, EnvironmentEntry};
 pub use error::EnvironmentError;
 pub use path::{file_name, join_path, normalize_path, parent_path};
 pub use provider::{DynEnvironment, EnvironmentProvider};
+pub use search::{
+    glob, grep, is_hidden_excluded, walk, GlobOptions, GlobReport, GrepMatch, GrepOptions,
+    GrepReport, SearchError, WalkOptions, Walker, AGENTS_DIR, DEFAULT_GLOB_MAX_RESULTS,
+    DEFAULT_GREP_MAX_FILE_BYTES, DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES,
+};
 pub use virtual_provider::VirtualEnvironmentProvider;

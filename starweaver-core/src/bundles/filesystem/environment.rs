@@ -1,0 +1,64 @@
+//! How filesystem tools find the active environment and report its
+//! errors.
+
+use serde_json::json;
+
+use crate::environment::{
+    normalize_path, tool_environment, DynEnvironment, EnvironmentError, SearchError,
+};
+use crate::tools::ToolError;
+use crate::ToolContext;
+
+/// The environment attached to the run. Missing is an integration
+/// mistake, not something the model can fix.
+pub(super) fn environment(ctx: &ToolContext) -> Result<DynEnvironment, ToolError> {
+    tool_environment(ctx).ok_or_else(|| {
+        let tool = match ctx.tool_name() {
+            "" => "this filesystem tool".to_string(),
+            name => format!("tool `{name}`"),
+        };
+        ToolError::user_error(format!(
+            "{tool} needs an environment, but none is attached to this run; the host must attach \
+             one with `attach_environment(&mut context, provider)` or \
+             `AgentSession::with_environment(provider)`"
+        ))
+    })
+}
+
+/// A path argument in its root-relative form.
+pub(super) fn normalized(path: &str) -> Result<String, ToolError> {
+    normalize_path(path).map_err(environment_error)
+}
+
+/// Expected conditions (missing paths, a directory where a file was
+/// meant, binary content, a path outside the root) are feedback the agent
+/// can act on: the spec keeps them out of the model-retry budget, which
+/// ordinary exploration would otherwise exhaust. I/O failures are
+/// unexpected and retried.
+pub(super) fn environment_error(error: EnvironmentError) -> ToolError {
+    let kind = match &error {
+        EnvironmentError::Io { .. } => return ToolError::execution(error),
+        EnvironmentError::NotFound { .. } => "not_found",
+        EnvironmentError::IsADirectory { .. } => "is_a_directory",
+        EnvironmentError::NotADirectory { .. } => "not_a_directory",
+        EnvironmentError::PathEscape { .. } => "path_escape",
+        EnvironmentError::InvalidPath { .. } => "invalid_path",
+        EnvironmentError::NotText { .. } => "not_text",
+        EnvironmentError::Unsupported { .. } => "unsupported",
+    };
+    ToolError::Feedback {
+        message: error.to_string(),
+        details: Some(json!({"error": kind, "path": error.path()})),
+    }
+}
+
+/// Bad patterns are the model's input to correct; environment failures
+/// map as above.
+pub(super) fn search_error(error: SearchError) -> ToolError {
+    match error {
+        SearchError::Environment(error) => environment_error(error),
+        invalid @ (SearchError::InvalidGlob { .. } | SearchError::InvalidRegex { .. }) => {
+            ToolError::model_retry(invalid.to_string())
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! `read_file`: a text file, whole or a window of lines.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::environment::{environment, environment_error, normalized};
+use super::{read_only, requirements};
+use crate::environment::EnvironmentError;
+use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
+use crate::ToolContext;
+
+/// Name of the file-reading tool.
+pub const READ_FILE_TOOL_NAME: &str = "read_file";
+
+/// Lines returned when no `limit` is given.
+const DEFAULT_LIMIT: usize = 2_000;
+/// At most this much content per call, whatever the limit, so one read
+/// cannot flood the model's context.
+const MAX_CONTENT_BYTES: usize = 256 * 1024;
+/// Files larger than this are refused (the whole file is read to split
+/// lines).
+const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Arguments of `read_file`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+pub struct ReadFileArgs {
+    /// File to read, relative to the environment root.
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// First line to return, 1-based (default 1).
+    #[serde(default)]
+    pub offset: Option<usize>,
+    /// Maximum number of lines to return (default 2000).
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// What `read_file` returns.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+struct ReadFileOutput {
+    /// The file read (root-relative).
+    path: String,
+    /// The requested lines, line endings kept.
+    content: String,
+    /// 1-based number of the first returned line.
+    start_line: usize,
+    /// Number of lines returned.
+    lines_returned: usize,
+    /// Number of lines in the whole file.
+    total_lines: usize,
+    /// True when lines after the returned ones exist.
+    truncated: bool,
+    /// Offset to continue reading from, when truncated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    next_offset: Option<usize>,
+    /// Present when a single line was too long and was cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+pub(super) fn read_file_tool() -> DynTool {
+    let tool = typed_tool::<ReadFileArgs, _, _>(
+        READ_FILE_TOOL_NAME,
+        Some(
+            "Read a UTF-8 text file from the environment. Returns up to `limit` lines (default \
+             2000) starting at the 1-based line `offset`, plus the file's total line count; \
+             read the rest with `next_offset` when `truncated` is true. Binary files are refused."
+                .to_string(),
+        ),
+        |ctx: ToolContext, args: ReadFileArgs| async move { read_file(&ctx, args).await },
+    )
+    .with_dependencies(requirements())
+    .with_tags(read_only())
+    .with_return_schema(schema_for_type::<ReadFileOutput>());
+    Arc::new(tool)
+}
+
+async fn read_file(ctx: &ToolContext, args: ReadFileArgs) -> Result<ToolResult, ToolError> {
+    let provider = environment(ctx)?;
+    let path = normalized(&args.path)?;
+    let entry = provider.stat(&path).await.map_err(environment_error)?;
+    if entry.is_dir() {
+        return Err(environment_error(EnvironmentError::IsADirectory { path }));
+    }
+    if entry.size > MAX_FILE_BYTES {
+        return Err(ToolError::feedback(format!(
+            "`{path}` is {} bytes, more than read_file loads ({MAX_FILE_BYTES}); use grep to find \
+             the lines you need",
+            entry.size
+        )));
+    }
+    let bytes = provider
+        .read_bytes(&path)
+        .await
+        .map_err(environment_error)?;
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) if !text.contains('\0') => text,
+        _ => {
+            return Err(ToolError::Feedback {
+                message: format!(
+                    "`{path}` is a binary file ({} bytes); read_file returns text only",
+                    bytes.len()
+                ),
+                details: Some(serde_json::json!({"error": "binary", "path": path})),
+            })
+        }
+    };
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let total_lines = lines.len();
+    let start_line = args.offset.unwrap_or(1).max(1);
+    if start_line > total_lines.max(1) {
+        return Err(ToolError::model_retry(format!(
+            "offset {start_line} is past the end of `{path}`, which has {total_lines} lines; use \
+             an offset between 1 and {}",
+            total_lines.max(1)
+        )));
+    }
+    let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
+    let mut content = String::new();
+    let mut lines_returned = 0;
+    let mut note = None;
+    for line in lines.iter().skip(start_line - 1).take(limit) {
+        if content.len() + line.len() <= MAX_CONTENT_BYTES {
+            content.push_str(line);
+        } else if lines_returned == 0 {
+            // One huge line (minified code, a data dump): its head only.
+            let mut cut = MAX_CONTENT_BYTES;
+            while !line.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            content.push_str(&line[..cut]);
+            note = Some(format!(
+                "line {start_line} has {} bytes; only its first {cut} are shown",
+                line.len()
+            ));
+        } else {
+            break;
+        }
+        lines_returned += 1;
+    }
+    let next = start_line - 1 + lines_returned;
+    let truncated = next < total_lines;
+    ToolResult::from_serialize(&ReadFileOutput {
+        path,
+        content,
+        start_line,
+        lines_returned,
+        total_lines,
+        truncated,
+        next_offset: truncated.then_some(next + 1),
+        note,
+    })
+}

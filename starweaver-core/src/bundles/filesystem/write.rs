@@ -1,0 +1,79 @@
+//! `write_file`: create or replace a text file.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::environment::{environment, environment_error, normalized};
+use super::{mutating, requirements};
+use crate::environment::EnvironmentError;
+use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
+use crate::ToolContext;
+
+/// Name of the file-writing tool.
+pub const WRITE_FILE_TOOL_NAME: &str = "write_file";
+
+/// Arguments of `write_file`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+pub struct WriteFileArgs {
+    /// File to write, relative to the environment root. Missing parent
+    /// directories are created.
+    #[serde(alias = "file_path")]
+    pub path: String,
+    /// The complete new content of the file.
+    pub content: String,
+}
+
+/// What `write_file` returns.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
+struct WriteFileOutput {
+    /// The file written (root-relative).
+    path: String,
+    /// Bytes written.
+    bytes_written: usize,
+    /// True when the file did not exist before; false when it was
+    /// overwritten.
+    created: bool,
+}
+
+pub(super) fn write_file_tool() -> DynTool {
+    let tool = typed_tool::<WriteFileArgs, _, _>(
+        WRITE_FILE_TOOL_NAME,
+        Some(
+            "Create a text file, or replace an existing file's whole content, in the \
+             environment. Missing parent directories are created. To change part of an \
+             existing file, prefer edit_file."
+                .to_string(),
+        ),
+        |ctx: ToolContext, args: WriteFileArgs| async move { write_file(&ctx, args).await },
+    )
+    .with_dependencies(requirements())
+    .with_tags(mutating())
+    // Reads in the same batch then see a predictable state.
+    .with_sequential(true)
+    .with_return_schema(schema_for_type::<WriteFileOutput>());
+    Arc::new(tool)
+}
+
+async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> Result<ToolResult, ToolError> {
+    let provider = environment(ctx)?;
+    let path = normalized(&args.path)?;
+    let created = match provider.stat(&path).await {
+        Ok(entry) if entry.is_dir() => {
+            return Err(environment_error(EnvironmentError::IsADirectory { path }))
+        }
+        Ok(_) => false,
+        Err(EnvironmentError::NotFound { .. }) => true,
+        Err(error) => return Err(environment_error(error)),
+    };
+    provider
+        .write_text(&path, &args.content)
+        .await
+        .map_err(environment_error)?;
+    ToolResult::from_serialize(&WriteFileOutput {
+        path,
+        bytes_written: args.content.len(),
+        created,
+    })
+}

@@ -1,0 +1,35 @@
+//! Errors of walks, globs and greps.
+
+use crate::environment::EnvironmentError;
+
+/// Why a search could not run. Bad patterns are errors, never panics, so
+/// a tool can hand the message back to whoever wrote the pattern.
+#[derive(Debug, thiserror::Error)]
+pub enum SearchError {
+    /// The environment failed (the search root is missing, not a
+    /// directory, outside the root, unreadable, ...).
+    #[error(transparent)]
+    Environment(#[from] EnvironmentError),
+    /// The glob pattern does not parse or cannot match anything.
+    #[error(
+        "invalid glob pattern `{pattern}`: {message}; use `*` within one path segment, `**` \
+         across directories and `{{a,b}}` for alternatives"
+    )]
+    InvalidGlob {
+        /// The pattern as given.
+        pattern: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The regular expression does not compile.
+    #[error(
+        "invalid regular expression `{pattern}`: {message}\nescape special characters such as \
+         `(` or `[` with `\\`, or search for the text literally"
+    )]
+    InvalidRegex {
+        /// The pattern as given.
+        pattern: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}

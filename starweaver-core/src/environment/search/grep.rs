@@ -1,0 +1,304 @@
+//! `grep`: lines matching a regular expression in text files below a
+//! search root.
+
+use regex::{Regex, RegexBuilder};
+use serde::{Deserialize, Serialize};
+
+use super::glob::GlobWalk;
+use super::lines::{context_after, context_before, line_around, shorten};
+use super::pattern::PathPattern;
+use super::{SearchError, WalkOptions};
+use crate::environment::{normalize_path, EntryKind, EnvironmentEntry, EnvironmentProvider};
+
+/// Default cap on grep matches.
+pub const DEFAULT_GREP_MAX_MATCHES: usize = 1_000;
+/// Files larger than this are skipped by default (4 MiB).
+pub const DEFAULT_GREP_MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+/// Matched lines longer than this many characters are shortened.
+pub const DEFAULT_GREP_MAX_LINE_CHARS: usize = 500;
+
+/// Compiled-program size limit, so a hostile pattern cannot take
+/// unbounded memory.
+const REGEX_SIZE_LIMIT: usize = 4 * 1024 * 1024;
+
+/// How [`grep`] searches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrepOptions {
+    /// File or directory to search (root-relative; `""` is the
+    /// environment root). A file is searched even when hidden, ignored
+    /// or excluded by [`Self::glob`]: it was named explicitly.
+    pub root: String,
+    /// Only search files whose path (relative to `root`) matches this
+    /// glob, with [`super::glob`]'s semantics.
+    pub glob: Option<String>,
+    /// Match case-insensitively.
+    pub case_insensitive: bool,
+    /// Treat the pattern as literal text, not a regular expression.
+    pub fixed_strings: bool,
+    /// Search hidden paths (see [`WalkOptions::include_hidden`]).
+    pub include_hidden: bool,
+    /// Skip paths the provider ignores (default true).
+    pub respect_ignore: bool,
+    /// Stop after this many matching lines; [`GrepReport::truncated`]
+    /// says more exist.
+    pub max_matches: usize,
+    /// Lines of context to return before and after each match.
+    pub context_lines: usize,
+    /// Skip files larger than this many bytes.
+    pub max_file_bytes: u64,
+    /// Shorten returned lines to this many characters.
+    pub max_line_chars: usize,
+}
+
+impl Default for GrepOptions {
+    fn default() -> Self {
+        Self {
+            root: String::new(),
+            glob: None,
+            case_insensitive: false,
+            fixed_strings: false,
+            include_hidden: false,
+            respect_ignore: true,
+            max_matches: DEFAULT_GREP_MAX_MATCHES,
+            context_lines: 0,
+            max_file_bytes: DEFAULT_GREP_MAX_FILE_BYTES,
+            max_line_chars: DEFAULT_GREP_MAX_LINE_CHARS,
+        }
+    }
+}
+
+impl GrepOptions {
+    /// Sets [`Self::root`].
+    #[must_use]
+    pub fn with_root(mut self, root: impl Into<String>) -> Self {
+        self.root = root.into();
+        self
+    }
+
+    /// Sets [`Self::glob`].
+    #[must_use]
+    pub fn with_glob(mut self, glob: impl Into<String>) -> Self {
+        self.glob = Some(glob.into());
+        self
+    }
+
+    /// Sets [`Self::case_insensitive`].
+    #[must_use]
+    pub fn with_case_insensitive(mut self, case_insensitive: bool) -> Self {
+        self.case_insensitive = case_insensitive;
+        self
+    }
+
+    /// Sets [`Self::fixed_strings`].
+    #[must_use]
+    pub fn with_fixed_strings(mut self, fixed_strings: bool) -> Self {
+        self.fixed_strings = fixed_strings;
+        self
+    }
+
+    /// Sets [`Self::max_matches`].
+    #[must_use]
+    pub fn with_max_matches(mut self, max_matches: usize) -> Self {
+        self.max_matches = max_matches;
+        self
+    }
+
+    /// Sets [`Self::context_lines`].
+    #[must_use]
+    pub fn with_context_lines(mut self, context_lines: usize) -> Self {
+        self.context_lines = context_lines;
+        self
+    }
+}
+
+/// One matching line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrepMatch {
+    /// Root-relative path of the file.
+    pub path: String,
+    /// 1-based line number.
+    pub line_number: usize,
+    /// The line, without its line ending (shortened past
+    /// [`GrepOptions::max_line_chars`]).
+    pub line: String,
+    /// Context lines before the match, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<String>,
+    /// Context lines after the match.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<String>,
+}
+
+/// What [`grep`] found and what it skipped.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrepReport {
+    /// Matching lines, files in walk order, lines in file order.
+    pub matches: Vec<GrepMatch>,
+    /// True when more matches exist beyond `max_matches`.
+    pub truncated: bool,
+    /// Text files searched.
+    pub files_searched: usize,
+    /// Files skipped because they are binary (a NUL byte) or not UTF-8.
+    pub binary_files_skipped: usize,
+    /// Files skipped because they exceed `max_file_bytes`.
+    pub large_files_skipped: usize,
+    /// Files and directories that could not be read.
+    pub unreadable: usize,
+}
+
+/// Lines matching `pattern` (a regular expression in the `regex` crate's
+/// syntax, or literal text with [`GrepOptions::fixed_strings`]) in the
+/// text files below `options.root`. Binary and non-UTF-8 files are
+/// skipped and counted; walks follow [`super::glob`]'s hidden, ignore and
+/// symlink rules. `^` and `$` match at line boundaries (also around
+/// `\r\n`); a match spanning lines is reported at its first line.
+///
+/// ```
+/// use starweaver_core::environment::{grep, GrepOptions, VirtualEnvironmentProvider};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let env = VirtualEnvironmentProvider::new("t")
+///     .with_file("src/lib.rs", "fn one() {}\nfn two() {}\n");
+/// let report = grep(&env, r"fn t\w+", &GrepOptions::default()).await.unwrap();
+/// assert_eq!(report.matches[0].line_number, 2);
+/// assert_eq!(report.matches[0].line, "fn two() {}");
+/// # });
+/// ```
+///
+/// # Errors
+/// [`SearchError::InvalidRegex`] or [`SearchError::InvalidGlob`] for bad
+/// patterns; [`SearchError::Environment`] when the root is invalid or
+/// missing.
+pub async fn grep(
+    provider: &dyn EnvironmentProvider,
+    pattern: &str,
+    options: &GrepOptions,
+) -> Result<GrepReport, SearchError> {
+    let regex = compile(pattern, options)?;
+    let filter = match &options.glob {
+        Some(glob) if !glob.trim().is_empty() => Some(PathPattern::new(glob, false)?),
+        _ => None,
+    };
+    let root = normalize_path(&options.root)?;
+    let mut search = Search {
+        regex,
+        options,
+        report: GrepReport::default(),
+    };
+    let root_entry = provider.stat(&root).await?;
+    if root_entry.kind != EntryKind::Directory {
+        // Named explicitly: searched whatever the walk rules say.
+        search.file(provider, &root_entry).await;
+        return Ok(search.finish());
+    }
+    let walk_options = WalkOptions {
+        include_hidden: options.include_hidden,
+        respect_ignore: options.respect_ignore,
+        max_depth: None,
+        max_entries: None,
+    };
+    let mut files = GlobWalk::new(provider, root.clone(), filter, walk_options).await?;
+    while let Some(entry) = files.next_match().await? {
+        // Symlinks are never followed, directories hold no lines.
+        if entry.kind != EntryKind::File {
+            continue;
+        }
+        if search.file(provider, &entry).await {
+            break;
+        }
+    }
+    search.report.unreadable += files.unreadable_dirs();
+    Ok(search.finish())
+}
+
+fn compile(pattern: &str, options: &GrepOptions) -> Result<Regex, SearchError> {
+    let source = if options.fixed_strings {
+        regex::escape(pattern)
+    } else {
+        pattern.to_string()
+    };
+    RegexBuilder::new(&source)
+        .case_insensitive(options.case_insensitive)
+        .multi_line(true)
+        .crlf(true)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|error| SearchError::InvalidRegex {
+            pattern: pattern.to_string(),
+            message: error.to_string(),
+        })
+}
+
+/// One grep in progress.
+struct Search<'o> {
+    regex: Regex,
+    options: &'o GrepOptions,
+    report: GrepReport,
+}
+
+impl Search<'_> {
+    /// Searches one file; true once the match cap is exceeded.
+    async fn file(&mut self, provider: &dyn EnvironmentProvider, entry: &EnvironmentEntry) -> bool {
+        if entry.size > self.options.max_file_bytes {
+            self.report.large_files_skipped += 1;
+            return false;
+        }
+        let Ok(bytes) = provider.read_bytes(&entry.path).await else {
+            self.report.unreadable += 1;
+            return false;
+        };
+        if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > self.options.max_file_bytes {
+            self.report.large_files_skipped += 1;
+            return false;
+        }
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(text) if !text.contains('\0') => text,
+            _ => {
+                self.report.binary_files_skipped += 1;
+                return false;
+            }
+        };
+        self.report.files_searched += 1;
+        self.lines(&entry.path, text)
+    }
+
+    /// Collects the matching lines of `text`; true once the cap is
+    /// exceeded. Searching the whole text (instead of line by line) lets
+    /// the regex engine skip ahead with its literal prefilters.
+    fn lines(&mut self, path: &str, text: &str) -> bool {
+        let max_chars = self.options.max_line_chars;
+        let context = self.options.context_lines;
+        let mut position = 0;
+        let mut line_number = 1;
+        let mut counted_to = 0;
+        while position <= text.len() {
+            let Some(found) = self.regex.find_at(text, position) else {
+                break;
+            };
+            let (start, end) = line_around(text, found.start());
+            // Nothing follows a final newline: no phantom last line.
+            if start == text.len() && (text.is_empty() || text.ends_with('\n')) {
+                break;
+            }
+            line_number += text[counted_to..start].matches('\n').count();
+            counted_to = start;
+            if self.report.matches.len() >= self.options.max_matches {
+                self.report.truncated = true;
+                return true;
+            }
+            self.report.matches.push(GrepMatch {
+                path: path.to_string(),
+                line_number,
+                line: shorten(&text[start..end], max_chars),
+                before: context_before(text, start, context, max_chars),
+                after: context_after(text, end, context, max_chars),
+            });
+            position = end + 1;
+        }
+        false
+    }
+
+    fn finish(self) -> GrepReport {
+        self.report
+    }
+}

@@ -1,0 +1,26 @@
+//! Ripgrep-style search over any [`super::EnvironmentProvider`]: walks,
+//! globs and greps built on `list_dir` and `read_bytes`, so the same
+//! rules hold for virtual, local and sandbox providers.
+//!
+//! Shared rules: output is deterministic (depth-first, names sorted);
+//! hidden paths are skipped unless asked for, except the search root's
+//! direct `.agents/` directory (skill entrypoints live there); the
+//! provider's ignore rules apply; directory symlinks are never followed;
+//! results are capped so a huge tree cannot exhaust memory.
+
+mod error;
+mod glob;
+mod grep;
+mod lines;
+mod pattern;
+mod visibility;
+mod walk;
+
+pub use error::SearchError;
+pub use glob::{glob, GlobOptions, GlobReport, DEFAULT_GLOB_MAX_RESULTS};
+pub use grep::{
+    grep, GrepMatch, GrepOptions, GrepReport, DEFAULT_GREP_MAX_FILE_BYTES,
+    DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES,
+};
+pub use visibility::{is_hidden_excluded, AGENTS_DIR};
+pub use walk::{walk, WalkOptions, Walker};

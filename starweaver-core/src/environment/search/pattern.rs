@@ -1,0 +1,166 @@
+//! Ripgrep-style glob patterns, compiled once with `globset`.
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use super::SearchError;
+
+/// Characters that make a glob segment something other than a literal
+/// name.
+const META: [char; 6] = ['*', '?', '[', ']', '{', '}'];
+
+/// A compiled glob matched against paths relative to the search root.
+///
+/// * A bare pattern without `/` (`*.rs`, `Cargo.toml`) matches a file
+///   name at any depth, as ripgrep's `--glob` does.
+/// * A pattern with `/` (`src/*.rs`) is anchored at the search root and
+///   `*` stays inside one segment; a leading `/` anchors a bare pattern.
+/// * `**` spans directories, including none: `**/*.rs` matches `a.rs`.
+/// * A trailing `/` means everything below: `src/` is `src/**`.
+#[derive(Clone, Debug)]
+pub(crate) struct PathPattern {
+    /// A set of one glob rather than a `GlobMatcher`: the set picks a
+    /// fast strategy (extension, literal, prefix) for common patterns
+    /// such as `**/*.rs` instead of running a regex on every path.
+    matcher: GlobSet,
+    /// Leading literal directory segments: only that directory can hold
+    /// matches, so walks start there.
+    prefix: Vec<String>,
+    /// The exact depth of every match when the pattern has no `**`, so
+    /// walks need not go deeper.
+    depth: Option<usize>,
+}
+
+impl PathPattern {
+    /// Compiles `pattern`.
+    pub(crate) fn new(pattern: &str, case_insensitive: bool) -> Result<Self, SearchError> {
+        let invalid = |message: &str| SearchError::InvalidGlob {
+            pattern: pattern.to_string(),
+            message: message.to_string(),
+        };
+        if pattern.trim().is_empty() {
+            return Err(invalid("the pattern is empty"));
+        }
+        if pattern.contains('\0') {
+            return Err(invalid("the pattern contains a NUL byte"));
+        }
+        let mut rest = pattern;
+        while let Some(stripped) = rest.strip_prefix("./") {
+            rest = stripped;
+        }
+        let anchored = rest.starts_with('/');
+        let rest = rest.trim_start_matches('/');
+        let mut body = if rest.ends_with('/') {
+            format!("{}/**", rest.trim_end_matches('/'))
+        } else {
+            rest.to_string()
+        };
+        if body.is_empty() || body == "." {
+            body = "**".to_string();
+        }
+        if body.split('/').any(|segment| segment == "..") {
+            return Err(invalid(
+                "patterns are relative to the search path and cannot climb above it with `..`; \
+                 choose a higher search path instead",
+            ));
+        }
+        let full = if anchored || body.contains('/') || body == "**" {
+            body
+        } else {
+            format!("**/{body}")
+        };
+        let glob = GlobBuilder::new(&full)
+            .literal_separator(true)
+            .backslash_escape(true)
+            .case_insensitive(case_insensitive)
+            .build()
+            .map_err(|error| invalid(&error.kind().to_string()))?;
+        let matcher = GlobSetBuilder::new()
+            .add(glob)
+            .build()
+            .map_err(|error| invalid(&error.kind().to_string()))?;
+        // Walk shortcuts only for plain patterns, where splitting on `/`
+        // is exact (an alternation or class may hide a separator).
+        let plain = !full.contains(['{', '[', '\\']);
+        let segments: Vec<&str> = full.split('/').collect();
+        let depth = (plain && !segments.contains(&"**")).then_some(segments.len());
+        let prefix = if plain && !case_insensitive {
+            segments[..segments.len().saturating_sub(1)]
+                .iter()
+                .take_while(|segment| !segment.contains(META))
+                .map(|segment| (*segment).to_string())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            matcher,
+            prefix,
+            depth,
+        })
+    }
+
+    /// True when the root-relative `relative` path matches.
+    pub(crate) fn is_match(&self, relative: &str) -> bool {
+        self.matcher.is_match(relative)
+    }
+
+    /// Literal leading directories (see the field).
+    pub(crate) fn prefix(&self) -> &[String] {
+        &self.prefix
+    }
+
+    /// Exact match depth, when known.
+    pub(crate) fn depth(&self) -> Option<usize> {
+        self.depth
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matches(pattern: &str, path: &str) -> bool {
+        PathPattern::new(pattern, false).is_ok_and(|compiled| compiled.is_match(path))
+    }
+
+    #[test]
+    fn bare_scoped_and_recursive_patterns() {
+        assert!(matches("*.rs", "a.rs"));
+        assert!(matches("*.rs", "src/deep/a.rs"));
+        assert!(matches("src/*.rs", "src/a.rs"));
+        assert!(!matches("src/*.rs", "src/deep/a.rs"));
+        assert!(!matches("src/*.rs", "other/src/a.rs"));
+        assert!(matches("**/*.rs", "a.rs"));
+        assert!(matches("**/*.rs", "x/y/a.rs"));
+        assert!(matches("/Cargo.toml", "Cargo.toml"));
+        assert!(!matches("/Cargo.toml", "sub/Cargo.toml"));
+        assert!(matches("./src/*.rs", "src/a.rs"));
+        assert!(matches("src/", "src/a/b.rs"));
+        assert!(matches("*.{rs,toml}", "x/Cargo.toml"));
+    }
+
+    #[test]
+    fn shortcuts_are_exact_for_plain_patterns() {
+        let compiled = PathPattern::new("src/bin/*.rs", false).ok();
+        assert_eq!(
+            compiled.as_ref().map(PathPattern::prefix),
+            Some(&["src".to_string(), "bin".to_string()][..])
+        );
+        assert_eq!(compiled.and_then(|c| c.depth()), Some(3));
+        let recursive = PathPattern::new("src/**/*.rs", false).ok();
+        assert_eq!(recursive.and_then(|c| c.depth()), None);
+        let insensitive = PathPattern::new("src/*.rs", true).ok();
+        assert!(insensitive.is_some_and(|c| c.prefix().is_empty()));
+    }
+
+    #[test]
+    fn bad_patterns_are_errors() {
+        assert!(matches!(
+            PathPattern::new("src/{a,b", false),
+            Err(SearchError::InvalidGlob { .. })
+        ));
+        assert!(PathPattern::new("", false).is_err());
+        assert!(PathPattern::new("../*.rs", false).is_err());
+        assert!(PathPattern::new("[z-a]", false).is_err());
+    }
+}

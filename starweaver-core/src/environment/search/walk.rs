@@ -1,0 +1,208 @@
+//! Recursive listing over `list_dir`: the traversal glob and grep share.
+
+use super::visibility::hides;
+use crate::environment::{normalize_path, EnvironmentEntry, EnvironmentError, EnvironmentProvider};
+
+/// What a walk visits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// Visit hidden entries (names starting with a dot). When false (the
+    /// default), hidden entries are skipped and not descended, except the
+    /// search root's direct `.agents/` directory (see
+    /// [`super::is_hidden_excluded`]).
+    pub include_hidden: bool,
+    /// Skip what [`EnvironmentProvider::is_ignored`] excludes (default
+    /// true).
+    pub respect_ignore: bool,
+    /// Deepest level to visit; 1 lists the root's direct children only.
+    /// `None` (the default) has no limit.
+    pub max_depth: Option<usize>,
+    /// Stop after this many entries (`None`, the default, visits all).
+    pub max_entries: Option<usize>,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        Self {
+            include_hidden: false,
+            respect_ignore: true,
+            max_depth: None,
+            max_entries: None,
+        }
+    }
+}
+
+impl WalkOptions {
+    /// Sets [`Self::include_hidden`].
+    #[must_use]
+    pub fn with_hidden(mut self, include_hidden: bool) -> Self {
+        self.include_hidden = include_hidden;
+        self
+    }
+
+    /// Sets [`Self::max_depth`].
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = Some(max_depth);
+        self
+    }
+
+    /// Sets [`Self::max_entries`].
+    #[must_use]
+    pub fn with_max_entries(mut self, max_entries: usize) -> Self {
+        self.max_entries = Some(max_entries);
+        self
+    }
+}
+
+/// One directory level being visited.
+#[derive(Debug)]
+struct Level {
+    entries: std::vec::IntoIter<EnvironmentEntry>,
+    depth: usize,
+}
+
+/// A depth-first, pre-order walk yielding one entry at a time, children
+/// in name order, so output is deterministic and a search can stop early
+/// without listing the rest of a large tree. Directory symlinks are
+/// reported but never followed.
+#[derive(Debug)]
+pub struct Walker<'a> {
+    provider: &'a dyn EnvironmentProvider,
+    options: WalkOptions,
+    stack: Vec<Level>,
+    pending: Option<(String, usize)>,
+    started: bool,
+    unreadable_dirs: usize,
+}
+
+impl<'a> Walker<'a> {
+    /// A walk of everything below `root` (the root itself is not
+    /// yielded).
+    ///
+    /// # Errors
+    /// [`EnvironmentError::PathEscape`] or [`EnvironmentError::InvalidPath`]
+    /// for a bad root. A missing root is reported by the first
+    /// [`Self::next_entry`].
+    pub fn new(
+        provider: &'a dyn EnvironmentProvider,
+        root: &str,
+        options: &WalkOptions,
+    ) -> Result<Self, EnvironmentError> {
+        let root = normalize_path(root)?;
+        Ok(Self::starting_at(provider, root, 1, options.clone()))
+    }
+
+    /// A walk that starts listing `start` (already normalized), whose
+    /// children sit at `depth` below the search root. Glob uses it to skip
+    /// a pattern's literal prefix it has already checked.
+    pub(crate) fn starting_at(
+        provider: &'a dyn EnvironmentProvider,
+        start: String,
+        depth: usize,
+        options: WalkOptions,
+    ) -> Self {
+        Self {
+            provider,
+            options,
+            stack: Vec::new(),
+            pending: Some((start, depth)),
+            started: false,
+            unreadable_dirs: 0,
+        }
+    }
+
+    /// The next entry, or `None` when the walk is done.
+    ///
+    /// # Errors
+    /// Only listing the starting directory fails the walk (not found, not
+    /// a directory, ...). A subdirectory that cannot be listed (removed
+    /// meanwhile, permission denied) is skipped and counted in
+    /// [`Self::unreadable_dirs`].
+    pub async fn next_entry(&mut self) -> Result<Option<EnvironmentEntry>, EnvironmentError> {
+        loop {
+            if let Some((directory, depth)) = self.pending.take() {
+                match self.provider.list_dir(&directory).await {
+                    Ok(mut entries) => {
+                        // Providers promise name order; sorting sorted
+                        // input is linear and keeps output stable anyway.
+                        entries.sort_by(|a, b| a.name.cmp(&b.name));
+                        self.stack.push(Level {
+                            entries: entries.into_iter(),
+                            depth,
+                        });
+                    }
+                    Err(error) if !self.started => return Err(error),
+                    Err(_) => self.unreadable_dirs += 1,
+                }
+                self.started = true;
+            }
+            let Some(level) = self.stack.last_mut() else {
+                return Ok(None);
+            };
+            let depth = level.depth;
+            let Some(entry) = level.entries.next() else {
+                self.stack.pop();
+                continue;
+            };
+            if !self.admits(&entry, depth) {
+                continue;
+            }
+            if entry.is_dir() && self.options.max_depth.is_none_or(|max| depth < max) {
+                self.pending = Some((entry.path.clone(), depth + 1));
+            }
+            return Ok(Some(entry));
+        }
+    }
+
+    /// Subdirectories skipped because they could not be listed.
+    #[must_use]
+    pub fn unreadable_dirs(&self) -> usize {
+        self.unreadable_dirs
+    }
+
+    fn admits(&self, entry: &EnvironmentEntry, depth: usize) -> bool {
+        if !self.options.include_hidden && hides(&entry.name, depth, entry.is_dir()) {
+            return false;
+        }
+        !(self.options.respect_ignore && self.provider.is_ignored(&entry.path, entry.is_dir()))
+    }
+}
+
+/// Every entry below `root`, depth-first with children in name order,
+/// applying the hidden and ignore rules of `options` and stopping after
+/// `options.max_entries`.
+///
+/// ```
+/// use starweaver_core::environment::{walk, VirtualEnvironmentProvider, WalkOptions};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let env = VirtualEnvironmentProvider::new("t")
+///     .with_file("src/lib.rs", "")
+///     .with_file(".git/HEAD", "");
+/// let paths: Vec<String> = walk(&env, "", &WalkOptions::default())
+///     .await
+///     .unwrap()
+///     .into_iter()
+///     .map(|entry| entry.path)
+///     .collect();
+/// assert_eq!(paths, ["src", "src/lib.rs"]);
+/// # });
+/// ```
+///
+/// # Errors
+/// When `root` is invalid, missing or not a directory.
+pub async fn walk(
+    provider: &dyn EnvironmentProvider,
+    root: &str,
+    options: &WalkOptions,
+) -> Result<Vec<EnvironmentEntry>, EnvironmentError> {
+    let mut walker = Walker::new(provider, root, options)?;
+    let mut entries = Vec::new();
+    while options.max_entries.is_none_or(|max| entries.len() < max) {
+        match walker.next_entry().await? {
+            Some(entry) => entries.push(entry),
+            None => break,
+        }
+    }
+    Ok(entries)
+}
