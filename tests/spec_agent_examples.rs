@@ -96,3 +96,28 @@ async fn run_scoped_tools_with_agent_run_options() {
     }
     example().await.unwrap();
 }
+
+// First-party environment bundles: the filesystem bundle on a session
+// with an in-memory environment.
+#[tokio::test]
+async fn filesystem_bundle_on_a_session() {
+    use std::sync::Arc;
+
+    use starweaver::environment::VirtualEnvironmentProvider;
+    use starweaver::{filesystem_tools, AgentBuilder, AgentSession, TestModel};
+
+    async fn example() -> Result<(), starweaver::AgentError> {
+        let provider =
+            Arc::new(VirtualEnvironmentProvider::new("docs").with_file("README.md", "hello"));
+        let agent = AgentBuilder::new(Arc::new(TestModel::with_text("done")))
+            .toolset(&filesystem_tools())
+            .build();
+        let mut session = AgentSession::new(agent).with_environment(provider);
+
+        let result = session.run("read README.md").await?;
+        assert_eq!(result.output, "done");
+        Ok(())
+    }
+
+    example().await.unwrap();
+}

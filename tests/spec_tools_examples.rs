@@ -9,30 +9,14 @@
 //! | `starweaver_model::X` | `starweaver::model::X` |
 //! | `starweaver_tools::X` | `starweaver::tools::X` |
 //!
-//! Examples of the chapter that are NOT here yet, and the issue that
-//! brings them:
+//! The chapter's examples that need agents and sessions are in
+//! `tests/spec_agent_examples.rs`, the skills examples in
+//! `tests/spec_skills_examples.rs`. Not here yet, and why:
 //!
-//! - Agent runtime issue (needs `AgentBuilder`, `AgentSession`,
-//!   `TestModel`, `AgentRunOptions`, `AgentError`):
-//!   - "Tools with context dependencies": the `read_note` example
-//!     (`AgentBuilder` + `TestModel` + `run_with_context`).
-//!   - "Registering tools on agents and sessions": the `ping` example
-//!     (`AgentBuilder::tool`).
-//!   - The `run_echo` example (`AgentRunOptions`, `build_app().session()`).
-//! - Environments issue (needs `filesystem_tools`, `shell_tools`,
-//!   `starweaver::environment`):
-//!   - "First-party environment bundles": the filesystem bundle example
-//!     (`filesystem_tools`, `AgentSession`, `VirtualEnvironmentProvider`).
-//!   - "Tool proxy": the example wraps `tool_proxy_toolset(vec![filesystem_tools()])`;
-//!     deferred. `tool_proxy_over_own_static_toolset` below checks the same
-//!     thing over a `StaticToolset` of our own.
-//!   - "Process-capable shell providers": the `ShellPolicy` /
-//!     `ProgramCommand` example and the `shell_tools` / `attach_process_shell`
-//!     example.
-//! - Skills issue (needs `SkillRegistry` and friends):
-//!   - "Fileops-loaded skills": the `scan` / `activate` example, the
-//!     `scan_with_report` / `skills_report` example and the
-//!     `reload_with_context` example.
+//! - "Process-capable shell providers": the `ShellPolicy` /
+//!   `ProgramCommand` example and the `shell_tools` /
+//!   `attach_process_shell` example need the shell bundle and process
+//!   providers, which arrive with the environments milestone.
 #![allow(
     unused,
     clippy::unwrap_used,
@@ -169,23 +153,24 @@ fn static_toolset_basic() {
     assert_eq!(toolset.get_instructions().len(), 1);
 }
 
-// Tool proxy: the spec example wraps `filesystem_tools()`, which the
-// environments issue brings. Deferred there; kept here for reference.
-//
-// DEFERRED (environments issue):
-// use std::sync::Arc;
-//
-// use starweaver::{
-//     filesystem_tools, tool_proxy_toolset, DynToolset, PrefixedToolset, ToolRegistry,
-// };
-//
-// let proxy = tool_proxy_toolset(vec![filesystem_tools()]);
-// let prefixed: DynToolset = Arc::new(PrefixedToolset::new("workspace", proxy));
-// let registry = ToolRegistry::new().with_toolset(&prefixed);
-// assert!(!registry.is_empty());
+// Tool proxy: the filesystem bundle behind `search_tools`/`call_tool`,
+// prefixed.
+#[test]
+fn tool_proxy_over_filesystem_tools() {
+    use std::sync::Arc;
+
+    use starweaver::{
+        filesystem_tools, tool_proxy_toolset, DynToolset, PrefixedToolset, ToolRegistry,
+    };
+
+    let proxy = tool_proxy_toolset(vec![filesystem_tools()]);
+    let prefixed: DynToolset = Arc::new(PrefixedToolset::new("workspace", proxy));
+    let registry = ToolRegistry::new().with_toolset(&prefixed);
+    assert!(!registry.is_empty());
+}
 
 // Not a spec example: the tool-proxy example above with a `StaticToolset`
-// of our own in place of `filesystem_tools()`.
+// of our own, checking the two model-facing names.
 #[test]
 fn tool_proxy_over_own_static_toolset() {
     use std::sync::Arc;
