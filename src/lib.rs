@@ -30,7 +30,7 @@ pub use starweaver_core::model::{
 pub use starweaver_core::skills::*;
 pub use starweaver_core::tools::*;
 pub use starweaver_core::toolsets::*;
-pub use starweaver_core::{BoxFuture, JsonMap};
+pub use starweaver_core::{BoxFuture, JsonMap, RefreshDecision, RefreshReason, RefreshSchedule};
 
 /// The tool layer: tools, definitions, results, errors, the registry,
 /// hooks and dependency profiles.
