@@ -178,3 +178,22 @@ async fn an_environment_is_not_part_of_exported_state() {
     let mut restored = restored.with_environment(docs());
     assert_eq!(run_once(&mut restored, "legacy").await["text"], "hello");
 }
+
+#[tokio::test]
+async fn with_context_keeps_an_environment_attached_before_it() {
+    let mut context = starweaver::AgentContext::default();
+    context.notes.set("lang", "en");
+    let session = session_with(reader("legacy"))
+        .with_environment(docs())
+        .with_context(context);
+    assert_eq!(session.environment().unwrap().name(), "docs");
+    assert_eq!(session.context().notes.get("lang").as_deref(), Some("en"));
+
+    // A context that brings its own environment wins.
+    let mut own = starweaver::AgentContext::default();
+    starweaver::attach_environment(&mut own, Arc::new(VirtualEnvironmentProvider::new("own")));
+    let session = session_with(reader("legacy"))
+        .with_environment(docs())
+        .with_context(own);
+    assert_eq!(session.environment().unwrap().name(), "own");
+}

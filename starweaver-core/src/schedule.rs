@@ -46,8 +46,9 @@ pub struct RefreshDecision {
 
 /// The scheduling state behind the refresh bindings. Changes are
 /// debounced: a burst of events refreshes once, `debounce_ms` after the
-/// last one. Without changes, a refresh runs every `interval_ms` (if
-/// set). The first inventory version ever seen is the baseline: it
+/// last one. With `interval_ms` set, a refresh runs at least that often:
+/// without changes, and also while changes keep arriving faster than the
+/// debounce. The first inventory version ever seen is the baseline: it
 /// describes what the host already loaded, so it schedules nothing.
 ///
 /// ```
@@ -149,7 +150,15 @@ impl RefreshSchedule {
     #[must_use]
     pub fn decision(&self, now_ms: u64) -> RefreshDecision {
         if let Some((reason, last_change_ms)) = self.pending {
-            let ready_at = last_change_ms.saturating_add(self.debounce_ms);
+            let mut ready_at = last_change_ms.saturating_add(self.debounce_ms);
+            // The interval bounds the wait: a stream of changes faster than
+            // the debounce must not postpone the refresh forever.
+            if let Some(interval_ms) = self.interval_ms {
+                let deadline = self
+                    .last_refresh_ms
+                    .map_or(0, |last_ms| last_ms.saturating_add(interval_ms));
+                ready_at = ready_at.min(deadline);
+            }
             return RefreshDecision {
                 due: now_ms >= ready_at,
                 reason: Some(reason),
@@ -210,6 +219,22 @@ mod tests {
         let decision = schedule.decision(20);
         assert!(decision.due);
         assert_eq!(decision.reason, Some(RefreshReason::InventoryChanged));
+    }
+
+    #[test]
+    fn the_interval_bounds_the_debounce() {
+        let mut schedule = RefreshSchedule::new()
+            .with_interval_ms(1_000)
+            .with_debounce_ms(100);
+        schedule.record_refresh(0);
+        for now in (0..1_000).step_by(50) {
+            schedule.observe_watch_event(now);
+            assert!(!schedule.decision(now).due, "debounced at {now}");
+        }
+        schedule.observe_watch_event(1_000);
+        let decision = schedule.decision(1_000);
+        assert!(decision.due);
+        assert_eq!(decision.reason, Some(RefreshReason::WatchEvent));
     }
 
     #[test]

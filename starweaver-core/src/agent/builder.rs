@@ -100,9 +100,9 @@ impl AgentBuilder {
         self
     }
 
-    /// Publishes a context event at the start of every run segment (a
-    /// resumed run publishes it again) (diagnostics
-    /// gathered while the agent was assembled).
+    /// Publishes a context event at the start of every run (diagnostics
+    /// gathered while the agent was assembled). A run resumed after an
+    /// approval or a deferred result does not publish it again.
     #[must_use]
     pub fn startup_event(mut self, event: ContextEvent) -> Self {
         self.startup_events.push(event);
@@ -110,7 +110,7 @@ impl AgentBuilder {
     }
 
     /// Publishes a skill scan's `skills_scanned` event (skill names and
-    /// diagnostics, no bodies) at the start of every run segment, so
+    /// diagnostics, no bodies) at the start of every run, so
     /// hosts and stream consumers see skipped or overridden skill files.
     #[must_use]
     pub fn skills_report(self, report: SkillScanReport) -> Self {

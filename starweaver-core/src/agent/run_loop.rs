@@ -117,7 +117,12 @@ impl<'a, 'r> Run<'a, 'r> {
         if let Some((name, problem)) = self.registry.invalid_tool_names().into_iter().next() {
             return Err(AgentError::InvalidToolName { name, problem });
         }
-        let startup = self.config.startup_events.clone();
+        // Startup events belong to the run, not to each segment: a resumed
+        // run has already reported them.
+        let startup = match start {
+            RunStart::Prompt(_) => self.config.startup_events.clone(),
+            RunStart::Resume(..) => Vec::new(),
+        };
         self.context.update(|context| {
             if let Some(tool_config) = &self.config.tool_config {
                 context.tool_config = tool_config.clone();

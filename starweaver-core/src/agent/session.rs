@@ -42,8 +42,14 @@ impl AgentSession {
     }
 
     /// Uses a host-prepared context (dependencies, grants, metadata).
+    /// An environment attached earlier with [`Self::with_environment`]
+    /// stays unless the new context brings its own, so the two builder
+    /// calls compose in either order.
     #[must_use]
-    pub fn with_context(mut self, context: AgentContext) -> Self {
+    pub fn with_context(mut self, mut context: AgentContext) -> Self {
+        if let (Some(provider), None) = (self.environment(), attached_environment(&context)) {
+            attach_environment(&mut context, provider);
+        }
         self.context = context;
         self
     }
