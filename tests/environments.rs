@@ -187,7 +187,7 @@ async fn with_context_keeps_an_environment_attached_before_it() {
         .with_environment(docs())
         .with_context(context);
     assert_eq!(session.environment().unwrap().name(), "docs");
-    assert_eq!(session.context().notes.get("lang").as_deref(), Some("en"));
+    assert_eq!(session.context().notes.get("lang"), Some("en"));
 
     // A context that brings its own environment wins.
     let mut own = starweaver::AgentContext::default();

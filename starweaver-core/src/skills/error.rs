@@ -1,40 +1,42 @@
 //! Errors of scanning, activating and reloading skills.
 
+use super::text::printable;
 use crate::environment::EnvironmentError;
 
 /// What went wrong with a skill. Messages say what, where (the file) and
-/// how to fix it.
+/// how to fix it. Paths and names are quoted with invisible characters
+/// spelled out as `<U+XXXX>`, so a message is always one readable line.
 #[derive(Debug, thiserror::Error)]
 pub enum SkillError {
     /// The file does not start with a `---` frontmatter line.
     #[error(
-        "`{path}` has no frontmatter ({found}); a SKILL.md must start with a `---` line, \
-         then `name:` and `description:` lines, then a closing `---` line"
+        "`{}` has no frontmatter ({found}); a SKILL.md must start with a `---` line, \
+         then `name:` and `description:` lines, then a closing `---` line",
+        printable(.path)
     )]
     MissingFrontmatter {
         /// The SKILL.md path.
         path: String,
-        /// What the file starts with instead.
+        /// What the file starts with instead (quoted with invisible
+        /// characters spelled out).
         found: String,
     },
     /// The frontmatter has no closing `---` line.
     #[error(
-        "`{path}`: the frontmatter opened on line 1 is never closed; \
-         add a `---` line after the last frontmatter field"
+        "`{}`: the frontmatter opened on line 1 is never closed; \
+         add a `---` line after the last frontmatter field",
+        printable(.path)
     )]
     UnclosedFrontmatter {
         /// The SKILL.md path.
         path: String,
     },
     /// The frontmatter is not valid YAML, or a field has the wrong shape.
-    #[error(
-        "`{path}`: invalid frontmatter: {message}; fix the YAML between the `---` lines \
-         (quote values that contain `: ` or start with a special character)"
-    )]
+    #[error("`{}`: invalid frontmatter: {message}", printable(.path))]
     InvalidFrontmatter {
         /// The SKILL.md path.
         path: String,
-        /// The parser's message (with the file line and column).
+        /// What is wrong, where (file line and column) and how to fix it.
         message: String,
         /// 1-based file line, when known.
         line: Option<u64>,
@@ -42,7 +44,11 @@ pub enum SkillError {
         column: Option<u64>,
     },
     /// A required field is missing or empty.
-    #[error("`{path}`: the frontmatter has no `{field}`; add `{}` between the `---` lines", field_example(.field))]
+    #[error(
+        "`{}`: the frontmatter has no `{field}`; add `{}` between the `---` lines",
+        printable(.path),
+        field_example(.field)
+    )]
     MissingField {
         /// The SKILL.md path.
         path: String,
@@ -50,7 +56,11 @@ pub enum SkillError {
         field: &'static str,
     },
     /// The `name` field is not a usable skill name.
-    #[error("`{path}`: skill name `{name}` is invalid: {reason}")]
+    #[error(
+        "`{}`: skill name `{}` is invalid: {reason}",
+        printable(.path),
+        printable(.name)
+    )]
     InvalidName {
         /// The SKILL.md path.
         path: String,
@@ -61,8 +71,10 @@ pub enum SkillError {
     },
     /// Two skills of one skills directory share a name.
     #[error(
-        "skill `{name}` is defined twice in one skills directory: `{kept}` is used and \
-         `{ignored}` is ignored; rename one of them or remove the copy"
+        "skill `{name}` is defined twice in one skills directory: `{}` is used and \
+         `{}` is ignored; rename one of them or remove the copy",
+        printable(.kept),
+        printable(.ignored)
     )]
     DuplicateSkill {
         /// The shared name.
@@ -74,21 +86,22 @@ pub enum SkillError {
     },
     /// Nothing exists at the skill path.
     #[error(
-        "skill file `{path}` does not exist; activate the `path` of a scanned skill \
-         (a `<skill>/SKILL.md` file)"
+        "skill file `{}` does not exist; activate the `path` of a scanned skill \
+         (a `<skill>/SKILL.md` file)",
+        printable(.path)
     )]
     NotFound {
         /// The path as given.
         path: String,
     },
     /// The skill file is not UTF-8 text.
-    #[error("`{path}` is not UTF-8 text; save SKILL.md as UTF-8")]
+    #[error("`{}` is not UTF-8 text; save SKILL.md as UTF-8", printable(.path))]
     NotText {
         /// The SKILL.md path.
         path: String,
     },
     /// The environment could not read a skill file or directory.
-    #[error("cannot read `{path}`: {source}")]
+    #[error("cannot read `{}`: {source}", printable(.path))]
     Unreadable {
         /// The file or directory.
         path: String,
@@ -97,7 +110,7 @@ pub enum SkillError {
         source: EnvironmentError,
     },
     /// No skill of that name is in the registry.
-    #[error("no skill named `{name}`{}", known_names(.known))]
+    #[error("no skill named `{}`{}", printable(.name), known_names(.known))]
     UnknownSkill {
         /// The name asked for.
         name: String,
@@ -105,7 +118,7 @@ pub enum SkillError {
         known: Vec<String>,
     },
     /// A scope's path is not a valid root-relative path.
-    #[error("skill scope `{path}` is not usable: {reason}")]
+    #[error("skill scope `{}` is not usable: {reason}", printable(.path))]
     InvalidScope {
         /// The scope path as given.
         path: String,
@@ -150,6 +163,9 @@ fn known_names(known: &[String]) -> String {
     if known.is_empty() {
         "; no skills are registered (check the scan's scopes and diagnostics)".to_string()
     } else {
-        format!("; registered skills (closest first): {}", known.join(", "))
+        format!(
+            "; registered skills (closest first): {}",
+            printable(&known.join(", "))
+        )
     }
 }

@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use super::diagnostic::{SkillScanDiagnostic, SkillScanDiagnosticKind};
 use super::file::{read_skill_file, SKILL_ENTRYPOINT};
 use super::summary::{summarize, SkillLocation, SummaryNote};
+use super::text::printable;
 use super::{
     SkillDirectoryKind, SkillError, SkillSource, SkillSourceScope, SkillSummary,
     MAX_SKILL_DESCRIPTION_CHARS,
@@ -103,10 +104,10 @@ impl ScanState {
                     "skill `{}` in `{}` ({} {}) is overridden by `{}` ({} {}), which has higher \
                      precedence; rename one of them to keep both",
                     summary.name,
-                    existing.path,
+                    printable(&existing.path),
                     existing.source,
                     existing.directory_kind.label(),
-                    summary.path,
+                    printable(&summary.path),
                     summary.source,
                     summary.directory_kind.label(),
                 );
@@ -185,10 +186,12 @@ async fn scan_slot(
             Ok(file) => file,
             Err(SkillError::NotFound { .. }) if folder.is_dir() => {
                 let message = format!(
-                    "`{folder_path}` has no {SKILL_ENTRYPOINT}, so it is not a skill; add \
-                     `{entry_path}` (with `name` and `description` frontmatter) or move the \
+                    "`{}` has no {SKILL_ENTRYPOINT}, so it is not a skill; add \
+                     `{}` (with `name` and `description` frontmatter) or move the \
                      folder out of `{}`",
-                    slot.dir
+                    printable(&folder_path),
+                    printable(&entry_path),
+                    printable(&slot.dir)
                 );
                 state.diagnostics.push(SkillScanDiagnostic::new(
                     SkillScanDiagnosticKind::MissingEntrypoint,
@@ -236,7 +239,7 @@ async fn scan_slot(
                     let message = format!(
                         "`{}`: the description has {chars} characters and was shortened to \
                          {MAX_SKILL_DESCRIPTION_CHARS}; move details into the body",
-                        summary.path
+                        printable(&summary.path)
                     );
                     state.warn(
                         SkillScanDiagnosticKind::DescriptionTruncated,
@@ -249,7 +252,9 @@ async fn scan_slot(
         if summary.name != folder.name {
             let message = format!(
                 "`{}`: the skill is named `{}` but its folder is `{}`; rename one so they match",
-                summary.path, summary.name, folder.name
+                printable(&summary.path),
+                summary.name,
+                printable(&folder.name)
             );
             state.warn(SkillScanDiagnosticKind::NameMismatch, &summary, message);
         }

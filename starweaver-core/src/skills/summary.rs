@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::file::SkillFile;
+use super::text::{code_point, is_invisible};
 use super::{SkillDirectoryKind, SkillError, SkillSource};
 use crate::environment::{file_name, parent_path};
 use crate::JsonMap;
@@ -244,13 +245,20 @@ fn validate_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Names the offending character. Anything but printable ASCII is given
+/// by code point: invisible characters (zero-width space, bidirectional
+/// overrides, BOM) would otherwise show as nothing or reorder the message.
 fn describe_char(c: char) -> String {
-    if c.is_whitespace() {
-        "whitespace".to_string()
-    } else if c.is_control() {
-        format!("the control character U+{:04X}", u32::from(c))
-    } else {
+    if c.is_ascii_graphic() {
         format!("`{c}`")
+    } else if c.is_whitespace() {
+        format!("whitespace ({})", code_point(c))
+    } else if c.is_control() {
+        format!("the control character {}", code_point(c))
+    } else if is_invisible(c) {
+        format!("the invisible character {}", code_point(c))
+    } else {
+        format!("the non-ASCII character {}", code_point(c))
     }
 }
 
@@ -279,6 +287,17 @@ mod tests {
         assert!(validate_name("é").is_err());
         let control = validate_name("a\u{7}b").err().unwrap_or_default();
         assert!(control.contains("U+0007"), "{control}");
+        for (name, expected) in [
+            ("two words", "whitespace (U+0020)"),
+            ("a\nb", "whitespace (U+000A)"),
+            ("a\u{200b}", "the invisible character U+200B"),
+            ("\u{202e}x", "the invisible character U+202E"),
+            ("é", "the non-ASCII character U+00E9"),
+            ("a/b", "`/`"),
+        ] {
+            let reason = validate_name(name).err().unwrap_or_default();
+            assert!(reason.starts_with(expected), "{name:?}: {reason}");
+        }
     }
 
     #[test]
