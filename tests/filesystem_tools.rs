@@ -4,7 +4,9 @@
 //! the tool proxy and a full agent run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 
 use serde_json::{json, Value};
 use starweaver::environment::{
@@ -1176,4 +1178,407 @@ async fn a_missing_file_is_feedback_the_run_continues_past() {
         .iter()
         .all(|part| part.kind == ToolReturnKind::Feedback));
     assert_eq!(returns[4].content["content"], "A");
+}
+
+// ---------------------------------------------------------------------------
+// Review fixes: symlinked roots, unreadable paths, arguments, output size
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_symlink_as_the_search_root_is_refused_naming_it() {
+    let env = rules_provider();
+    let refused = |result: Result<(), SearchError>| matches!(result, Err(SearchError::SymlinkRoot { path }) if path == "linked");
+    let globbed = glob(&env, "*.rs", &GlobOptions::default().with_root("linked")).await;
+    assert!(refused(globbed.map(drop)));
+    // With a literal prefix the root is checked the same way.
+    let scoped = glob(
+        &env,
+        "a/*.rs",
+        &GlobOptions::default().with_root("/linked/"),
+    )
+    .await;
+    assert!(refused(scoped.map(drop)));
+    assert!(refused(
+        walk(&env, "linked", &WalkOptions::default())
+            .await
+            .map(drop)
+    ));
+    let grepped = grep(&env, "needle", &GrepOptions::default().with_root("linked")).await;
+    assert!(refused(grepped.map(drop)));
+    // The environment root is never refused, and links below it are
+    // listed, not entered.
+    assert!(walk(&env, "", &WalkOptions::default()).await.is_ok());
+
+    let env: Arc<dyn EnvironmentProvider> = Arc::new(rules_provider());
+    for (tool, arguments) in [
+        ("glob", json!({"pattern": "*.rs", "path": "linked"})),
+        ("grep", json!({"pattern": "needle", "path": "linked"})),
+        ("ls", json!({"path": "linked"})),
+    ] {
+        let part = call_on(env.clone(), tool, arguments).await;
+        assert_eq!(
+            part.kind,
+            ToolReturnKind::Feedback,
+            "{tool}: {}",
+            part.content
+        );
+        assert_eq!(
+            part.content["details"],
+            json!({"error": "symlink", "path": "linked"}),
+            "{tool}"
+        );
+        let message = part.content["message"].as_str().unwrap();
+        assert!(message.contains("target path"), "{tool}: {message}");
+    }
+}
+
+/// A provider where `private/` cannot be listed and `secret.txt` cannot
+/// be read, as with permission-denied paths on disk.
+#[derive(Debug)]
+struct Locked {
+    inner: VirtualEnvironmentProvider,
+}
+
+fn denied(path: &str) -> EnvironmentError {
+    EnvironmentError::Io {
+        path: path.to_string(),
+        source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied"),
+    }
+}
+
+impl EnvironmentProvider for Locked {
+    fn name(&self) -> &str {
+        "locked"
+    }
+
+    fn kind(&self) -> &'static str {
+        "test"
+    }
+
+    fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
+        if path == "secret.txt" {
+            return Box::pin(async move { Err(denied(path)) });
+        }
+        self.inner.read_bytes(path)
+    }
+
+    fn write_bytes<'a>(
+        &'a self,
+        path: &'a str,
+        content: &'a [u8],
+    ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
+        self.inner.write_bytes(path, content)
+    }
+
+    fn stat<'a>(
+        &'a self,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<EnvironmentEntry, EnvironmentError>> {
+        self.inner.stat(path)
+    }
+
+    fn list_dir<'a>(
+        &'a self,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<EnvironmentEntry>, EnvironmentError>> {
+        if path == "private" {
+            return Box::pin(async move { Err(denied(path)) });
+        }
+        self.inner.list_dir(path)
+    }
+
+    fn create_dir_all<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
+        self.inner.create_dir_all(path)
+    }
+
+    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
+        self.inner.remove(path)
+    }
+}
+
+fn locked() -> Arc<dyn EnvironmentProvider> {
+    Arc::new(Locked {
+        inner: VirtualEnvironmentProvider::new("locked")
+            .with_file("open.txt", "nothing here\n")
+            .with_file("private/notes.txt", "needle\n")
+            .with_file("secret.txt", "needle\n"),
+    })
+}
+
+#[tokio::test]
+async fn unreadable_paths_are_reported_not_mistaken_for_no_matches() {
+    let found = ok_on(locked(), "glob", json!({"pattern": "**/*.txt"})).await;
+    assert_eq!(strings(&found["files"]), ["open.txt", "secret.txt"]);
+    assert_eq!(found["unreadable"], 1);
+    assert_eq!(found["unreadable_paths"], json!(["private"]));
+    let hint = found["hint"].as_str().unwrap();
+    assert!(
+        hint.contains("could not be read") && hint.contains("`private`"),
+        "{hint}"
+    );
+
+    let hits = ok_on(locked(), "grep", json!({"pattern": "needle"})).await;
+    assert_eq!(hits["count"], 0);
+    assert_eq!(hits["unreadable"], 2);
+    assert_eq!(hits["unreadable_paths"], json!(["private", "secret.txt"]));
+    assert!(hits["hint"]
+        .as_str()
+        .unwrap()
+        .contains("matches there are missing"));
+
+    // Nothing unreadable: no fields, no hint.
+    let clean = ok_on(Arc::new(project()), "grep", json!({"pattern": "fn"})).await;
+    assert!(clean.get("unreadable").is_none() && clean.get("hint").is_none());
+
+    // A file named as the search path that cannot be read is the error,
+    // not an empty success.
+    let part = call_on(
+        locked(),
+        "grep",
+        json!({"pattern": "x", "path": "secret.txt"}),
+    )
+    .await;
+    assert_eq!(
+        part.kind,
+        ToolReturnKind::ExecutionFailed,
+        "{}",
+        part.content
+    );
+    assert!(part.content["message"]
+        .as_str()
+        .unwrap()
+        .contains("secret.txt"));
+    let env = project();
+    let missing = grep(&env, "x", &GrepOptions::default().with_root("src/nope.rs")).await;
+    assert!(matches!(
+        missing,
+        Err(SearchError::Environment(EnvironmentError::NotFound { .. }))
+    ));
+}
+
+#[tokio::test]
+async fn misspelled_arguments_are_invalid_arguments_naming_the_field() {
+    let env: Arc<dyn EnvironmentProvider> = Arc::new(project());
+    for (tool, arguments, field) in [
+        ("ls", json!({"paht": "src"}), "paht"),
+        (
+            "glob",
+            json!({"pattern": "*.rs", "max_result": 5}),
+            "max_result",
+        ),
+        (
+            "glob",
+            json!({"pattern": "*.rs", "file_path": "src"}),
+            "file_path",
+        ),
+        (
+            "grep",
+            json!({"pattern": "fn", "contxt_lines": 2}),
+            "contxt_lines",
+        ),
+        (
+            "read_file",
+            json!({"path": "main.rs", "lenght": 1}),
+            "lenght",
+        ),
+        (
+            "write_file",
+            json!({"path": "x.rs", "contents": ""}),
+            "contents",
+        ),
+        (
+            "edit_file",
+            json!({"path": "main.rs", "old_string": "a", "new_string": "b", "replace_al": true}),
+            "replace_al",
+        ),
+    ] {
+        let part = call_on(env.clone(), tool, arguments).await;
+        assert_eq!(
+            part.kind,
+            ToolReturnKind::InvalidArguments,
+            "{tool}: {}",
+            part.content
+        );
+        let message = part.content["message"].as_str().unwrap();
+        assert!(message.contains(field), "{tool}: {message}");
+    }
+    // `file_path` stays an alias where `path` names a file.
+    for (tool, arguments) in [
+        ("read_file", json!({"file_path": "main.rs"})),
+        ("grep", json!({"pattern": "main", "file_path": "main.rs"})),
+        ("write_file", json!({"file_path": "new.rs", "content": "x"})),
+        (
+            "edit_file",
+            json!({"file_path": "new.rs", "old_string": "x", "new_string": "y"}),
+        ),
+    ] {
+        let part = call_on(env.clone(), tool, arguments).await;
+        assert_eq!(
+            part.kind,
+            ToolReturnKind::Success,
+            "{tool}: {}",
+            part.content
+        );
+    }
+}
+
+#[tokio::test]
+async fn schema_sampled_arguments_still_deserialize_and_an_auto_run_does_not_panic() {
+    // What `TestModel::auto` sends: each tool's schema sampled.
+    let env: Arc<dyn EnvironmentProvider> = Arc::new(project());
+    for definition in registry().definitions() {
+        let arguments = starweaver::model::sample_value(&definition.parameters);
+        let part = call_on(env.clone(), &definition.name, arguments.clone()).await;
+        assert_ne!(
+            part.kind,
+            ToolReturnKind::InvalidArguments,
+            "{} rejected its own sampled arguments {arguments}: {}",
+            definition.name,
+            part.content
+        );
+    }
+
+    let model = Arc::new(TestModel::auto());
+    let agent = AgentBuilder::new(model.clone())
+        .toolset(&filesystem_tools())
+        .build();
+    let mut session = AgentSession::new(agent).with_context(context_with(Arc::new(project())));
+    let result = session.run("use every tool").await;
+    assert_eq!(model.requests()[0].parameters.tools.len(), 6);
+    match result {
+        // Every call of the first batch was answered: a tool return, or
+        // a retry prompt for edit_file's identical strings.
+        Ok(result) => {
+            let ModelMessage::Request(answers) = &result.messages[2] else {
+                panic!("expected the answers to the first batch");
+            };
+            assert_eq!(answers.parts.len(), 6, "{:?}", answers.parts);
+        }
+        // `edit_file` has no retry budget (max_retries 0, so it is never
+        // re-run after an I/O error), and the registry counts model
+        // retries against the same budget: its sampled call, with
+        // `old_string` equal to `new_string`, is a model retry that ends
+        // the run. The other five calls were answered before.
+        Err(starweaver::AgentError::ToolRetriesExhausted {
+            tool, max_retries, ..
+        }) => {
+            assert_eq!((tool.as_str(), max_retries), ("edit_file", 0));
+        }
+        Err(error) => panic!("unexpected run error: {error}"),
+    }
+}
+
+#[tokio::test]
+async fn a_leading_dot_slash_anchors_the_pattern_at_the_search_root() {
+    let env = project();
+    let options = GlobOptions::default();
+    assert_eq!(glob_paths(&env, "./*.rs", &options).await, ["main.rs"]);
+    assert_eq!(
+        glob_paths(&env, "./src/*.rs", &options).await,
+        ["src/lib.rs"]
+    );
+    assert_eq!(
+        glob_paths(&env, "src//bin/./*.rs", &options).await,
+        ["src/bin/cli.rs"]
+    );
+}
+
+#[tokio::test]
+async fn long_lines_are_excerpted_around_the_match() {
+    let line = format!("{}needle{}\n", "a".repeat(2_000), "b".repeat(2_000));
+    let env = VirtualEnvironmentProvider::new("t").with_file("min.js", line);
+    let report = grep(&env, "needle", &GrepOptions::default()).await.unwrap();
+    let shown = &report.matches[0].line;
+    assert!(shown.contains("needle"), "{shown}");
+    assert!(shown.starts_with("[1753 characters before] …"), "{shown}");
+    assert!(shown.ends_with("… [1753 more characters]"), "{shown}");
+}
+
+#[tokio::test]
+async fn grep_output_has_a_byte_budget_with_a_hint() {
+    let env: Arc<dyn EnvironmentProvider> =
+        Arc::new(VirtualEnvironmentProvider::new("t").with_file(
+            "wide.txt",
+            format!("hit {}\n", "x".repeat(400)).repeat(2_000),
+        ));
+    let part = call_on(env, "grep", json!({"pattern": "hit", "max_results": 1000})).await;
+    assert_eq!(part.kind, ToolReturnKind::Success);
+    let count = part.content["count"].as_u64().unwrap();
+    assert!((600..1000).contains(&count), "{count}");
+    assert_eq!(part.content["truncated"], true);
+    let hint = part.content["hint"].as_str().unwrap();
+    assert!(hint.contains("size limit (256 KiB)"), "{hint}");
+    let library = grep(
+        &VirtualEnvironmentProvider::new("t").with_file("a.txt", "hit 1\nhit 2\nhit 3\n"),
+        "hit",
+        &GrepOptions {
+            max_output_bytes: 30,
+            ..GrepOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(library.matches.len(), 3);
+    assert!(!library.truncated);
+    let tight = grep(
+        &VirtualEnvironmentProvider::new("t").with_file("a.txt", "hit 1\nhit 2\nhit 3\n"),
+        "hit",
+        &GrepOptions {
+            max_output_bytes: 29,
+            ..GrepOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(tight.matches.len(), 2);
+    assert!(tight.truncated);
+}
+
+#[tokio::test]
+async fn long_searches_yield_so_timeouts_and_cancellation_can_act() {
+    let mut tree = VirtualEnvironmentProvider::new("big");
+    for index in 0..200 {
+        tree = tree.with_file(&format!("d{}/f{index}.txt", index % 10), "x\n");
+    }
+    // The in-memory provider is always ready, so a first poll that is
+    // pending means the search reached a yield point.
+    let (walk_options, grep_options) = (WalkOptions::default(), GrepOptions::default());
+    let mut walking = std::pin::pin!(walk(&tree, "", &walk_options));
+    let polled = std::future::poll_fn(|cx| Poll::Ready(walking.as_mut().poll(cx))).await;
+    assert!(polled.is_pending(), "the walk never yielded");
+    let mut grepping = std::pin::pin!(grep(&tree, "y", &grep_options));
+    let polled = std::future::poll_fn(|cx| Poll::Ready(grepping.as_mut().poll(cx))).await;
+    assert!(polled.is_pending(), "the grep never yielded");
+    // Run to the end, the searches still finish.
+    assert_eq!(walking.await.unwrap().len(), 210);
+    assert_eq!(grepping.await.unwrap().files_searched, 200);
+}
+
+/// An `old_string` miss is the model's to fix: it reaches the model as a
+/// retry prompt within the tool's ordinary budget (the non-idempotent
+/// write is protected by mapping write failures to feedback, not by a
+/// zero retry budget).
+#[tokio::test]
+async fn an_edit_file_miss_in_a_run_reaches_the_model_as_a_retry_prompt() {
+    let provider = Arc::new(VirtualEnvironmentProvider::new("repo").with_file("a.md", "A"));
+    let model = Arc::new(TestModel::scripted(vec![
+        call_response(
+            "c1",
+            "edit_file",
+            json!({"path": "a.md", "old_string": "nope", "new_string": "B"}),
+        ),
+        call_response(
+            "c2",
+            "edit_file",
+            json!({"path": "a.md", "old_string": "A", "new_string": "B"}),
+        ),
+        ModelResponse::text("done"),
+    ]));
+    let agent = AgentBuilder::new(model)
+        .toolset(&filesystem_tools())
+        .build();
+    let mut session = AgentSession::new(agent).with_context(context_with(provider.clone()));
+    let result = session.run("edit a.md").await;
+    assert!(result.is_ok(), "{result:?}");
+    assert_eq!(provider.read_text("a.md").await.unwrap(), "B");
 }

@@ -1,6 +1,7 @@
 //! An in-memory environment: tests, demos and sandboxes with no disk.
 
 use std::collections::BTreeMap;
+use std::ops::Bound;
 use std::sync::{PoisonError, RwLock};
 
 use super::path::clamp_path;
@@ -192,17 +193,39 @@ impl VirtualEnvironmentProvider {
             } else {
                 format!("{path}/")
             };
-            // Keys under `prefix` are contiguous in the sorted map; keep
-            // the direct children only.
-            let children = nodes
-                .range(prefix.clone()..)
-                .skip_while(|(key, _)| key.is_empty() && prefix.is_empty())
-                .take_while(|(key, _)| key.starts_with(&prefix))
-                .filter(|(key, _)| !key[prefix.len()..].contains('/'))
-                .map(|(key, node)| Self::entry(key, node))
-                .collect();
-            Ok(children)
+            Ok(Self::children(nodes, &prefix))
         })
+    }
+
+    /// The direct children of the directory whose keys start with
+    /// `prefix` (`""` for the root). Keys under `prefix` are contiguous in
+    /// the sorted map, and so is each child directory's subtree: on
+    /// meeting a descendant `prefix + name + "/..."`, the scan jumps past
+    /// the whole subtree (to `prefix + name + "0"`, `0` following `/`),
+    /// so listing costs the children, not every file below them.
+    fn children(nodes: &BTreeMap<String, Node>, prefix: &str) -> Vec<EnvironmentEntry> {
+        let mut children = Vec::new();
+        let mut from = Bound::Included(prefix.to_string());
+        'scan: loop {
+            for (key, node) in nodes.range::<String, _>((from, Bound::Unbounded)) {
+                let Some(rest) = key.strip_prefix(prefix) else {
+                    break 'scan;
+                };
+                if rest.is_empty() {
+                    // The root's own key: `""` sorts first.
+                    continue;
+                }
+                match rest.find('/') {
+                    None => children.push(Self::entry(key, node)),
+                    Some(slash) => {
+                        from = Bound::Included(format!("{prefix}{}0", &rest[..slash]));
+                        continue 'scan;
+                    }
+                }
+            }
+            break;
+        }
+        children
     }
 
     fn create_dir_sync(&self, path: &str) -> Result<(), EnvironmentError> {
@@ -335,6 +358,33 @@ mod tests {
             );
             assert!(env.list_dir("empty").await.unwrap_or_default().is_empty());
         }
+    }
+
+    #[tokio::test]
+    async fn listing_skips_subtrees_without_losing_siblings() {
+        // `a-b`, `a.rs` sort between `a` and `a/...`; `a0` after them.
+        let env = VirtualEnvironmentProvider::new("t")
+            .with_file("a/x.rs", "")
+            .with_file("a/y/deep/z.rs", "")
+            .with_file("a-b", "")
+            .with_file("a.rs", "")
+            .with_file("a0/q", "")
+            .with_file("b", "");
+        let names = |path: &'static str| {
+            let env = &env;
+            async move {
+                env.list_dir(path)
+                    .await
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|entry| entry.path)
+                    .collect::<Vec<_>>()
+            }
+        };
+        assert_eq!(names("").await, ["a", "a-b", "a.rs", "a0", "b"]);
+        assert_eq!(names("a").await, ["a/x.rs", "a/y"]);
+        assert_eq!(names("a/y").await, ["a/y/deep"]);
+        assert_eq!(names("a0").await, ["a0/q"]);
     }
 
     #[tokio::test]

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, environment_error, normalized};
+use super::environment::{environment, environment_error, normalized, write_error};
+use super::lock::lock_path;
 use super::{mutating, requirements};
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
 use crate::ToolContext;
@@ -18,6 +19,9 @@ const NAMED_LINES: usize = 10;
 
 /// Arguments of `edit_file`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+// A misspelled argument is an `invalid_arguments` return naming it,
+// not silently dropped.
+#[serde(deny_unknown_fields)]
 pub struct EditFileArgs {
     /// File to edit, relative to the environment root.
     #[serde(alias = "file_path")]
@@ -76,6 +80,9 @@ async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> Result<ToolResult, 
              want in new_string",
         ));
     }
+    // Held from read to write, so concurrent edits in this process
+    // cannot drop each other's changes.
+    let _guard = lock_path(&provider, &path).await;
     let content = provider.read_text(&path).await.map_err(environment_error)?;
     let (old, new) = match_line_endings(&content, &args.old_string, &args.new_string);
     let offsets: Vec<usize> = content
@@ -112,7 +119,7 @@ async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> Result<ToolResult, 
     provider
         .write_text(&path, &updated)
         .await
-        .map_err(environment_error)?;
+        .map_err(write_error)?;
     ToolResult::from_serialize(&EditFileOutput {
         first_line: line_of(&content, first),
         replacements: if args.replace_all { offsets.len() } else { 1 },
@@ -120,19 +127,33 @@ async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> Result<ToolResult, 
     })
 }
 
-/// Models usually send `\n` line breaks; a CRLF file would then never
-/// match. When the text is absent as given but present with `\r\n`, both
-/// strings switch to `\r\n`, so the file keeps its line endings.
+/// Models usually send `\n` line breaks. When the text is absent as
+/// given but present with `\r\n`, `old` switches to `\r\n`; and in a file
+/// that uses CRLF, `new` always does (an insertion after a one-line
+/// `old` included), so the file keeps its line endings.
 fn match_line_endings(content: &str, old: &str, new: &str) -> (String, String) {
+    let crlf = |text: &str| text.replace("\r\n", "\n").replace('\n', "\r\n");
+    let mut old = old.to_string();
     let plain_newlines = old.contains('\n') && !old.contains("\r\n");
-    if plain_newlines && content.contains("\r\n") && !content.contains(old) {
-        let crlf = |text: &str| text.replace("\r\n", "\n").replace('\n', "\r\n");
-        let old_crlf = crlf(old);
+    if plain_newlines && content.contains("\r\n") && !content.contains(&old) {
+        let old_crlf = crlf(&old);
         if content.contains(&old_crlf) {
-            return (old_crlf, crlf(new));
+            old = old_crlf;
         }
     }
-    (old.to_string(), new.to_string())
+    let new = if uses_crlf(content) {
+        crlf(new)
+    } else {
+        new.to_string()
+    };
+    (old, new)
+}
+
+/// True when the file's first line ends with `\r\n`, as editors decide.
+fn uses_crlf(content: &str) -> bool {
+    content
+        .find('\n')
+        .is_some_and(|at| content[..at].ends_with('\r'))
 }
 
 /// 1-based line number of a byte offset.
@@ -150,6 +171,11 @@ mod tests {
         assert_eq!((old.as_str(), new.as_str()), ("a\r\nb", "x\r\ny"));
         let (old, _) = match_line_endings("a\nb", "a\nb", "z");
         assert_eq!(old, "a\nb");
+        // A one-line old string, a multi-line new one; `\r\n` kept once.
+        let (old, new) = match_line_endings("a\r\nb\r\n", "a", "a\nx\r\ny");
+        assert_eq!((old.as_str(), new.as_str()), ("a", "a\r\nx\r\ny"));
+        let (_, new) = match_line_endings("a\nb\r\n", "a", "a\nx");
+        assert_eq!(new, "a\nx");
         assert_eq!(line_of("a\nb\nc", 4), 3);
     }
 }

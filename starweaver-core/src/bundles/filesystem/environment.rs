@@ -52,13 +52,36 @@ pub(super) fn environment_error(error: EnvironmentError) -> ToolError {
     }
 }
 
-/// Bad patterns are the model's input to correct; environment failures
-/// map as above.
+/// Bad patterns are the model's input to correct; a symlink as the
+/// search root is feedback naming it (the agent can search the target);
+/// environment failures map as above.
 pub(super) fn search_error(error: SearchError) -> ToolError {
     match error {
         SearchError::Environment(error) => environment_error(error),
+        SearchError::SymlinkRoot { ref path } => ToolError::Feedback {
+            details: Some(json!({"error": "symlink", "path": path})),
+            message: error.to_string(),
+        },
         invalid @ (SearchError::InvalidGlob { .. } | SearchError::InvalidRegex { .. }) => {
             ToolError::model_retry(invalid.to_string())
         }
+    }
+}
+
+/// A failed write of a mutating tool. An I/O error may follow a write
+/// that landed (a remote sandbox whose reply timed out), so the call is
+/// not retried internally, which could apply an edit twice: the model is
+/// told to read the file before trying again. Other errors map as
+/// [`environment_error`].
+pub(super) fn write_error(error: EnvironmentError) -> ToolError {
+    match error {
+        EnvironmentError::Io { path, source } => ToolError::Feedback {
+            message: format!(
+                "writing `{path}` failed ({source}); the file may or may not have changed: read \
+                 it before trying again"
+            ),
+            details: Some(json!({"error": "write_failed", "path": path})),
+        },
+        other => environment_error(other),
     }
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::environment::{environment, normalized, search_error};
 use super::reminder::skill_reminder;
+use super::unreadable::{is_zero, join_hints, unreadable_hint};
 use super::{read_only, requirements};
 use crate::environment::{glob, GlobOptions};
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
@@ -22,11 +23,15 @@ const MAX_RESULTS_CAP: usize = 2_000;
 
 /// Arguments of `glob`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+// A misspelled argument is an `invalid_arguments` return naming it,
+// not silently dropped.
+#[serde(deny_unknown_fields)]
 pub struct GlobArgs {
     /// Glob pattern. Without `/` it matches file names at any depth
     /// (`*.rs`); with `/` it is relative to `path` and `*` stays within
-    /// one directory (`src/*.rs`); `**` spans directories (`src/**/*.rs`);
-    /// `{a,b}` gives alternatives.
+    /// one directory (`src/*.rs`); a leading `/` or `./` means directly in
+    /// `path` (`./*.rs`); `**` spans directories (`src/**/*.rs`); `{a,b}`
+    /// gives alternatives.
     pub pattern: String,
     /// Directory to search, relative to the environment root (default:
     /// the root).
@@ -50,6 +55,13 @@ struct GlobOutput {
     count: usize,
     /// True when more paths match than were returned.
     truncated: bool,
+    /// Directories skipped because they could not be listed (omitted
+    /// when none); matches inside them are missing.
+    #[serde(skip_serializing_if = "is_zero")]
+    unreadable: usize,
+    /// The first few of those directories.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unreadable_paths: Vec<String>,
     /// Present when a SKILL.md is among the results.
     #[serde(skip_serializing_if = "Option::is_none")]
     reminder: Option<String>,
@@ -105,11 +117,17 @@ async fn glob_files(ctx: &ToolContext, args: GlobArgs) -> Result<ToolResult, Too
     } else {
         None
     };
+    let hint = join_hints([
+        hint,
+        unreadable_hint(report.unreadable_dirs, &report.unreadable_paths),
+    ]);
     let files: Vec<String> = report.entries.into_iter().map(|entry| entry.path).collect();
     ToolResult::from_serialize(&GlobOutput {
         count: files.len(),
         files,
         truncated: report.truncated,
+        unreadable: report.unreadable_dirs,
+        unreadable_paths: report.unreadable_paths,
         reminder,
         hint,
     })

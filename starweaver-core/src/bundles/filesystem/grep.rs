@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::environment::{environment, normalized, search_error};
 use super::glob::names_hidden;
 use super::reminder::skill_reminder;
+use super::unreadable::{is_zero, join_hints, unreadable_hint};
 use super::{read_only, requirements};
 use crate::environment::{grep, GrepOptions};
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
@@ -25,13 +26,16 @@ const MAX_CONTEXT_LINES: usize = 10;
 
 /// Arguments of `grep`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+// A misspelled argument is an `invalid_arguments` return naming it,
+// not silently dropped.
+#[serde(deny_unknown_fields)]
 pub struct GrepArgs {
     /// Regular expression (Rust regex syntax) to search for, or plain
     /// text when `literal` is true. `^` and `$` match at line boundaries.
     pub pattern: String,
     /// File or directory to search, relative to the environment root
     /// (default: the root).
-    #[serde(default, alias = "dir", alias = "directory")]
+    #[serde(default, alias = "file_path", alias = "dir", alias = "directory")]
     pub path: Option<String>,
     /// Only search files matching this glob, e.g. `*.rs` or `src/**/*.ts`.
     #[serde(default, alias = "include")]
@@ -76,11 +80,13 @@ struct GrepLine {
 /// What `grep` returns.
 #[derive(Clone, Debug, Serialize, JsonSchema)]
 struct GrepOutput {
-    /// Matching lines, files in path order.
+    /// Matching lines, files in path order. A long line is an excerpt
+    /// around its match.
     matches: Vec<GrepLine>,
     /// Number of matching lines returned.
     count: usize,
-    /// True when more lines match than were returned.
+    /// True when more lines match than were returned (the count or size
+    /// limit was reached).
     truncated: bool,
     /// Text files searched.
     files_searched: usize,
@@ -88,6 +94,13 @@ struct GrepOutput {
     binary_files_skipped: usize,
     /// Files skipped for their size.
     large_files_skipped: usize,
+    /// Files and directories skipped because they could not be read
+    /// (omitted when none); matches inside them are missing.
+    #[serde(skip_serializing_if = "is_zero")]
+    unreadable: usize,
+    /// The first few of those paths.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unreadable_paths: Vec<String>,
     /// Present when a SKILL.md matched.
     #[serde(skip_serializing_if = "Option::is_none")]
     reminder: Option<String>,
@@ -133,7 +146,14 @@ async fn grep_files(ctx: &ToolContext, args: GrepArgs) -> Result<ToolResult, Too
         .map_err(search_error)?;
     let reminder = skill_reminder(report.matches.iter().map(|found| found.path.as_str()));
     let hidden_glob = args.glob.as_deref().is_some_and(names_hidden);
-    let hint = if report.truncated {
+    let hint = if report.truncated && report.matches.len() < max_results {
+        Some(format!(
+            "the output reached its size limit ({} KiB) after {} matching lines; narrow the \
+             pattern, path or glob, or ask for fewer context_lines",
+            options.max_output_bytes / 1024,
+            report.matches.len()
+        ))
+    } else if report.truncated {
         Some(format!(
             "only the first {max_results} matching lines are shown; narrow the pattern, path or glob"
         ))
@@ -142,6 +162,10 @@ async fn grep_files(ctx: &ToolContext, args: GrepArgs) -> Result<ToolResult, Too
     } else {
         None
     };
+    let hint = join_hints([
+        hint,
+        unreadable_hint(report.unreadable, &report.unreadable_paths),
+    ]);
     let matches: Vec<GrepLine> = report
         .matches
         .into_iter()
@@ -160,6 +184,8 @@ async fn grep_files(ctx: &ToolContext, args: GrepArgs) -> Result<ToolResult, Too
         files_searched: report.files_searched,
         binary_files_skipped: report.binary_files_skipped,
         large_files_skipped: report.large_files_skipped,
+        unreadable: report.unreadable,
+        unreadable_paths: report.unreadable_paths,
         reminder,
         hint,
     })

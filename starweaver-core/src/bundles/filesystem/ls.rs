@@ -5,10 +5,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, environment_error, normalized};
+use super::environment::{environment, normalized, search_error};
 use super::reminder::skill_reminder;
 use super::{read_only, requirements};
-use crate::environment::EntryKind;
+use crate::environment::{walk, EntryKind, WalkOptions};
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
 use crate::ToolContext;
 
@@ -20,6 +20,9 @@ const MAX_ENTRIES: usize = 1_000;
 
 /// Arguments of `ls`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+// A misspelled argument is an `invalid_arguments` return naming it,
+// not silently dropped.
+#[serde(deny_unknown_fields)]
 pub struct LsArgs {
     /// Directory to list, relative to the environment root; omit or use
     /// "" for the root.
@@ -76,7 +79,18 @@ pub(super) fn ls_tool() -> DynTool {
 async fn ls(ctx: &ToolContext, args: LsArgs) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
     let path = normalized(args.path.as_deref().unwrap_or_default())?;
-    let children = provider.list_dir(&path).await.map_err(environment_error)?;
+    // A one-level walk with no filters: the listing, with the root
+    // checks every search makes (a symlink is refused, not listed
+    // through to a target that may be outside the environment).
+    let everything = WalkOptions {
+        include_hidden: true,
+        respect_ignore: false,
+        max_depth: Some(1),
+        max_entries: None,
+    };
+    let children = walk(provider.as_ref(), &path, &everything)
+        .await
+        .map_err(search_error)?;
     let total = children.len();
     let reminder = skill_reminder(
         children

@@ -6,10 +6,12 @@ mod edit;
 mod environment;
 mod glob;
 mod grep;
+mod lock;
 mod ls;
 mod read;
 mod reminder;
 mod toolset;
+mod unreadable;
 mod write;
 
 pub use edit::{EditFileArgs, EDIT_FILE_TOOL_NAME};

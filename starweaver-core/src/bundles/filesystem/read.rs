@@ -25,6 +25,9 @@ const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Arguments of `read_file`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+// A misspelled argument is an `invalid_arguments` return naming it,
+// not silently dropped.
+#[serde(deny_unknown_fields)]
 pub struct ReadFileArgs {
     /// File to read, relative to the environment root.
     #[serde(alias = "file_path")]
@@ -32,7 +35,7 @@ pub struct ReadFileArgs {
     /// First line to return, 1-based (default 1).
     #[serde(default)]
     pub offset: Option<usize>,
-    /// Maximum number of lines to return (default 2000).
+    /// Maximum number of lines to return, at least 1 (default 2000).
     #[serde(default)]
     pub limit: Option<usize>,
 }
@@ -80,16 +83,25 @@ pub(super) fn read_file_tool() -> DynTool {
 async fn read_file(ctx: &ToolContext, args: ReadFileArgs) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
     let path = normalized(&args.path)?;
+    if args.limit == Some(0) {
+        // Zero lines would return a `next_offset` that never advances.
+        return Err(ToolError::model_retry(format!(
+            "limit must be at least 1; omit it to read up to {DEFAULT_LIMIT} lines"
+        )));
+    }
     let entry = provider.stat(&path).await.map_err(environment_error)?;
     if entry.is_dir() {
         return Err(environment_error(EnvironmentError::IsADirectory { path }));
     }
     if entry.size > MAX_FILE_BYTES {
-        return Err(ToolError::feedback(format!(
-            "`{path}` is {} bytes, more than read_file loads ({MAX_FILE_BYTES}); use grep to find \
-             the lines you need",
-            entry.size
-        )));
+        return Err(ToolError::Feedback {
+            message: format!(
+                "`{path}` is {} bytes, more than read_file loads ({MAX_FILE_BYTES}); use grep to \
+                 find the lines you need",
+                entry.size
+            ),
+            details: Some(serde_json::json!({"error": "too_large", "path": path})),
+        });
     }
     let bytes = provider
         .read_bytes(&path)

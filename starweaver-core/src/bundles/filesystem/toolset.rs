@@ -25,7 +25,9 @@ const MUTATING_TAG: &str = "mutating";
 ///
 /// Every tool is tagged `filesystem`; `ls`, `read_file`, `glob` and
 /// `grep` also `read_only`, `write_file` and `edit_file` `mutating` (and
-/// sequential, so reads in the same batch see a predictable state).
+/// sequential, so reads in the same batch see a predictable state; never
+/// retried internally, as an edit is not idempotent; serialized per file
+/// within the process, so concurrent edits are not lost).
 ///
 /// ```
 /// use starweaver_core::{filesystem_tools, ToolRegistry};

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, environment_error, normalized};
+use super::environment::{environment, environment_error, normalized, write_error};
+use super::lock::lock_path;
 use super::{mutating, requirements};
 use crate::environment::EnvironmentError;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
@@ -16,6 +17,9 @@ pub const WRITE_FILE_TOOL_NAME: &str = "write_file";
 
 /// Arguments of `write_file`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+// A misspelled argument is an `invalid_arguments` return naming it,
+// not silently dropped.
+#[serde(deny_unknown_fields)]
 pub struct WriteFileArgs {
     /// File to write, relative to the environment root. Missing parent
     /// directories are created.
@@ -52,6 +56,8 @@ pub(super) fn write_file_tool() -> DynTool {
     .with_tags(mutating())
     // Reads in the same batch then see a predictable state.
     .with_sequential(true)
+    // Not retried internally: an I/O error may follow a write that
+    // landed, and the model should see it rather than a silent repeat.
     .with_return_schema(schema_for_type::<WriteFileOutput>());
     Arc::new(tool)
 }
@@ -59,6 +65,8 @@ pub(super) fn write_file_tool() -> DynTool {
 async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
     let path = normalized(&args.path)?;
+    // Not interleaved with an edit of the same file in this process.
+    let _guard = lock_path(&provider, &path).await;
     let created = match provider.stat(&path).await {
         Ok(entry) if entry.is_dir() => {
             return Err(environment_error(EnvironmentError::IsADirectory { path }))
@@ -70,7 +78,7 @@ async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> Result<ToolResult
     provider
         .write_text(&path, &args.content)
         .await
-        .map_err(environment_error)?;
+        .map_err(write_error)?;
     ToolResult::from_serialize(&WriteFileOutput {
         path,
         bytes_written: args.content.len(),

@@ -10,6 +10,17 @@ pub enum SearchError {
     /// directory, outside the root, unreadable, ...).
     #[error(transparent)]
     Environment(#[from] EnvironmentError),
+    /// The search root is a symbolic link. Searches never follow links
+    /// (on a local provider one may point outside the environment), so
+    /// the caller must name the target instead.
+    #[error(
+        "`{path}` is a symbolic link, and searches do not follow links; search the link's \
+         target path instead"
+    )]
+    SymlinkRoot {
+        /// The root-relative path of the link.
+        path: String,
+    },
     /// The glob pattern does not parse or cannot match anything.
     #[error(
         "invalid glob pattern `{pattern}`: {message}; use `*` within one path segment, `**` \

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::pattern::PathPattern;
+use super::root::search_directory;
 use super::{SearchError, WalkOptions, Walker};
 use crate::environment::{
     join_path, normalize_path, EntryKind, EnvironmentEntry, EnvironmentError, EnvironmentProvider,
@@ -84,6 +85,10 @@ pub struct GlobReport {
     pub truncated: bool,
     /// Subdirectories skipped because they could not be listed.
     pub unreadable_dirs: usize,
+    /// The first few of those, so a caller can say where matches may be
+    /// missing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable_paths: Vec<String>,
 }
 
 /// Paths below `options.root` matching `pattern`, ripgrep-style: bare
@@ -91,7 +96,7 @@ pub struct GlobReport {
 /// segment under `src`, `**/*.rs` root-level and nested files. Hidden
 /// paths (except the root's direct `.agents/`) and ignored paths are
 /// skipped unless the options say otherwise; directory symlinks are not
-/// followed.
+/// followed, and a symlink as the root is refused.
 ///
 /// ```
 /// use starweaver_core::environment::{glob, GlobOptions, VirtualEnvironmentProvider};
@@ -115,7 +120,7 @@ pub struct GlobReport {
 /// # Errors
 /// [`SearchError::InvalidGlob`] for a bad pattern;
 /// [`SearchError::Environment`] when the root is invalid, missing or not
-/// a directory.
+/// a directory; [`SearchError::SymlinkRoot`] when it is a symlink.
 pub async fn glob(
     provider: &dyn EnvironmentProvider,
     pattern: &str,
@@ -123,6 +128,7 @@ pub async fn glob(
 ) -> Result<GlobReport, SearchError> {
     let compiled = PathPattern::new(pattern, options.case_insensitive)?;
     let root = normalize_path(&options.root)?;
+    search_directory(provider, &root).await?;
     let mut matches = GlobWalk::new(provider, root, Some(compiled), options.walk_options()).await?;
     let mut report = GlobReport::default();
     while let Some(entry) = matches.next_match().await? {
@@ -136,6 +142,7 @@ pub async fn glob(
         report.entries.push(entry);
     }
     report.unreadable_dirs = matches.unreadable_dirs();
+    report.unreadable_paths = matches.unreadable_paths().to_vec();
     Ok(report)
 }
 
@@ -150,28 +157,23 @@ pub(crate) struct GlobWalk<'a> {
 }
 
 impl<'a> GlobWalk<'a> {
-    /// Checks the root and resolves the pattern's literal prefix.
+    /// Resolves the pattern's literal prefix below `root`, which the
+    /// caller has checked to be a directory (see
+    /// [`super::root::search_directory`]).
     ///
     /// # Errors
-    /// When the root cannot be listed.
+    /// When a prefix directory cannot be examined.
     pub(crate) async fn new(
         provider: &'a dyn EnvironmentProvider,
         root: String,
         pattern: Option<PathPattern>,
         mut options: WalkOptions,
-    ) -> Result<Self, EnvironmentError> {
+    ) -> Result<Self, SearchError> {
         options.max_depth = pattern.as_ref().and_then(PathPattern::depth);
         let prefix = pattern.as_ref().map_or(&[][..], PathPattern::prefix);
         let mut start = root.clone();
         let mut depth = 1;
         let mut reachable = true;
-        if !prefix.is_empty() {
-            // The root must be a directory, as a full walk would require.
-            let entry = provider.stat(&root).await?;
-            if !entry.is_dir() {
-                return Err(EnvironmentError::NotADirectory { path: root });
-            }
-        }
         // Step straight into each literal directory, applying the rules a
         // full walk would: hidden, ignored, and symlinks (which `stat`
         // reports as such, like `list_dir`) are not entered.
@@ -190,7 +192,7 @@ impl<'a> GlobWalk<'a> {
                     reachable = false;
                     break;
                 }
-                Err(error) => return Err(error),
+                Err(error) => return Err(error.into()),
             }
             start = path;
             depth += 1;
@@ -207,9 +209,7 @@ impl<'a> GlobWalk<'a> {
     ///
     /// # Errors
     /// When the first directory cannot be listed.
-    pub(crate) async fn next_match(
-        &mut self,
-    ) -> Result<Option<EnvironmentEntry>, EnvironmentError> {
+    pub(crate) async fn next_match(&mut self) -> Result<Option<EnvironmentEntry>, SearchError> {
         let Some(walker) = self.walker.as_mut() else {
             return Ok(None);
         };
@@ -231,6 +231,11 @@ impl<'a> GlobWalk<'a> {
     /// See [`Walker::unreadable_dirs`].
     pub(crate) fn unreadable_dirs(&self) -> usize {
         self.walker.as_ref().map_or(0, Walker::unreadable_dirs)
+    }
+
+    /// See [`Walker::unreadable_paths`].
+    pub(crate) fn unreadable_paths(&self) -> &[String] {
+        self.walker.as_ref().map_or(&[], Walker::unreadable_paths)
     }
 }
 

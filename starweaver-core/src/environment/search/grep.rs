@@ -5,8 +5,11 @@ use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 
 use super::glob::GlobWalk;
-use super::lines::{context_after, context_before, line_around, shorten};
+use super::lines::{context_after, context_before, excerpt, line_around};
+use super::pace::Pace;
 use super::pattern::PathPattern;
+use super::root::search_root;
+use super::walk::NAMED_UNREADABLE;
 use super::{SearchError, WalkOptions};
 use crate::environment::{normalize_path, EntryKind, EnvironmentEntry, EnvironmentProvider};
 
@@ -16,6 +19,10 @@ pub const DEFAULT_GREP_MAX_MATCHES: usize = 1_000;
 pub const DEFAULT_GREP_MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 /// Matched lines longer than this many characters are shortened.
 pub const DEFAULT_GREP_MAX_LINE_CHARS: usize = 500;
+/// Bytes of matched and context lines one grep returns by default
+/// (256 KiB, `read_file`'s cap), so a broad pattern cannot flood a
+/// model's context.
+pub const DEFAULT_GREP_MAX_OUTPUT_BYTES: usize = 256 * 1024;
 
 /// Compiled-program size limit, so a hostile pattern cannot take
 /// unbounded memory.
@@ -48,6 +55,9 @@ pub struct GrepOptions {
     pub max_file_bytes: u64,
     /// Shorten returned lines to this many characters.
     pub max_line_chars: usize,
+    /// Stop once the returned paths, lines and context lines reach this
+    /// many bytes; [`GrepReport::truncated`] says more exist.
+    pub max_output_bytes: usize,
 }
 
 impl Default for GrepOptions {
@@ -63,6 +73,7 @@ impl Default for GrepOptions {
             context_lines: 0,
             max_file_bytes: DEFAULT_GREP_MAX_FILE_BYTES,
             max_line_chars: DEFAULT_GREP_MAX_LINE_CHARS,
+            max_output_bytes: DEFAULT_GREP_MAX_OUTPUT_BYTES,
         }
     }
 }
@@ -118,8 +129,8 @@ pub struct GrepMatch {
     pub path: String,
     /// 1-based line number.
     pub line_number: usize,
-    /// The line, without its line ending (shortened past
-    /// [`GrepOptions::max_line_chars`]).
+    /// The line, without its line ending (past
+    /// [`GrepOptions::max_line_chars`], an excerpt around the match).
     pub line: String,
     /// Context lines before the match, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -134,7 +145,8 @@ pub struct GrepMatch {
 pub struct GrepReport {
     /// Matching lines, files in walk order, lines in file order.
     pub matches: Vec<GrepMatch>,
-    /// True when more matches exist beyond `max_matches`.
+    /// True when more matches exist beyond `max_matches` or
+    /// `max_output_bytes`.
     pub truncated: bool,
     /// Text files searched.
     pub files_searched: usize,
@@ -144,6 +156,10 @@ pub struct GrepReport {
     pub large_files_skipped: usize,
     /// Files and directories that could not be read.
     pub unreadable: usize,
+    /// The first few of those, so a caller can say where matches may be
+    /// missing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unreadable_paths: Vec<String>,
 }
 
 /// Lines matching `pattern` (a regular expression in the `regex` crate's
@@ -151,7 +167,9 @@ pub struct GrepReport {
 /// text files below `options.root`. Binary and non-UTF-8 files are
 /// skipped and counted; walks follow [`super::glob`]'s hidden, ignore and
 /// symlink rules. `^` and `$` match at line boundaries (also around
-/// `\r\n`); a match spanning lines is reported at its first line.
+/// `\r\n`); a match spanning lines is reported at its first line. The
+/// search yields to the runtime every few dozen files, so timeouts and
+/// cancellation act on long greps.
 ///
 /// ```
 /// use starweaver_core::environment::{grep, GrepOptions, VirtualEnvironmentProvider};
@@ -166,8 +184,9 @@ pub struct GrepReport {
 ///
 /// # Errors
 /// [`SearchError::InvalidRegex`] or [`SearchError::InvalidGlob`] for bad
-/// patterns; [`SearchError::Environment`] when the root is invalid or
-/// missing.
+/// patterns; [`SearchError::SymlinkRoot`] when the root is a symlink;
+/// [`SearchError::Environment`] when the root is invalid or missing, or
+/// is a file that cannot be read.
 pub async fn grep(
     provider: &dyn EnvironmentProvider,
     pattern: &str,
@@ -183,11 +202,14 @@ pub async fn grep(
         regex,
         options,
         report: GrepReport::default(),
+        output_bytes: 0,
+        pace: Pace::default(),
     };
-    let root_entry = provider.stat(&root).await?;
+    let root_entry = search_root(provider, &root).await?;
     if root_entry.kind != EntryKind::Directory {
-        // Named explicitly: searched whatever the walk rules say.
-        search.file(provider, &root_entry).await;
+        // Named explicitly: searched whatever the walk rules say, and a
+        // read failure is the answer rather than an empty result.
+        search.file(provider, &root_entry, true).await?;
         return Ok(search.finish());
     }
     let walk_options = WalkOptions {
@@ -202,11 +224,17 @@ pub async fn grep(
         if entry.kind != EntryKind::File {
             continue;
         }
-        if search.file(provider, &entry).await {
+        if search.file(provider, &entry, false).await? {
             break;
         }
     }
     search.report.unreadable += files.unreadable_dirs();
+    let named = NAMED_UNREADABLE.saturating_sub(search.report.unreadable_paths.len());
+    search
+        .report
+        .unreadable_paths
+        .extend(files.unreadable_paths().iter().take(named).cloned());
+    search.report.unreadable_paths.sort();
     Ok(search.finish())
 }
 
@@ -234,35 +262,57 @@ struct Search<'o> {
     regex: Regex,
     options: &'o GrepOptions,
     report: GrepReport,
+    /// Bytes of paths, lines and context returned so far.
+    output_bytes: usize,
+    pace: Pace,
 }
 
 impl Search<'_> {
-    /// Searches one file; true once the match cap is exceeded.
-    async fn file(&mut self, provider: &dyn EnvironmentProvider, entry: &EnvironmentEntry) -> bool {
+    /// Searches one file; true once a cap is exceeded. A read failure is
+    /// an error for a `named` file and counted otherwise.
+    async fn file(
+        &mut self,
+        provider: &dyn EnvironmentProvider,
+        entry: &EnvironmentEntry,
+        named: bool,
+    ) -> Result<bool, SearchError> {
         if entry.size > self.options.max_file_bytes {
             self.report.large_files_skipped += 1;
-            return false;
+            return Ok(false);
         }
-        let Ok(bytes) = provider.read_bytes(&entry.path).await else {
-            self.report.unreadable += 1;
-            return false;
+        let bytes = match provider.read_bytes(&entry.path).await {
+            Ok(bytes) => bytes,
+            Err(error) if named => return Err(error.into()),
+            Err(_) => {
+                self.unreadable(&entry.path);
+                return Ok(false);
+            }
         };
+        self.pace.step(bytes.len()).await;
         if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > self.options.max_file_bytes {
             self.report.large_files_skipped += 1;
-            return false;
+            return Ok(false);
         }
         let text = match std::str::from_utf8(&bytes) {
             Ok(text) if !text.contains('\0') => text,
             _ => {
                 self.report.binary_files_skipped += 1;
-                return false;
+                return Ok(false);
             }
         };
         self.report.files_searched += 1;
-        self.lines(&entry.path, text)
+        Ok(self.lines(&entry.path, text))
     }
 
-    /// Collects the matching lines of `text`; true once the cap is
+    /// Counts a file that could not be read, naming the first few.
+    fn unreadable(&mut self, path: &str) {
+        self.report.unreadable += 1;
+        if self.report.unreadable_paths.len() < NAMED_UNREADABLE {
+            self.report.unreadable_paths.push(path.to_string());
+        }
+    }
+
+    /// Collects the matching lines of `text`; true once a cap is
     /// exceeded. Searching the whole text (instead of line by line) lets
     /// the regex engine skip ahead with its literal prefilters.
     fn lines(&mut self, path: &str, text: &str) -> bool {
@@ -286,16 +336,39 @@ impl Search<'_> {
                 self.report.truncated = true;
                 return true;
             }
+            let match_end = found.end().min(end).max(found.start());
+            let line = excerpt(
+                &text[start..end],
+                found.start() - start,
+                match_end - start,
+                max_chars,
+            );
+            let Some(mut budget) = self.budget(path.len() + line.len()) else {
+                self.report.truncated = true;
+                return true;
+            };
+            let before = context_before(text, start, context, max_chars, &mut budget);
+            let after = context_after(text, end, context, max_chars, &mut budget);
+            self.output_bytes = self.options.max_output_bytes - budget;
             self.report.matches.push(GrepMatch {
                 path: path.to_string(),
                 line_number,
-                line: shorten(&text[start..end], max_chars),
-                before: context_before(text, start, context, max_chars),
-                after: context_after(text, end, context, max_chars),
+                line,
+                before,
+                after,
             });
             position = end + 1;
         }
         false
+    }
+
+    /// The output budget left once `bytes` more are returned, or `None`
+    /// when they do not fit.
+    fn budget(&self, bytes: usize) -> Option<usize> {
+        self.options
+            .max_output_bytes
+            .checked_sub(self.output_bytes)?
+            .checked_sub(bytes)
     }
 
     fn finish(self) -> GrepReport {

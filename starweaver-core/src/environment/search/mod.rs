@@ -5,14 +5,18 @@
 //! Shared rules: output is deterministic (depth-first, names sorted);
 //! hidden paths are skipped unless asked for, except the search root's
 //! direct `.agents/` directory (skill entrypoints live there); the
-//! provider's ignore rules apply; directory symlinks are never followed;
-//! results are capped so a huge tree cannot exhaust memory.
+//! provider's ignore rules apply; directory symlinks are never followed,
+//! and a symlink as the search root is refused; results are capped so a
+//! huge tree cannot exhaust memory; long searches yield to the runtime so
+//! timeouts and cancellation act.
 
 mod error;
 mod glob;
 mod grep;
 mod lines;
+mod pace;
 mod pattern;
+mod root;
 mod visibility;
 mod walk;
 
@@ -20,7 +24,7 @@ pub use error::SearchError;
 pub use glob::{glob, GlobOptions, GlobReport, DEFAULT_GLOB_MAX_RESULTS};
 pub use grep::{
     grep, GrepMatch, GrepOptions, GrepReport, DEFAULT_GREP_MAX_FILE_BYTES,
-    DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES,
+    DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES, DEFAULT_GREP_MAX_OUTPUT_BYTES,
 };
 pub use visibility::{is_hidden_excluded, AGENTS_DIR};
 pub use walk::{walk, WalkOptions, Walker};

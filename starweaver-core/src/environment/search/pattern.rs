@@ -13,7 +13,10 @@ const META: [char; 6] = ['*', '?', '[', ']', '{', '}'];
 /// * A bare pattern without `/` (`*.rs`, `Cargo.toml`) matches a file
 ///   name at any depth, as ripgrep's `--glob` does.
 /// * A pattern with `/` (`src/*.rs`) is anchored at the search root and
-///   `*` stays inside one segment; a leading `/` anchors a bare pattern.
+///   `*` stays inside one segment; a leading `/` or `./` anchors a bare
+///   pattern (`./*.rs` is root-level only).
+/// * Empty and `.` segments are dropped, as in paths: `src//*.rs` and
+///   `src/./*.rs` are `src/*.rs`.
 /// * `**` spans directories, including none: `**/*.rs` matches `a.rs`.
 /// * A trailing `/` means everything below: `src/` is `src/**`.
 #[derive(Clone, Debug)]
@@ -43,20 +46,21 @@ impl PathPattern {
         if pattern.contains('\0') {
             return Err(invalid("the pattern contains a NUL byte"));
         }
-        let mut rest = pattern;
-        while let Some(stripped) = rest.strip_prefix("./") {
-            rest = stripped;
-        }
-        let anchored = rest.starts_with('/');
-        let rest = rest.trim_start_matches('/');
-        let mut body = if rest.ends_with('/') {
-            format!("{}/**", rest.trim_end_matches('/'))
-        } else {
-            rest.to_string()
+        // Normalized like paths: `src//*.rs` and `src/./*.rs` are
+        // `src/*.rs`. A leading `/` or `./` anchors at the search root, a
+        // trailing `/` means everything below.
+        let raw = segments(pattern);
+        let anchored = raw.len() > 1 && matches!(raw.first(), Some(&("" | ".")));
+        let below = raw.len() > 1 && raw.last() == Some(&"");
+        let kept: Vec<&str> = raw
+            .into_iter()
+            .filter(|segment| !segment.is_empty() && *segment != ".")
+            .collect();
+        let body = match (kept.is_empty(), below) {
+            (true, _) => "**".to_string(),
+            (false, true) => format!("{}/**", kept.join("/")),
+            (false, false) => kept.join("/"),
         };
-        if body.is_empty() || body == "." {
-            body = "**".to_string();
-        }
         if body.split('/').any(|segment| segment == "..") {
             return Err(invalid(
                 "patterns are relative to the search path and cannot climb above it with `..`; \
@@ -115,6 +119,40 @@ impl PathPattern {
     }
 }
 
+/// `pattern` split at the `/` that separate segments: not inside `{}`
+/// or `[]` and not escaped, where a `/` is part of an alternative or a
+/// literal.
+fn segments(pattern: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut braces = 0usize;
+    let mut class = false;
+    let mut chars = pattern.char_indices().peekable();
+    while let Some((at, ch)) = chars.next() {
+        match ch {
+            '\\' => {
+                chars.next();
+            }
+            '[' if !class => {
+                class = true;
+                // A `]` right after `[`, `[!` or `[^` is a member.
+                chars.next_if(|(_, next)| matches!(next, '!' | '^'));
+                chars.next_if(|(_, next)| *next == ']');
+            }
+            ']' if class => class = false,
+            '{' if !class => braces += 1,
+            '}' if !class => braces = braces.saturating_sub(1),
+            '/' if !class && braces == 0 => {
+                parts.push(&pattern[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&pattern[start..]);
+    parts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +175,26 @@ mod tests {
         assert!(matches("./src/*.rs", "src/a.rs"));
         assert!(matches("src/", "src/a/b.rs"));
         assert!(matches("*.{rs,toml}", "x/Cargo.toml"));
+    }
+
+    #[test]
+    fn patterns_are_normalized_like_paths() {
+        assert!(matches("src//*.rs", "src/a.rs"));
+        assert!(matches("src/./*.rs", "src/a.rs"));
+        assert!(matches("src/.//bin/", "src/bin/x.rs"));
+        // A leading `./` anchors at the root, like `/`.
+        assert!(matches("./*.rs", "a.rs"));
+        assert!(!matches("./*.rs", "src/a.rs"));
+        assert!(matches(".//Cargo.toml", "Cargo.toml"));
+        assert!(matches(".", "any/thing"));
+        assert!(matches("./", "any/thing"));
+        assert!(matches("**/.env", "a/.env"));
+        // Separators inside `{}`, `[]` or escaped are left alone.
+        assert_eq!(segments("{a//b,c}/x"), ["{a//b,c}", "x"]);
+        assert_eq!(segments("[/]x/y"), ["[/]x", "y"]);
+        assert_eq!(segments("[]/]x/y"), ["[]/]x", "y"]);
+        assert_eq!(segments("a\\/b/c"), ["a\\/b", "c"]);
+        assert!(matches("{src,lib}/./*.rs", "lib/a.rs"));
     }
 
     #[test]

@@ -1,7 +1,13 @@
 //! Recursive listing over `list_dir`: the traversal glob and grep share.
 
+use super::pace::Pace;
+use super::root::search_directory;
 use super::visibility::hides;
-use crate::environment::{normalize_path, EnvironmentEntry, EnvironmentError, EnvironmentProvider};
+use super::SearchError;
+use crate::environment::{normalize_path, EnvironmentEntry, EnvironmentProvider};
+
+/// Unreadable directories a walk names (it counts them all).
+pub(crate) const NAMED_UNREADABLE: usize = 10;
 
 /// What a walk visits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,8 +20,9 @@ pub struct WalkOptions {
     /// Skip what [`EnvironmentProvider::is_ignored`] excludes (default
     /// true).
     pub respect_ignore: bool,
-    /// Deepest level to visit; 1 lists the root's direct children only.
-    /// `None` (the default) has no limit.
+    /// Deepest level to visit; 1 lists the root's direct children only,
+    /// and 0 visits nothing (the root itself is never yielded). `None`
+    /// (the default) has no limit.
     pub max_depth: Option<usize>,
     /// Stop after this many entries (`None`, the default, visits all).
     pub max_entries: Option<usize>,
@@ -65,15 +72,21 @@ struct Level {
 /// A depth-first, pre-order walk yielding one entry at a time, children
 /// in name order, so output is deterministic and a search can stop early
 /// without listing the rest of a large tree. Directory symlinks are
-/// reported but never followed.
+/// reported but never followed, the root included. The walk yields to
+/// the runtime every few dozen entries, so timeouts and cancellation act
+/// on long walks.
 #[derive(Debug)]
 pub struct Walker<'a> {
     provider: &'a dyn EnvironmentProvider,
     options: WalkOptions,
     stack: Vec<Level>,
     pending: Option<(String, usize)>,
+    /// True until the root was checked (false when the caller did).
+    check_root: bool,
     started: bool,
     unreadable_dirs: usize,
+    unreadable_paths: Vec<String>,
+    pace: Pace,
 }
 
 impl<'a> Walker<'a> {
@@ -81,21 +94,25 @@ impl<'a> Walker<'a> {
     /// yielded).
     ///
     /// # Errors
-    /// [`EnvironmentError::PathEscape`] or [`EnvironmentError::InvalidPath`]
-    /// for a bad root. A missing root is reported by the first
-    /// [`Self::next_entry`].
+    /// [`crate::environment::EnvironmentError::PathEscape`] or
+    /// [`crate::environment::EnvironmentError::InvalidPath`] for a bad
+    /// root. A missing root, a file or a symlink as the root is reported
+    /// by the first [`Self::next_entry`].
     pub fn new(
         provider: &'a dyn EnvironmentProvider,
         root: &str,
         options: &WalkOptions,
-    ) -> Result<Self, EnvironmentError> {
+    ) -> Result<Self, SearchError> {
         let root = normalize_path(root)?;
-        Ok(Self::starting_at(provider, root, 1, options.clone()))
+        let mut walker = Self::starting_at(provider, root, 1, options.clone());
+        walker.check_root = true;
+        Ok(walker)
     }
 
-    /// A walk that starts listing `start` (already normalized), whose
-    /// children sit at `depth` below the search root. Glob uses it to skip
-    /// a pattern's literal prefix it has already checked.
+    /// A walk that starts listing `start` (already normalized and checked
+    /// to be a directory), whose children sit at `depth` below the search
+    /// root. Glob uses it to skip a pattern's literal prefix it has
+    /// already checked.
     pub(crate) fn starting_at(
         provider: &'a dyn EnvironmentProvider,
         start: String,
@@ -107,33 +124,30 @@ impl<'a> Walker<'a> {
             options,
             stack: Vec::new(),
             pending: Some((start, depth)),
+            check_root: false,
             started: false,
             unreadable_dirs: 0,
+            unreadable_paths: Vec::new(),
+            pace: Pace::default(),
         }
     }
 
     /// The next entry, or `None` when the walk is done.
     ///
     /// # Errors
-    /// Only listing the starting directory fails the walk (not found, not
-    /// a directory, ...). A subdirectory that cannot be listed (removed
-    /// meanwhile, permission denied) is skipped and counted in
+    /// Only the starting directory fails the walk (not found, not a
+    /// directory, a symlink, ...). A subdirectory that cannot be listed
+    /// (removed meanwhile, permission denied) is skipped and counted in
     /// [`Self::unreadable_dirs`].
-    pub async fn next_entry(&mut self) -> Result<Option<EnvironmentEntry>, EnvironmentError> {
+    pub async fn next_entry(&mut self) -> Result<Option<EnvironmentEntry>, SearchError> {
         loop {
+            self.pace.step(0).await;
             if let Some((directory, depth)) = self.pending.take() {
-                match self.provider.list_dir(&directory).await {
-                    Ok(mut entries) => {
-                        // Providers promise name order; sorting sorted
-                        // input is linear and keeps output stable anyway.
-                        entries.sort_by(|a, b| a.name.cmp(&b.name));
-                        self.stack.push(Level {
-                            entries: entries.into_iter(),
-                            depth,
-                        });
-                    }
-                    Err(error) if !self.started => return Err(error),
-                    Err(_) => self.unreadable_dirs += 1,
+                if std::mem::take(&mut self.check_root) {
+                    search_directory(self.provider, &directory).await?;
+                }
+                if self.options.max_depth.is_none_or(|max| depth <= max) {
+                    self.list(directory, depth).await?;
                 }
                 self.started = true;
             }
@@ -161,6 +175,37 @@ impl<'a> Walker<'a> {
         self.unreadable_dirs
     }
 
+    /// The first few of [`Self::unreadable_dirs`], so a caller can say
+    /// where results may be missing.
+    #[must_use]
+    pub fn unreadable_paths(&self) -> &[String] {
+        &self.unreadable_paths
+    }
+
+    /// Pushes the children of `directory`; a failure fails the walk only
+    /// for the starting directory.
+    async fn list(&mut self, directory: String, depth: usize) -> Result<(), SearchError> {
+        match self.provider.list_dir(&directory).await {
+            Ok(mut entries) => {
+                // Providers promise name order; sorting sorted input is
+                // linear and keeps output stable anyway.
+                entries.sort_by(|a, b| a.name.cmp(&b.name));
+                self.stack.push(Level {
+                    entries: entries.into_iter(),
+                    depth,
+                });
+            }
+            Err(error) if !self.started => return Err(error.into()),
+            Err(_) => {
+                self.unreadable_dirs += 1;
+                if self.unreadable_paths.len() < NAMED_UNREADABLE {
+                    self.unreadable_paths.push(directory);
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn admits(&self, entry: &EnvironmentEntry, depth: usize) -> bool {
         if !self.options.include_hidden && hides(&entry.name, depth, entry.is_dir()) {
             return false;
@@ -171,7 +216,7 @@ impl<'a> Walker<'a> {
 
 /// Every entry below `root`, depth-first with children in name order,
 /// applying the hidden and ignore rules of `options` and stopping after
-/// `options.max_entries`.
+/// `options.max_entries` (or at once with a `max_depth` of 0).
 ///
 /// ```
 /// use starweaver_core::environment::{walk, VirtualEnvironmentProvider, WalkOptions};
@@ -190,12 +235,13 @@ impl<'a> Walker<'a> {
 /// ```
 ///
 /// # Errors
-/// When `root` is invalid, missing or not a directory.
+/// When `root` is invalid, missing, not a directory or a symlink
+/// ([`SearchError::SymlinkRoot`]).
 pub async fn walk(
     provider: &dyn EnvironmentProvider,
     root: &str,
     options: &WalkOptions,
-) -> Result<Vec<EnvironmentEntry>, EnvironmentError> {
+) -> Result<Vec<EnvironmentEntry>, SearchError> {
     let mut walker = Walker::new(provider, root, options)?;
     let mut entries = Vec::new();
     while options.max_entries.is_none_or(|max| entries.len() < max) {
