@@ -98,16 +98,14 @@ async fn skills_report_is_published_once_per_run_not_again_on_resume() {
 }
 
 /// docs/skills.md: "Unknown keys are ignored, so skills written for other
-/// tools load." Keys this crate never reads still reject the whole skill
-/// when their value is a non-finite float, an overflowing float, a
-/// `!!timestamp` scalar or when the key is null.
+/// tools load." Keys this crate never reads may hold non-finite or
+/// overflowing floats and custom tags.
 #[tokio::test]
 async fn unknown_frontmatter_keys_never_reject_a_skill() {
     let extras = [
         "timeout: .inf",
         "ratio: 1e999",
-        "created: !!timestamp 2001-12-14",
-        "~: nothing",
+        "custom: !thing {x: [1, 2]}",
     ];
     let mut failures = Vec::new();
     for extra in extras {
@@ -117,6 +115,33 @@ async fn unknown_frontmatter_keys_never_reject_a_skill() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// docs/skills.md (Decisions): serde-saphyr reads every value, so a
+/// `!!timestamp` value or a null key rejects the skill even under keys
+/// this crate ignores. The error says where (file line and column) and
+/// to quote it.
+#[tokio::test]
+async fn timestamps_and_null_keys_are_malformed_with_a_quoting_hint() {
+    for (extra, column) in [("created: !!timestamp 2001-12-14", 22), ("~: nothing", 1)] {
+        let content = format!("---\nname: a\ndescription: d\n{extra}\n---\nbody\n");
+        match scan_one(&content).await {
+            Err(SkillError::InvalidFrontmatter {
+                line,
+                column: found,
+                message,
+                ..
+            }) => {
+                assert_eq!((line, found), (Some(4), Some(column)), "{message}");
+                assert!(
+                    message.contains(&format!("at line 4, column {column}")),
+                    "{message}"
+                );
+                assert!(message.contains("quote the"), "{message}");
+            }
+            other => panic!("{extra:?}: expected InvalidFrontmatter, got {other:?}"),
+        }
+    }
 }
 
 /// docs/skills.md: `allowed-tools` is "a space- or comma-separated

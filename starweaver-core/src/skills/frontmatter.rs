@@ -1,16 +1,23 @@
 //! Splitting a SKILL.md into its YAML frontmatter and markdown body, and
-//! reading the frontmatter fields. The YAML is read as a node tree
-//! (see [`super::yaml`]) and only the known keys are interpreted, so keys
-//! written for other tools never reject a skill.
+//! reading the frontmatter fields with `serde-saphyr`. The known keys are
+//! read whatever their shape (with their location), so a value of the
+//! wrong shape is reported in words a skill author can act on; unknown
+//! keys are skipped by serde.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::fmt::Display;
+use std::fmt::{self, Display};
 
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
+use serde_saphyr::budget::BudgetBreach;
+use serde_saphyr::granit_parser::ErrorKind;
+use serde_saphyr::{
+    Error as YamlError, ExternalMessageSource, Location, MessageFormatter, NonFiniteFloatPolicy,
+    Options, Spanned, UserMessageFormatter,
+};
 
 use super::text::{code_point, is_invisible, quoted};
-use super::yaml::{Expander, Node, NodeKind, Position, Tree};
 use crate::JsonMap;
 
 /// The frontmatter fields a skill may set. Unknown keys are ignored so
@@ -52,15 +59,19 @@ pub(crate) enum FrontmatterError {
 
 impl FrontmatterError {
     /// A [`FrontmatterError::Yaml`] reading "what at line L, column C; fix".
-    pub(crate) fn yaml(at: Option<Position>, what: impl Display, fix: &str) -> Self {
+    /// `at` is a location in the YAML, which starts on line 2 of the file.
+    fn yaml(at: Option<Location>, what: impl Display, fix: &str) -> Self {
+        let at = at
+            .filter(|at| at.line() > 0)
+            .map(|at| (at.line().saturating_add(1), at.column()));
         let message = match at {
-            Some(at) => format!("{what} at line {}, column {}; {fix}", at.line, at.column),
+            Some((line, column)) => format!("{what} at line {line}, column {column}; {fix}"),
             None => format!("{what}; {fix}"),
         };
         Self::Yaml {
             message,
-            line: at.map(|at| at.line),
-            column: at.map(|at| at.column),
+            line: at.map(|at| at.0),
+            column: at.map(|at| at.1),
         }
     }
 }
@@ -149,116 +160,287 @@ fn is_invisible_or_space(c: char) -> bool {
     c == ' ' || is_invisible(c)
 }
 
-/// A frontmatter field this crate reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Field {
-    Name,
-    Description,
-    License,
-    Compatibility,
-    AllowedTools,
-    Metadata,
+/// The known keys, each kept whatever its shape. A key that is present
+/// is `Some`, even when its value is null.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Keys {
+    #[serde(deserialize_with = "present")]
+    name: Option<Spanned<Raw>>,
+    #[serde(deserialize_with = "present")]
+    description: Option<Spanned<Raw>>,
+    #[serde(deserialize_with = "present")]
+    license: Option<Spanned<Raw>>,
+    #[serde(deserialize_with = "present")]
+    compatibility: Option<Spanned<Raw>>,
+    #[serde(rename = "allowed-tools", deserialize_with = "present")]
+    allowed_tools_dashed: Option<Spanned<Raw>>,
+    #[serde(deserialize_with = "present")]
+    allowed_tools: Option<Spanned<Raw>>,
+    #[serde(deserialize_with = "present")]
+    metadata: Option<Spanned<Raw>>,
 }
 
-impl Field {
-    fn of_key(key: &str) -> Option<Self> {
-        Some(match key {
-            "name" => Self::Name,
-            "description" => Self::Description,
-            "license" => Self::License,
-            "compatibility" => Self::Compatibility,
-            "allowed-tools" | "allowed_tools" => Self::AllowedTools,
-            "metadata" => Self::Metadata,
-            _ => return None,
-        })
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Spanned<Raw>>, D::Error> {
+    Spanned::deserialize(deserializer).map(Some)
+}
+
+/// A YAML value, as JSON; a list keeps each item's location.
+enum Raw {
+    Value(Value),
+    List(Vec<Spanned<Value>>),
+}
+
+impl<'de> Deserialize<'de> for Raw {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RawVisitor)
     }
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = Raw;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("any YAML value")
+    }
+
+    fn visit_unit<E>(self) -> Result<Raw, E> {
+        Ok(Raw::Value(Value::Null))
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Raw, E> {
+        Ok(Raw::Value(value.into()))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Raw, E> {
+        Ok(Raw::Value(value.into()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Raw, E> {
+        Ok(Raw::Value(value.into()))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Raw, E> {
+        Ok(Raw::Value(value.into()))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Raw, E> {
+        Ok(Raw::Value(value.into()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Raw, E> {
+        Ok(Raw::Value(value.into()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Raw, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Raw::List(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Raw, A::Error> {
+        JsonMap::deserialize(de::value::MapAccessDeserializer::new(map))
+            .map(|map| Raw::Value(Value::Object(map)))
+    }
+}
+
+/// Reads a value's text and describes it, from the YAML it came from.
+struct Reader<'y> {
+    yaml: &'y str,
+}
+
+impl Reader<'_> {
+    /// A scalar as written: text as parsed, numbers and booleans with
+    /// their spelling in the file (`1.10`, not `1.1`).
+    fn text(&self, value: &Value, at: Location) -> Option<String> {
+        match value {
+            Value::String(text) => Some(text.clone()),
+            Value::Number(_) | Value::Bool(_) => {
+                let span = at.span();
+                let source = span
+                    .byte_offset()
+                    .zip(span.byte_len())
+                    .and_then(|(at, len)| {
+                        let at = usize::try_from(at).ok()?;
+                        self.yaml
+                            .get(at..at.checked_add(usize::try_from(len).ok()?)?)
+                    });
+                Some(source.map_or_else(|| value.to_string(), str::to_string))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value's type in words, for messages.
+    fn describe(&self, value: &Value, at: Location) -> String {
+        let text = || quoted(&self.text(value, at).unwrap_or_default(), 40);
+        match value {
+            Value::Null => "an empty value (null)".to_string(),
+            Value::Bool(_) => format!("the boolean `{}`", text()),
+            Value::Number(_) => format!("the number `{}`", text()),
+            Value::String(_) => format!("the text `{}`", text()),
+            Value::Array(_) => "a list".to_string(),
+            Value::Object(_) => "a mapping".to_string(),
+        }
+    }
+
+    /// Like [`Self::describe`], for a known key's value.
+    fn describe_raw(&self, value: &Spanned<Raw>) -> String {
+        match &value.value {
+            Raw::Value(raw) => self.describe(raw, value.defined),
+            Raw::List(_) => "a list".to_string(),
+        }
+    }
+
+    /// A text field: any scalar reads as its text (`name: 42` is `"42"`),
+    /// null is unset, a list or mapping is a shape error.
+    fn text_field(
+        &self,
+        key: &str,
+        value: Option<Spanned<Raw>>,
+    ) -> Result<Option<String>, FrontmatterError> {
+        let Some(value) = value else {
+            return Ok(None);
+        };
+        match &value.value {
+            Raw::Value(Value::Null) => Ok(None),
+            Raw::Value(raw @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
+                Ok(self.text(raw, value.defined))
+            }
+            _ => Err(FrontmatterError::yaml(
+                Some(value.referenced),
+                format!(
+                    "`{key}` must be text, but it is {}",
+                    self.describe_raw(&value)
+                ),
+                &format!(
+                    "write `{key}:` followed by plain text on one line, and quote it if it \
+                     starts with `[`, `{{` or another special character"
+                ),
+            )),
+        }
+    }
+
+    /// `allowed-tools` is a string of tool names separated by spaces or
+    /// commas, or a list of such strings. Tool names are text: a number,
+    /// boolean, null, nested list or mapping is a shape error at its line.
+    fn allowed_tools(
+        &self,
+        key: &str,
+        value: Spanned<Raw>,
+    ) -> Result<Vec<String>, FrontmatterError> {
+        const FIX: &str = "list tool names as text, such as `allowed-tools: Read Grep` or one \
+                           `- Bash(git status:*)` line per tool, and quote a name YAML would \
+                           read as a number, boolean or null";
+        let items = match &value.value {
+            Raw::Value(Value::Null) => return Ok(Vec::new()),
+            Raw::Value(Value::String(text)) => return split_tools(text, key, value.referenced),
+            Raw::List(items) => items,
+            Raw::Value(_) => {
+                return Err(FrontmatterError::yaml(
+                    Some(value.referenced),
+                    format!(
+                        "`{key}` must be tool names, but it is {}",
+                        self.describe_raw(&value)
+                    ),
+                    FIX,
+                ))
+            }
+        };
+        let mut tools = Vec::new();
+        for (index, item) in items.iter().enumerate() {
+            let Value::String(text) = &item.value else {
+                return Err(FrontmatterError::yaml(
+                    Some(item.referenced),
+                    format!(
+                        "item {} of `{key}` must be a tool name, but it is {}",
+                        index + 1,
+                        self.describe(&item.value, item.defined)
+                    ),
+                    FIX,
+                ));
+            };
+            tools.extend(split_tools(text, key, item.referenced)?);
+        }
+        Ok(tools)
+    }
+
+    /// `metadata` is a mapping, kept as JSON.
+    fn metadata(&self, value: Option<Spanned<Raw>>) -> Result<JsonMap, FrontmatterError> {
+        let Some(value) = value else {
+            return Ok(JsonMap::new());
+        };
+        match value.value {
+            Raw::Value(Value::Null) => Ok(JsonMap::new()),
+            Raw::Value(Value::Object(map)) => Ok(map),
+            _ => Err(FrontmatterError::yaml(
+                Some(value.referenced),
+                format!(
+                    "`metadata` must be a mapping, but it is {}",
+                    self.describe_raw(&value)
+                ),
+                "write `metadata:` followed by indented `key: value` lines, such as \
+                 `  author: ada`",
+            )),
+        }
+    }
+}
+
+/// How serde-saphyr reads frontmatter: its default budgets and alias
+/// limits (so alias bombs and deep nesting fail fast), duplicate keys as
+/// errors, and YAML 1.2-like typing of plain scalars in `metadata`.
+fn options() -> Options {
+    let mut options = Options::default();
+    options.non_finite_float_policy = NonFiniteFloatPolicy::AsString;
+    options.strict_booleans = true;
+    options.leading_zero_numbers_as_strings = true;
+    options.underscored_numbers_as_strings = true;
+    options.with_snippet = false;
+    options
 }
 
 fn parse_yaml(yaml: &str) -> Result<Frontmatter, FrontmatterError> {
-    if yaml.trim().is_empty() {
-        return Ok(Frontmatter::default());
-    }
-    let tree = Tree::parse(yaml)?;
-    let Some(root) = tree.root() else {
+    let keys: Option<Keys> =
+        serde_saphyr::from_str_with_options(yaml, options()).map_err(|error| yaml_error(&error))?;
+    let Some(keys) = keys else {
         return Ok(Frontmatter::default());
     };
-    let Some(root_node) = tree.node(root) else {
-        return Ok(Frontmatter::default());
-    };
-    match &root_node.kind {
-        NodeKind::Map(_) => {}
-        _ if root_node.is_null() => return Ok(Frontmatter::default()),
-        _ => {
-            return Err(FrontmatterError::yaml(
-                Some(root_node.at),
-                format!("the frontmatter is {}", root_node.describe()),
-                "write it as `key: value` lines, such as `name: my-skill` and \
-                 `description: ...`",
-            ))
-        }
-    }
-    let mut expander = Expander::new(&tree);
-    let mut frontmatter = Frontmatter::default();
-    let mut seen: HashMap<Field, (String, Position)> = HashMap::new();
-    for entry in expander.entries(root, 0)? {
-        let Some(key) = tree.key_text(entry.key) else {
-            continue;
-        };
-        let Some(field) = Field::of_key(key) else {
-            continue;
-        };
-        let (Some(key_node), Some(value)) = (tree.node(entry.key), tree.resolve(entry.value))
-        else {
-            continue;
-        };
-        if !entry.merged {
-            if let Some((first_key, first)) = seen.insert(field, (key.to_string(), key_node.at)) {
-                let what = if first_key == key {
-                    format!(
-                        "`{key}` is set a second time (first on line {})",
-                        first.line
-                    )
-                } else {
-                    format!("`{key}` repeats `{first_key}` (set on line {})", first.line)
-                };
-                return Err(FrontmatterError::yaml(
-                    Some(key_node.at),
-                    what,
-                    &format!("keep one `{key}:` line"),
-                ));
-            }
-        }
-        match field {
-            Field::Name => frontmatter.name = text_field(key, value)?,
-            Field::Description => frontmatter.description = text_field(key, value)?,
-            Field::License => frontmatter.license = non_empty(text_field(key, value)?),
-            Field::Compatibility => {
-                frontmatter.compatibility = non_empty(text_field(key, value)?);
-            }
-            Field::AllowedTools => frontmatter.allowed_tools = allowed_tools(&tree, key, value)?,
-            Field::Metadata => {
-                frontmatter.metadata = metadata(&mut expander, key, entry.value, value)?;
-            }
-        }
-    }
-    Ok(frontmatter)
-}
-
-/// A text field: any scalar reads as its text (`name: 42` is `"42"`),
-/// null is unset, a list or mapping is a shape error.
-fn text_field(key: &str, value: &Node) -> Result<Option<String>, FrontmatterError> {
-    match &value.kind {
-        _ if value.is_null() => Ok(None),
-        NodeKind::Scalar { text, .. } => Ok(Some(text.clone())),
-        _ => Err(FrontmatterError::yaml(
-            Some(value.at),
-            format!("`{key}` must be text, but it is {}", value.describe()),
-            &format!(
-                "write `{key}:` followed by plain text on one line, and quote it if it starts \
-                 with `[`, `{{` or another special character"
+    let reader = Reader { yaml };
+    // `allowed-tools` and `allowed_tools` are one key.
+    let mut tools: Vec<_> = [
+        ("allowed-tools", keys.allowed_tools_dashed),
+        ("allowed_tools", keys.allowed_tools),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| Some((key, value?)))
+    .collect();
+    tools.sort_by_key(|(_, value)| (value.referenced.line(), value.referenced.column()));
+    if let [(first, earlier), (key, later)] = &tools[..] {
+        return Err(FrontmatterError::yaml(
+            Some(later.referenced),
+            format!(
+                "`{key}` repeats `{first}` (set on line {})",
+                earlier.referenced.line().saturating_add(1)
             ),
-        )),
+            &format!("keep one `{key}:` line"),
+        ));
     }
+    let allowed_tools = match tools.pop() {
+        Some((key, value)) => reader.allowed_tools(key, value)?,
+        None => Vec::new(),
+    };
+    Ok(Frontmatter {
+        name: reader.text_field("name", keys.name)?,
+        description: reader.text_field("description", keys.description)?,
+        license: non_empty(reader.text_field("license", keys.license)?),
+        compatibility: non_empty(reader.text_field("compatibility", keys.compatibility)?),
+        allowed_tools,
+        metadata: reader.metadata(keys.metadata)?,
+    })
 }
 
 fn non_empty(value: Option<String>) -> Option<String> {
@@ -267,65 +449,128 @@ fn non_empty(value: Option<String>) -> Option<String> {
         .filter(|value| !value.is_empty())
 }
 
-/// `allowed-tools` is a string of tool names separated by spaces or
-/// commas, or a list of such strings. Tool names are text: a number,
-/// boolean, null, nested list or mapping is a shape error at its line.
-fn allowed_tools(tree: &Tree, key: &str, value: &Node) -> Result<Vec<String>, FrontmatterError> {
-    const FIX: &str = "list tool names as text, such as `allowed-tools: Read Grep` or one \
-                       `- Bash(git status:*)` line per tool, and quote a name YAML would read \
-                       as a number, boolean or null";
-    let text_of = |node: &Node| match &node.kind {
-        NodeKind::Scalar { text, .. } if matches!(scalar_json(node), Value::String(_)) => {
-            Some(text.clone())
+/// A serde-saphyr error in words for skill authors: what, where and how
+/// to fix it, with no parser internals (option names, `Debug` dumps).
+fn yaml_error(error: &YamlError) -> FrontmatterError {
+    const QUOTE: &str = "fix the YAML between the `---` lines (quote values that contain `: ` \
+                         or start with a special character)";
+    const ALIASES: &str = "write the values out, or use fewer aliases (`*name`) of large \
+                           anchored values";
+    const DEEP: &str = "flatten the structure";
+    let at = error.location();
+    let mut error = error.without_snippet();
+    let through_alias = matches!(error, YamlError::AliasError { .. });
+    while let YamlError::AliasError { error: inner, .. } = error {
+        error = inner.without_snippet();
+    }
+    let (what, fix) = match error {
+        YamlError::DuplicateMappingKey { key: Some(key), .. } => {
+            let key = quoted(key, 40);
+            return FrontmatterError::yaml(
+                at,
+                format!("`{key}` is set a second time"),
+                &format!("keep one `{key}:` line"),
+            );
         }
-        _ => None,
-    };
-    if value.is_null() {
-        return Ok(Vec::new());
-    }
-    if let Some(text) = text_of(value) {
-        return split_tools(&text, key, value.at);
-    }
-    let NodeKind::Seq(items) = &value.kind else {
-        return Err(FrontmatterError::yaml(
-            Some(value.at),
-            format!("`{key}` must be tool names, but it is {}", value.describe()),
-            FIX,
-        ));
-    };
-    let mut tools = Vec::new();
-    for (index, item) in items.iter().enumerate() {
-        let Some(item) = tree.resolve(*item) else {
-            continue;
-        };
-        match text_of(item) {
-            Some(text) => tools.extend(split_tools(&text, key, item.at)?),
-            None => {
-                return Err(FrontmatterError::yaml(
-                    Some(item.at),
-                    format!(
-                        "item {} of `{key}` must be a tool name, but it is {}",
-                        index + 1,
-                        item.describe()
-                    ),
-                    FIX,
-                ))
+        YamlError::DuplicateMappingKey { key: None, .. } => {
+            ("a key is set a second time", "keep one of the two lines")
+        }
+        YamlError::NullIntoString { .. } => (
+            "a key is null (`~`, `null` or empty), which cannot be read, even under keys \
+             this crate ignores",
+            "quote the key, such as `'~': value`, or remove the line",
+        ),
+        YamlError::TaggedScalarCannotDeserializeIntoString { .. } => (
+            "a tagged value (such as `!!timestamp 2001-12-14`) cannot be read, even under a \
+             key this crate ignores",
+            "quote the value instead of tagging it, such as `created: '2001-12-14'`",
+        ),
+        YamlError::InvalidBinaryBase64 { .. } | YamlError::BinaryNotUtf8 { .. } => (
+            "a `!!binary` value is not base64-encoded UTF-8 text",
+            "quote the value instead of tagging it",
+        ),
+        YamlError::InvalidScalar { .. } | YamlError::InvalidBooleanStrict { .. } => (
+            "a tagged value does not fit its tag (such as `!!int two`)",
+            "quote the value instead of tagging it",
+        ),
+        YamlError::Unexpected {
+            expected: "mapping start",
+            ..
+        } => (
+            "the frontmatter is not a set of `key: value` lines",
+            "write it as `key: value` lines, such as `name: my-skill` and `description: ...`",
+        ),
+        YamlError::Unexpected {
+            expected: "string scalar",
+            ..
+        } => (
+            "a key is a list or mapping",
+            "keys must be text, such as `author: ada`",
+        ),
+        YamlError::MultipleDocuments { .. } => (
+            "a second YAML document starts",
+            "the frontmatter must be one block of `key: value` lines; remove the `...` \
+             (or `--- ...`) line before it",
+        ),
+        YamlError::UnknownAnchor { .. } => (
+            "an alias (`*name`) refers to an anchor (`&name`) that is not defined above it",
+            "define the anchor first, or quote the value if `*` is meant literally",
+        ),
+        YamlError::RecursiveReferencesRequireWeakTypes { .. } => (
+            "an alias (`*name`) refers to a value that contains it",
+            "write the value out instead of using the alias (loops cannot be read)",
+        ),
+        YamlError::AliasReplayLimitExceeded { .. }
+        | YamlError::AliasExpansionLimitExceeded { .. }
+        | YamlError::AliasReplayStackDepthExceeded { .. }
+        | YamlError::AliasReplayCounterOverflow { .. } => {
+            ("aliases (`*name`) expand to too many values", ALIASES)
+        }
+        YamlError::Budget { breach, .. } => match breach {
+            BudgetBreach::Depth { .. } => ("values are nested too deeply", DEEP),
+            BudgetBreach::Aliases { .. }
+            | BudgetBreach::Anchors { .. }
+            | BudgetBreach::AliasAnchorRatio { .. }
+            | BudgetBreach::RecordedAnchorEvents { .. }
+            | BudgetBreach::RecordedAnchorBytes { .. } => {
+                ("aliases (`*name`) are used too often", ALIASES)
+            }
+            _ if through_alias => ("aliases (`*name`) expand to too many values", ALIASES),
+            _ => (
+                "the frontmatter holds too many values",
+                "keep the frontmatter short and move data into the body or a separate file",
+            ),
+        },
+        YamlError::ExternalMessage { source, msg, .. } => {
+            let kind = match source.as_ref() {
+                ExternalMessageSource::Parser(scan) => Some(scan.kind()),
+                _ => None,
+            };
+            match kind {
+                Some(
+                    ErrorKind::TabNotAllowed
+                    | ErrorKind::TabInBlockIndentation
+                    | ErrorKind::TabInIndentation,
+                ) => ("a tab is used for indentation", "indent with spaces"),
+                Some(ErrorKind::UnclosedQuotedScalar) => (
+                    "a quoted value is never closed",
+                    "add the closing quote, or double a `'` inside a single-quoted value (`''`)",
+                ),
+                Some(ErrorKind::RecursionLimitExceeded) => ("values are nested too deeply", DEEP),
+                _ => return FrontmatterError::yaml(at, quoted(msg, 200), QUOTE),
             }
         }
-    }
-    Ok(tools)
-}
-
-fn scalar_json(node: &Node) -> Value {
-    match &node.kind {
-        NodeKind::Scalar { text, plain, tag } => super::yaml::scalar_value(text, *plain, tag),
-        _ => Value::Null,
-    }
+        other => {
+            let message = UserMessageFormatter.format_message(other);
+            return FrontmatterError::yaml(at, quoted(&message, 200), QUOTE);
+        }
+    };
+    FrontmatterError::yaml(at, what, fix)
 }
 
 /// Splits tool names on whitespace and commas outside parentheses, so
 /// Claude-style patterns such as `Bash(git commit:*)` stay whole.
-fn split_tools(text: &str, key: &str, at: Position) -> Result<Vec<String>, FrontmatterError> {
+fn split_tools(text: &str, key: &str, at: Location) -> Result<Vec<String>, FrontmatterError> {
     let mut tools = Vec::new();
     let mut current = String::new();
     let mut depth = 0_usize;
@@ -358,30 +603,6 @@ fn split_tools(text: &str, key: &str, at: Position) -> Result<Vec<String>, Front
         tools.push(current);
     }
     Ok(tools)
-}
-
-/// `metadata` is a mapping, kept as JSON (aliases and `<<` merges
-/// expanded within the limits of [`Expander`]).
-fn metadata(
-    expander: &mut Expander<'_>,
-    key: &str,
-    id: usize,
-    value: &Node,
-) -> Result<JsonMap, FrontmatterError> {
-    match &value.kind {
-        _ if value.is_null() => Ok(JsonMap::new()),
-        NodeKind::Map(_) => match expander.json(id, 1, key)? {
-            Value::Object(map) => Ok(map),
-            _ => Ok(JsonMap::new()),
-        },
-        _ => Err(FrontmatterError::yaml(
-            Some(value.at),
-            format!("`{key}` must be a mapping, but it is {}", value.describe()),
-            &format!(
-                "write `{key}:` followed by indented `key: value` lines, such as `  author: ada`"
-            ),
-        )),
-    }
 }
 
 #[cfg(test)]
@@ -525,30 +746,75 @@ mod tests {
     fn unknown_keys_never_matter() {
         let parsed = parse(
             "---\nname: a\ndescription: b\ntimeout: .inf\nratio: 1e999\n\
-             created: !!timestamp 2001-12-14\n~: nothing\n? [complex, key]\n: v\n\
-             blob: !!binary '%%%'\ncustom: !thing {x: [1, 2]}\nloop: &l [*l]\n\
-             dup: 1\ndup: 2\n---\n",
+             blob: !!binary aGVsbG8=\ncustom: !thing {x: [1, 2]}\n7: seven\n---\n",
         );
         assert_eq!(parsed.frontmatter.name.as_deref(), Some("a"));
         assert_eq!(parsed.frontmatter.description.as_deref(), Some("b"));
     }
 
+    /// serde-saphyr reads every value, so a few things YAML allows reject
+    /// the skill even under keys this crate ignores; the message says where
+    /// and how to fix it.
     #[test]
-    fn metadata_keeps_text_json_cannot_hold() {
+    fn values_serde_saphyr_cannot_read_are_explained() {
+        for (extra, line, column, needle) in [
+            ("created: !!timestamp 2001-12-14", 4, 22, "quote the value"),
+            ("~: nothing", 4, 1, "quote the key"),
+            ("? [complex, key]\n: v", 4, 3, "keys must be text"),
+            ("loop: &l [*l]", 4, 11, "loops cannot be read"),
+            ("dup: 1\ndup: 2", 5, 1, "keep one `dup:` line"),
+        ] {
+            match error(&format!("---\nname: a\ndescription: b\n{extra}\n---\n")) {
+                FrontmatterError::Yaml {
+                    message,
+                    line: found_line,
+                    column: found_column,
+                } => {
+                    assert_eq!(
+                        (found_line, found_column),
+                        (Some(line), Some(column)),
+                        "{message}"
+                    );
+                    let at = format!("at line {line}, column {column}");
+                    assert!(message.contains(&at), "{message}");
+                    assert!(message.contains(needle), "{message}");
+                }
+                other => panic!("{extra}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn metadata_types_plain_scalars_like_yaml_1_2() {
         let metadata = parse(
-            "---\nmetadata:\n  when: !!timestamp 2001-12-14\n  big: 1e999\n  inf: .inf\n\
-             \x20 zip: 007\n  ~: null key\n  tag: !custom v\n  n: 2\n  on: true\n---\n",
+            "---\nmetadata:\n  big: 1e999\n  inf: .inf\n  zip: 007\n  sep: 1_000\n\
+             \x20 tag: !custom v\n  n: 2\n  x: 1.5\n  on: true\n  yes: yes\n  none: ~\n\
+             \x20 1: one\n---\n",
         )
         .frontmatter
         .metadata;
-        assert_eq!(metadata["when"], "2001-12-14");
-        assert_eq!(metadata["big"], "1e999");
+        assert_eq!(metadata["big"], ".inf");
         assert_eq!(metadata["inf"], ".inf");
         assert_eq!(metadata["zip"], "007");
-        assert_eq!(metadata["~"], "null key");
+        assert_eq!(metadata["sep"], "1_000");
         assert_eq!(metadata["tag"], "v");
         assert_eq!(metadata["n"], 2);
+        assert_eq!(metadata["x"], 1.5);
         assert_eq!(metadata["on"], true);
+        assert_eq!(metadata["yes"], "yes");
+        assert_eq!(metadata["none"], serde_json::Value::Null);
+        assert_eq!(metadata["1"], "one");
+    }
+
+    #[test]
+    fn text_fields_keep_scalars_as_written() {
+        let frontmatter =
+            parse("---\nname: 007\ndescription: 1.10\nlicense: No\ncompatibility: 0x1F\n---\n")
+                .frontmatter;
+        assert_eq!(frontmatter.name.as_deref(), Some("007"));
+        assert_eq!(frontmatter.description.as_deref(), Some("1.10"));
+        assert_eq!(frontmatter.license.as_deref(), Some("No"));
+        assert_eq!(frontmatter.compatibility.as_deref(), Some("0x1F"));
     }
 
     #[test]
@@ -658,11 +924,65 @@ mod tests {
         for level in 1..12 {
             let previous = level - 1;
             yaml.push_str(&format!(
-                "a{level}: &a{level} [*a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}]\n"
+                "a{level}: &a{level} [{}]\n",
+                vec![format!("*a{previous}"); 10].join(", ")
             ));
         }
         yaml.push_str("metadata: {bomb: *a11}\n---\n");
         assert!(parse_skill_file(&yaml).is_err());
+        // The classic nine-line bomb (10^9 values) under keys nobody reads.
+        let mut bomb = String::from("---\na: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+        for pair in ["ab", "bc", "cd", "de", "ef", "fg", "gh", "hi"] {
+            let (from, to) = pair.split_at(1);
+            let items = vec![format!("*{from}"); 9].join(", ");
+            bomb.push_str(&format!("{to}: &{to} [{items}]\n"));
+        }
+        bomb.push_str("---\n");
+        match error(&bomb) {
+            FrontmatterError::Yaml { message, line, .. } => {
+                assert!(line.is_some(), "{message}");
+                assert!(message.contains("aliases (`*name`)"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn deep_nesting_and_alias_loops_fail() {
+        let deep = format!(
+            "---\nmetadata: {}{}\n---\n",
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        assert!(matches!(error(&deep), FrontmatterError::Yaml { .. }));
+        match error("---\nname: &x [*x]\n---\n") {
+            FrontmatterError::Yaml { message, .. } => {
+                assert!(message.contains("contains it"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn messages_never_leak_parser_internals() {
+        for content in [
+            "---\nname: a\nname: b\n---\n",
+            "---\nname: !!int two\n---\n",
+            "---\n- a\n---\n",
+            "---\na: 1\n...\nb: 2\n---\n",
+            "---\nmetadata: {[a]: 1}\n---\n",
+            "---\na: *missing\n---\n",
+        ] {
+            match error(content) {
+                FrontmatterError::Yaml { message, line, .. } => {
+                    assert!(line.is_some(), "{content:?}: {message}");
+                    for internal in ["Options", "Policy", "u64", "from_str", "String>", "{ "] {
+                        assert!(!message.contains(internal), "{content:?}: {message}");
+                    }
+                }
+                other => panic!("{content:?}: {other:?}"),
+            }
+        }
     }
 
     #[test]

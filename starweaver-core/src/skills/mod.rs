@@ -23,7 +23,6 @@ mod scope;
 mod source;
 mod summary;
 mod text;
-mod yaml;
 
 pub use activate::ActiveSkill;
 pub use bundle::{skill_instruction, skill_tools, SKILLS_INSTRUCTION_GROUP, SKILLS_TOOLSET_NAME};
