@@ -104,27 +104,20 @@ impl ToolRegistry {
         } else {
             self.tool_hooks.get(name).map_or(&[][..], Vec::as_slice)
         };
-        let mut early = None;
-        for hook in self.hooks.iter().chain(tool_hooks) {
-            let input = ToolHookInput {
-                tool_name: name,
-                tool_call_id: call_id,
-                context: &mut ctx,
-                arguments: arguments.to_mut(),
-            };
-            let outcome =
-                match std::panic::catch_unwind(AssertUnwindSafe(|| hook.before_execute(input))) {
-                    Ok(future) => AssertUnwindSafe(future)
-                        .catch_unwind()
-                        .await
-                        .unwrap_or_else(|panic| Err(panicked(name, &*panic))),
-                    Err(panic) => Err(panicked(name, &*panic)),
-                };
-            if let Err(error) = outcome {
-                early = Some(error);
-                break;
-            }
-        }
+        let early = if self.hooks.is_empty() && tool_hooks.is_empty() {
+            None
+        } else {
+            // Boxed: hooks are rare, and their state would otherwise
+            // enlarge every call's future.
+            Box::pin(before_hooks(
+                self.hooks.iter().chain(tool_hooks),
+                name,
+                call_id,
+                &mut ctx,
+                arguments.to_mut(),
+            ))
+            .await
+        };
         let (result, attempts) = match early {
             Some(error) => (Err(error), 0),
             None => run(entry, ctx, &mut arguments, limits).await,
@@ -140,13 +133,13 @@ impl ToolRegistry {
         let result = if self.hooks.is_empty() && tool_hooks.is_empty() {
             result
         } else {
-            after_hooks(
+            Box::pin(after_hooks(
                 tool_hooks.iter().chain(&self.hooks),
                 name,
                 call_id,
                 &arguments,
                 result,
-            )
+            ))
             .await
         };
         outcome(result, attempts)
@@ -481,6 +474,36 @@ fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "non-string panic payload".to_string());
     ToolError::execution(format!("tool `{name}` panicked: {detail}"))
+}
+
+/// Input hooks in order; the first error stops the call before it runs.
+async fn before_hooks<'h>(
+    hooks: impl Iterator<Item = &'h Arc<dyn ToolExecutionHook>>,
+    name: &str,
+    call_id: &str,
+    ctx: &mut ToolContext,
+    arguments: &mut Value,
+) -> Option<ToolError> {
+    for hook in hooks {
+        let input = ToolHookInput {
+            tool_name: name,
+            tool_call_id: call_id,
+            context: &mut *ctx,
+            arguments: &mut *arguments,
+        };
+        let outcome =
+            match std::panic::catch_unwind(AssertUnwindSafe(|| hook.before_execute(input))) {
+                Ok(future) => AssertUnwindSafe(future)
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|panic| Err(panicked(name, &*panic))),
+                Err(panic) => Err(panicked(name, &*panic)),
+            };
+        if let Err(error) = outcome {
+            return Some(error);
+        }
+    }
+    None
 }
 
 /// Output hooks in order; control-flow outcomes are restored after each.
