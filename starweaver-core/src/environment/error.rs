@@ -5,33 +5,33 @@
 #[derive(Debug, thiserror::Error)]
 pub enum EnvironmentError {
     /// Nothing exists at the path.
-    #[error("`{path}` does not exist; list the parent directory to see what is there")]
+    #[error("{} does not exist; list the parent directory to see what is there", shown(.path))]
     NotFound {
         /// The root-relative path.
         path: String,
     },
     /// The path is a directory where a file was expected.
-    #[error("`{path}` is a directory, not a file")]
+    #[error("{} is a directory, not a file; pass a file path (ls lists a directory's entries)", shown(.path))]
     IsADirectory {
         /// The root-relative path.
         path: String,
     },
     /// The path (or one of its parents) is a file where a directory was
     /// expected.
-    #[error("`{path}` is a file, not a directory")]
+    #[error("{} is a file, not a directory", shown(.path))]
     NotADirectory {
         /// The root-relative path.
         path: String,
     },
     /// The path leaves the environment's root (through `..` or a
     /// symlink).
-    #[error("`{path}` is outside the environment root; use a path relative to the root without `..` above it")]
+    #[error("{} is outside the environment root; use a path relative to the root without `..` above it", shown(.path))]
     PathEscape {
         /// The path as given.
         path: String,
     },
     /// The path is not usable (empty segment rules, NUL bytes, ...).
-    #[error("`{path}` is not a valid path: {reason}")]
+    #[error("{} is not a valid path: {reason}", shown(.path))]
     InvalidPath {
         /// The path as given.
         path: String,
@@ -39,7 +39,7 @@ pub enum EnvironmentError {
         reason: String,
     },
     /// The file is not UTF-8 text.
-    #[error("`{path}` is not UTF-8 text (binary file?)")]
+    #[error("{} is not UTF-8 text (binary file?)", shown(.path))]
     NotText {
         /// The root-relative path.
         path: String,
@@ -53,7 +53,7 @@ pub enum EnvironmentError {
         operation: String,
     },
     /// An operating-system error.
-    #[error("I/O error on `{path}`: {source}")]
+    #[error("I/O error on {}: {source}", shown(.path))]
     Io {
         /// The root-relative path.
         path: String,
@@ -77,5 +77,14 @@ impl EnvironmentError {
             | Self::Io { path, .. } => Some(path),
             Self::Unsupported { .. } => None,
         }
+    }
+}
+
+/// A path for a message: the root has no name, so it is spelled out.
+fn shown(path: &str) -> String {
+    if path.is_empty() {
+        "the environment root (`/`)".to_string()
+    } else {
+        format!("`{path}`")
     }
 }

@@ -61,9 +61,17 @@ impl FrontmatterError {
     /// A [`FrontmatterError::Yaml`] reading "what at line L, column C; fix".
     /// `at` is a location in the YAML, which starts on line 2 of the file.
     fn yaml(at: Option<Location>, what: impl Display, fix: &str) -> Self {
-        let at = at
-            .filter(|at| at.line() > 0)
-            .map(|at| (at.line().saturating_add(1), at.column()));
+        Self::yaml_at(
+            at.filter(|at| at.line() > 0)
+                .map(|at| (at.line(), at.column())),
+            what,
+            fix,
+        )
+    }
+
+    /// Like [`Self::yaml`], for a line and column counted in the YAML.
+    fn yaml_at(at: Option<(u64, u64)>, what: impl Display, fix: &str) -> Self {
+        let at = at.map(|(line, column)| (line.saturating_add(1), column));
         let message = match at {
             Some((line, column)) => format!("{what} at line {line}, column {column}; {fix}"),
             None => format!("{what}; {fix}"),
@@ -162,27 +170,116 @@ fn is_invisible_or_space(c: char) -> bool {
 
 /// The known keys, each kept whatever its shape. A key that is present
 /// is `Some`, even when its value is null.
-#[derive(Default, Deserialize)]
-#[serde(default)]
+///
+/// serde-saphyr expands `<<` merges itself: a merged key that is also set
+/// explicitly (or by an earlier merge) is dropped, and merged entries
+/// come after the explicit ones. It compares keys as written, so
+/// `allowed-tools` and `allowed_tools` can both reach [`KeysVisitor`],
+/// which keeps one the same way ([`Keys::set_allowed_tools`]) and records
+/// two explicit lines as a repeat for [`parse_yaml`] to report. A merged
+/// entry is told apart by its location: its key and value are both
+/// referenced at the merge (`<<: *base`), while an explicit value always
+/// follows its key. (A serde alias would not do: serde rejects the second
+/// spelling as a duplicate field whether it was merged or not.)
+#[derive(Default)]
 struct Keys {
-    #[serde(deserialize_with = "present")]
     name: Option<Spanned<Raw>>,
-    #[serde(deserialize_with = "present")]
     description: Option<Spanned<Raw>>,
-    #[serde(deserialize_with = "present")]
     license: Option<Spanned<Raw>>,
-    #[serde(deserialize_with = "present")]
     compatibility: Option<Spanned<Raw>>,
-    #[serde(rename = "allowed-tools", deserialize_with = "present")]
-    allowed_tools_dashed: Option<Spanned<Raw>>,
-    #[serde(deserialize_with = "present")]
-    allowed_tools: Option<Spanned<Raw>>,
-    #[serde(deserialize_with = "present")]
+    allowed_tools: Option<AllowedTools>,
+    /// A second explicit `allowed-tools`/`allowed_tools` line: the first
+    /// spelling and line, and the second.
+    repeated_allowed_tools: Option<(&'static str, Location, &'static str, Location)>,
     metadata: Option<Spanned<Raw>>,
 }
 
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Spanned<Raw>>, D::Error> {
-    Spanned::deserialize(deserializer).map(Some)
+/// The `allowed-tools` value, with the spelling of its key and whether it
+/// came from a `<<` merge.
+struct AllowedTools {
+    key: &'static str,
+    value: Spanned<Raw>,
+    merged: bool,
+}
+
+const KNOWN_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "allowed-tools",
+    "allowed_tools",
+    "metadata",
+];
+
+impl<'de> Deserialize<'de> for Keys {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_struct("Keys", KNOWN_KEYS, KeysVisitor)
+    }
+}
+
+struct KeysVisitor;
+
+impl<'de> Visitor<'de> for KeysVisitor {
+    type Value = Keys;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a mapping of frontmatter keys")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+        let mut keys = Keys::default();
+        while let Some(key) = map.next_key::<Spanned<String>>()? {
+            let slot = match key.value.as_str() {
+                "name" => &mut keys.name,
+                "description" => &mut keys.description,
+                "license" => &mut keys.license,
+                "compatibility" => &mut keys.compatibility,
+                "metadata" => &mut keys.metadata,
+                spelling @ ("allowed-tools" | "allowed_tools") => {
+                    let spelling = if spelling == "allowed-tools" {
+                        "allowed-tools"
+                    } else {
+                        "allowed_tools"
+                    };
+                    let value: Spanned<Raw> = map.next_value()?;
+                    let merged = key.referenced == value.referenced;
+                    keys.set_allowed_tools(spelling, value, merged);
+                    continue;
+                }
+                _ => {
+                    map.next_value::<de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            // serde-saphyr rejects a key written twice and drops a merged
+            // key that is also explicit, so each known key comes once.
+            *slot = Some(map.next_value()?);
+        }
+        Ok(keys)
+    }
+}
+
+impl Keys {
+    /// Keeps one of `allowed-tools` and `allowed_tools`: an explicit line
+    /// wins over a merged value, the first merged value over later ones,
+    /// and a second explicit line is recorded as a repeat.
+    fn set_allowed_tools(&mut self, key: &'static str, value: Spanned<Raw>, merged: bool) {
+        let replace = match &self.allowed_tools {
+            None => true,
+            Some(first) if !first.merged && !merged => {
+                if self.repeated_allowed_tools.is_none() {
+                    self.repeated_allowed_tools =
+                        Some((first.key, first.value.referenced, key, value.referenced));
+                }
+                false
+            }
+            Some(first) => first.merged && !merged,
+        };
+        if replace {
+            self.allowed_tools = Some(AllowedTools { key, value, merged });
+        }
+    }
 }
 
 /// A YAML value, as JSON; a list keeps each item's location.
@@ -404,33 +501,28 @@ fn options() -> Options {
 }
 
 fn parse_yaml(yaml: &str) -> Result<Frontmatter, FrontmatterError> {
-    let keys: Option<Keys> =
-        serde_saphyr::from_str_with_options(yaml, options()).map_err(|error| yaml_error(&error))?;
+    if let Some(error) = control_character(yaml) {
+        return Err(error);
+    }
+    let keys: Option<Keys> = serde_saphyr::from_str_with_options(yaml, options())
+        .map_err(|error| yaml_error(yaml, &error))?;
     let Some(keys) = keys else {
         return Ok(Frontmatter::default());
     };
     let reader = Reader { yaml };
     // `allowed-tools` and `allowed_tools` are one key.
-    let mut tools: Vec<_> = [
-        ("allowed-tools", keys.allowed_tools_dashed),
-        ("allowed_tools", keys.allowed_tools),
-    ]
-    .into_iter()
-    .filter_map(|(key, value)| Some((key, value?)))
-    .collect();
-    tools.sort_by_key(|(_, value)| (value.referenced.line(), value.referenced.column()));
-    if let [(first, earlier), (key, later)] = &tools[..] {
+    if let Some((first, earlier, key, later)) = keys.repeated_allowed_tools {
         return Err(FrontmatterError::yaml(
-            Some(later.referenced),
+            Some(later),
             format!(
                 "`{key}` repeats `{first}` (set on line {})",
-                earlier.referenced.line().saturating_add(1)
+                earlier.line().saturating_add(1)
             ),
             &format!("keep one `{key}:` line"),
         ));
     }
-    let allowed_tools = match tools.pop() {
-        Some((key, value)) => reader.allowed_tools(key, value)?,
+    let allowed_tools = match keys.allowed_tools {
+        Some(tools) => reader.allowed_tools(tools.key, tools.value)?,
         None => Vec::new(),
     };
     Ok(Frontmatter {
@@ -449,14 +541,61 @@ fn non_empty(value: Option<String>) -> Option<String> {
         .filter(|value| !value.is_empty())
 }
 
+/// The first control character in the YAML other than tab and line
+/// breaks, named by code point at its line and column. YAML allows none
+/// of them anywhere (the parser would print Rust's `\u{0}` escape, at the
+/// start of the value rather than at the character).
+fn control_character(yaml: &str) -> Option<FrontmatterError> {
+    yaml.split('\n').zip(1_u64..).find_map(|(line, number)| {
+        let (column, c) = line
+            .chars()
+            .zip(1_u64..)
+            .map(|(c, column)| (column, c))
+            .find(|&(_, c)| c.is_control() && !matches!(c, '\t' | '\r'))?;
+        Some(FrontmatterError::yaml_at(
+            Some((number, column)),
+            format!(
+                "the control character <{}> is not allowed in the frontmatter",
+                code_point(c)
+            ),
+            "remove it",
+        ))
+    })
+}
+
+/// The YAML line (counted from 1) a parser error at `at` is about when
+/// the culprit is a line that starts with a tab, which YAML does not
+/// allow as indentation. A tab error (`tab_error`) is often reported at
+/// the value before the tab, so the first such line at or after `at`
+/// is taken; any other error must point into that line's indentation.
+/// Lines of only spaces and tabs are fine, and so are tab-led lines the
+/// parser accepts (inside quotes or brackets), since the parser decides
+/// whether there is an error at all.
+fn tab_indented_line(yaml: &str, at: Option<Location>, tab_error: bool) -> Option<u64> {
+    let at = at.filter(|at| at.line() > 0)?;
+    let (line, number) = yaml
+        .split('\n')
+        .zip(1_u64..)
+        .skip(usize::try_from(at.line() - 1).ok()?)
+        .find(|(line, _)| line.starts_with('\t') && !line.trim_matches([' ', '\t']).is_empty())?;
+    if tab_error {
+        return Some(number);
+    }
+    let indentation = line.len() - line.trim_start_matches([' ', '\t']).len();
+    let in_indentation = usize::try_from(at.column()).is_ok_and(|column| column <= indentation + 1);
+    (number == at.line() && in_indentation).then_some(number)
+}
+
 /// A serde-saphyr error in words for skill authors: what, where and how
 /// to fix it, with no parser internals (option names, `Debug` dumps).
-fn yaml_error(error: &YamlError) -> FrontmatterError {
+fn yaml_error(yaml: &str, error: &YamlError) -> FrontmatterError {
     const QUOTE: &str = "fix the YAML between the `---` lines (quote values that contain `: ` \
                          or start with a special character)";
     const ALIASES: &str = "write the values out, or use fewer aliases (`*name`) of large \
                            anchored values";
     const DEEP: &str = "flatten the structure";
+    const TAB: &str = "a tab is used for indentation";
+    const TAB_FIX: &str = "indent with spaces, not tabs";
     let at = error.location();
     let mut error = error.without_snippet();
     let through_alias = matches!(error, YamlError::AliasError { .. });
@@ -546,12 +685,47 @@ fn yaml_error(error: &YamlError) -> FrontmatterError {
                 ExternalMessageSource::Parser(scan) => Some(scan.kind()),
                 _ => None,
             };
-            match kind {
+            let tab_error = matches!(
+                kind,
                 Some(
                     ErrorKind::TabNotAllowed
-                    | ErrorKind::TabInBlockIndentation
-                    | ErrorKind::TabInIndentation,
-                ) => ("a tab is used for indentation", "indent with spaces"),
+                        | ErrorKind::TabInBlockIndentation
+                        | ErrorKind::TabInIndentation
+                        | ErrorKind::TabInPlainScalar
+                        | ErrorKind::TabAtBlockScalarStart
+                )
+            );
+            if kind.is_some() {
+                if let Some(line) = tab_indented_line(yaml, at, tab_error) {
+                    return FrontmatterError::yaml_at(Some((line, 1)), TAB, TAB_FIX);
+                }
+            }
+            match kind {
+                _ if tab_error => (TAB, TAB_FIX),
+                Some(ErrorKind::UnexpectedCharacter { character }) => {
+                    let character = *character;
+                    return if is_invisible(character) || is_noncharacter(character) {
+                        FrontmatterError::yaml(
+                            at,
+                            format!(
+                                "the character <{}> is not allowed in YAML",
+                                code_point(character)
+                            ),
+                            "remove it",
+                        )
+                    } else {
+                        let shown = if character == '`' {
+                            "a backquote".to_string()
+                        } else {
+                            format!("`{character}`")
+                        };
+                        FrontmatterError::yaml(
+                            at,
+                            format!("an unquoted value or key cannot start with {shown}"),
+                            "quote it, such as `'@value'`",
+                        )
+                    };
+                }
                 Some(ErrorKind::UnclosedQuotedScalar) => (
                     "a quoted value is never closed",
                     "add the closing quote, or double a `'` inside a single-quoted value (`''`)",
@@ -566,6 +740,13 @@ fn yaml_error(error: &YamlError) -> FrontmatterError {
         }
     };
     FrontmatterError::yaml(at, what, fix)
+}
+
+/// Unicode noncharacters (U+FFFE, U+FDD0, ...), which YAML rejects and
+/// which show as nothing or a box.
+fn is_noncharacter(c: char) -> bool {
+    let c = u32::from(c);
+    (0xFDD0..=0xFDEF).contains(&c) || c & 0xFFFE == 0xFFFE
 }
 
 /// Splits tool names on whitespace and commas outside parentheses, so
@@ -869,6 +1050,148 @@ mod tests {
         let merged = parse("---\nx-base: &b {license: MIT, name: base}\n<<: *b\nname: a\n---\n");
         assert_eq!(merged.frontmatter.name.as_deref(), Some("a"));
         assert_eq!(merged.frontmatter.license.as_deref(), Some("MIT"));
+    }
+
+    /// The two spellings of `allowed-tools` are one key: an explicit line
+    /// wins over a merged value (wherever the `<<` is), the first merged
+    /// value wins over later ones, and two explicit lines are a repeat
+    /// even when a merge sets the key too.
+    #[test]
+    fn explicit_allowed_tools_win_over_merged_ones() {
+        let tools = |yaml: &str| {
+            parse(&format!("---\n{yaml}\n---\n"))
+                .frontmatter
+                .allowed_tools
+        };
+        assert_eq!(
+            tools("base: &b {allowed_tools: Read}\n<<: *b\nallowed-tools: Grep"),
+            ["Grep"]
+        );
+        assert_eq!(
+            tools("allowed-tools: Grep\n<<: {allowed_tools: Read}"),
+            ["Grep"]
+        );
+        assert_eq!(
+            tools("<<: {allowed-tools: Read}\nallowed_tools: Grep"),
+            ["Grep"]
+        );
+        assert_eq!(
+            tools("t: &t [Grep]\nallowed-tools: *t\n<<: {allowed_tools: Read}"),
+            ["Grep"]
+        );
+        assert_eq!(
+            tools("b: &b {allowed_tools: Read}\nc: &c {<<: *b}\n<<: *c\nallowed-tools: Grep"),
+            ["Grep"]
+        );
+        assert_eq!(
+            tools("<<: [{allowed_tools: Read}, {allowed-tools: Grep}]"),
+            ["Read"]
+        );
+        assert_eq!(tools("<<: {allowed_tools: Read}"), ["Read"]);
+        match error("---\nallowed-tools: a\n<<: {allowed_tools: c}\nallowed_tools: b\n---\n") {
+            FrontmatterError::Yaml { message, line, .. } => {
+                assert_eq!(line, Some(4), "{message}");
+                assert!(
+                    message.contains("`allowed_tools` repeats `allowed-tools` (set on line 2)"),
+                    "{message}"
+                );
+                assert!(
+                    message.contains("keep one `allowed_tools:` line"),
+                    "{message}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A line that starts with a tab is reported on that line, column 1,
+    /// with the tab fix, although the parser often reports the value
+    /// before it. Tab-led lines the parser accepts still load.
+    #[test]
+    fn tab_indented_lines_are_reported_on_their_line() {
+        for (yaml, line) in [
+            ("name: a\n\tlicense: MIT", 3),
+            ("name: a\ndescription: |\n  text\n\tmore", 5),
+            ("description: |\n\ttext", 3),
+            ("allowed-tools:\n\t- Read", 3),
+            ("metadata:\n  a: 1\n\tb: 2", 4),
+            ("description: x\n  y\n\tz", 4),
+            ("name: [a]\n\tlicense: MIT", 3),
+            ("description: \"x\n\ty\"\n\tlicense: MIT", 4),
+        ] {
+            match error(&format!("---\n{yaml}\n---\n")) {
+                FrontmatterError::Yaml {
+                    message,
+                    line: found_line,
+                    column,
+                } => {
+                    assert_eq!(
+                        (found_line, column),
+                        (Some(line), Some(1)),
+                        "{yaml:?}: {message}"
+                    );
+                    assert!(
+                        message.contains(&format!("at line {line}, column 1")),
+                        "{message}"
+                    );
+                    assert!(
+                        message.contains("indent with spaces, not tabs"),
+                        "{message}"
+                    );
+                }
+                other => panic!("{yaml:?}: {other:?}"),
+            }
+        }
+        for yaml in [
+            "description: \"x\n\ty\"",
+            "metadata: {a: 1,\n\tb: 2}",
+            "name: a\n\t\ndescription: b",
+            "name: a\n\t# comment",
+        ] {
+            let _ = parse(&format!("---\n{yaml}\n---\n"));
+        }
+    }
+
+    /// Control characters other than tab and line breaks are named by
+    /// code point at their own line and column, with the fix to remove
+    /// them; so are the noncharacters YAML rejects.
+    #[test]
+    fn control_characters_are_named_by_code_point() {
+        for (yaml, shown, line, column) in [
+            ("name: a\nnote: x\0y", "<U+0000>", 3, 8),
+            ("# \u{1}\nname: a", "<U+0001>", 2, 3),
+            ("name: 'a\u{7f}'", "<U+007F>", 2, 9),
+            ("description: a\u{85}b", "<U+0085>", 2, 15),
+            ("description: \"\u{1b}[31m\"", "<U+001B>", 2, 15),
+            ("name: é\u{c}", "<U+000C>", 2, 8),
+            ("name: a\u{fffe}", "<U+FFFE>", 2, 7),
+        ] {
+            match error(&format!("---\n{yaml}\n---\n")) {
+                FrontmatterError::Yaml {
+                    message,
+                    line: found_line,
+                    column: found_column,
+                } => {
+                    assert_eq!(
+                        (found_line, found_column),
+                        (Some(line), Some(column)),
+                        "{yaml:?}: {message}"
+                    );
+                    assert!(message.contains(shown), "{message}");
+                    assert!(message.ends_with("; remove it"), "{message}");
+                    assert!(!message.contains("\\u{"), "{message}");
+                    assert!(!message.chars().any(char::is_control), "{message:?}");
+                }
+                other => panic!("{yaml:?}: {other:?}"),
+            }
+        }
+        match error("---\nname: @a\n---\n") {
+            FrontmatterError::Yaml { message, .. } => {
+                assert!(message.contains("cannot start with `@`"), "{message}");
+                assert!(message.contains("quote it"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

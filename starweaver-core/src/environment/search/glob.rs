@@ -129,7 +129,7 @@ pub async fn glob(
     let compiled = PathPattern::new(pattern, options.case_insensitive)?;
     let root = normalize_path(&options.root)?;
     search_directory(provider, &root).await?;
-    let mut matches = GlobWalk::new(provider, root, Some(compiled), options.walk_options()).await?;
+    let mut matches = GlobWalk::new(provider, root, Some(compiled), options.walk_options()).await;
     let mut report = GlobReport::default();
     while let Some(entry) = matches.next_match().await? {
         if entry.is_dir() && !options.include_dirs {
@@ -161,14 +161,15 @@ impl<'a> GlobWalk<'a> {
     /// caller has checked to be a directory (see
     /// [`super::root::search_directory`]).
     ///
-    /// # Errors
-    /// When a prefix directory cannot be examined.
+    /// Only `root` may fail the search, as in a full walk: a prefix
+    /// directory that cannot be examined or listed is counted in
+    /// [`Self::unreadable_dirs`], never an error.
     pub(crate) async fn new(
         provider: &'a dyn EnvironmentProvider,
         root: String,
         pattern: Option<PathPattern>,
         mut options: WalkOptions,
-    ) -> Result<Self, SearchError> {
+    ) -> Self {
         options.max_depth = pattern.as_ref().and_then(PathPattern::depth);
         let prefix = pattern.as_ref().map_or(&[][..], PathPattern::prefix);
         let mut start = root.clone();
@@ -192,23 +193,28 @@ impl<'a> GlobWalk<'a> {
                     reachable = false;
                     break;
                 }
-                Err(error) => return Err(error.into()),
+                // Not known to be absent: walk from the directory above,
+                // as a full walk would reach it, so the results (and what
+                // is counted unreadable) stay those of a full walk.
+                Err(_) => break,
             }
             start = path;
             depth += 1;
         }
+        // Below the root, `starting_at` counts a failure to list `start`
+        // like any subdirectory's.
         let walker = reachable.then(|| Walker::starting_at(provider, start, depth, options));
-        Ok(Self {
+        Self {
             root,
             pattern,
             walker,
-        })
+        }
     }
 
     /// The next matching entry of any kind.
     ///
     /// # Errors
-    /// When the first directory cannot be listed.
+    /// When the search root cannot be listed.
     pub(crate) async fn next_match(&mut self) -> Result<Option<EnvironmentEntry>, SearchError> {
         let Some(walker) = self.walker.as_mut() else {
             return Ok(None);
@@ -245,5 +251,155 @@ pub(crate) fn relative_to<'p>(root: &str, path: &'p str) -> Option<&'p str> {
         Some(path)
     } else {
         path.strip_prefix(root)?.strip_prefix('/')
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::environment::VirtualEnvironmentProvider;
+    use crate::BoxFuture;
+
+    /// Over a virtual tree, `stat` and `list_dir` fail for the listed
+    /// paths (permission denied).
+    #[derive(Debug)]
+    struct Denied {
+        inner: VirtualEnvironmentProvider,
+        stat: &'static [&'static str],
+        list: &'static [&'static str],
+    }
+
+    fn denied(path: &str) -> EnvironmentError {
+        EnvironmentError::Io {
+            path: path.to_string(),
+            source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied"),
+        }
+    }
+
+    impl EnvironmentProvider for Denied {
+        fn name(&self) -> &str {
+            "denied"
+        }
+
+        fn kind(&self) -> &'static str {
+            "test"
+        }
+
+        fn read_bytes<'a>(
+            &'a self,
+            path: &'a str,
+        ) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
+            self.inner.read_bytes(path)
+        }
+
+        fn write_bytes<'a>(
+            &'a self,
+            path: &'a str,
+            content: &'a [u8],
+        ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
+            self.inner.write_bytes(path, content)
+        }
+
+        fn stat<'a>(
+            &'a self,
+            path: &'a str,
+        ) -> BoxFuture<'a, Result<EnvironmentEntry, EnvironmentError>> {
+            if self.stat.contains(&path) {
+                return Box::pin(async move { Err(denied(path)) });
+            }
+            self.inner.stat(path)
+        }
+
+        fn list_dir<'a>(
+            &'a self,
+            path: &'a str,
+        ) -> BoxFuture<'a, Result<Vec<EnvironmentEntry>, EnvironmentError>> {
+            if self.list.contains(&path) {
+                return Box::pin(async move { Err(denied(path)) });
+            }
+            self.inner.list_dir(path)
+        }
+
+        fn create_dir_all<'a>(
+            &'a self,
+            path: &'a str,
+        ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
+            self.inner.create_dir_all(path)
+        }
+
+        fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
+            self.inner.remove(path)
+        }
+    }
+
+    fn tree(stat: &'static [&'static str], list: &'static [&'static str]) -> Denied {
+        Denied {
+            inner: VirtualEnvironmentProvider::new("t")
+                .with_file("a/b/c/x.txt", "")
+                .with_file("a/b/y.txt", "")
+                .with_file("a/z.txt", ""),
+            stat,
+            list,
+        }
+    }
+
+    async fn found(provider: &Denied, pattern: &str, root: &str) -> (Vec<String>, Vec<String>) {
+        let options = GlobOptions::default().with_root(root);
+        let report = glob(provider, pattern, &options).await.unwrap_or_default();
+        assert_eq!(report.unreadable_dirs, report.unreadable_paths.len());
+        let paths = report.entries.into_iter().map(|e| e.path).collect();
+        (paths, report.unreadable_paths)
+    }
+
+    #[tokio::test]
+    async fn a_prefix_directory_that_cannot_be_listed_is_counted() {
+        let provider = tree(&[], &["a/b"]);
+        for pattern in ["a/b/*.txt", "{a}/b/*.txt", "**/*.txt"] {
+            let (_, unreadable) = found(&provider, pattern, "").await;
+            assert_eq!(unreadable, ["a/b"], "{pattern}");
+        }
+        let (paths, unreadable) = found(&provider, "b/*.txt", "a").await;
+        assert!(paths.is_empty());
+        assert_eq!(unreadable, ["a/b"]);
+        // A directory that can be examined but not listed is stepped
+        // through (`stat` of what lies below it works).
+        assert_eq!(
+            found(&provider, "a/b/c/*.txt", "").await,
+            (vec!["a/b/c/x.txt".to_string()], Vec::new())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_prefix_directory_that_cannot_be_examined_is_walked_to() {
+        // `stat` fails but listing works: the walk from above finds it.
+        let provider = tree(&["a/b"], &[]);
+        assert_eq!(
+            found(&provider, "a/b/c/*.txt", "").await,
+            (vec!["a/b/c/x.txt".to_string()], Vec::new())
+        );
+        // Both fail: counted as the full walk counts it.
+        let provider = tree(&["a/b"], &["a/b"]);
+        for pattern in ["a/b/c/*.txt", "**/*.txt"] {
+            let (_, unreadable) = found(&provider, pattern, "").await;
+            assert_eq!(unreadable, ["a/b"], "{pattern}");
+        }
+    }
+
+    #[tokio::test]
+    async fn only_the_search_root_fails_the_walk() {
+        let provider = tree(&[], &["a"]);
+        let options = GlobOptions::default().with_root("a");
+        assert!(glob(&provider, "*.txt", &options).await.is_err());
+        let (paths, unreadable) = found(&provider, "a/*.txt", "").await;
+        assert!(paths.is_empty());
+        assert_eq!(unreadable, ["a"]);
+        // Failing `stat` right below the root walks from the root, whose
+        // listing may fail the walk, as it would without the prefix.
+        let provider = tree(&["a"], &[""]);
+        assert!(glob(&provider, "a/*.txt", &GlobOptions::default())
+            .await
+            .is_err());
+        let provider = tree(&["a"], &["a"]);
+        assert_eq!(found(&provider, "a/b/*.txt", "").await.1, ["a"]);
     }
 }

@@ -218,7 +218,7 @@ pub async fn grep(
         max_depth: None,
         max_entries: None,
     };
-    let mut files = GlobWalk::new(provider, root.clone(), filter, walk_options).await?;
+    let mut files = GlobWalk::new(provider, root.clone(), filter, walk_options).await;
     while let Some(entry) = files.next_match().await? {
         // Symlinks are never followed, directories hold no lines.
         if entry.kind != EntryKind::File {

@@ -121,7 +121,8 @@ impl PathPattern {
 
 /// `pattern` split at the `/` that separate segments: not inside `{}`
 /// or `[]` and not escaped, where a `/` is part of an alternative or a
-/// literal.
+/// literal. As in `globset`, `\` escapes only outside a class: inside
+/// one it is a member (`[\]` is a class of one backslash).
 fn segments(pattern: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut start = 0;
@@ -130,7 +131,7 @@ fn segments(pattern: &str) -> Vec<&str> {
     let mut chars = pattern.char_indices().peekable();
     while let Some((at, ch)) = chars.next() {
         match ch {
-            '\\' => {
+            '\\' if !class => {
                 chars.next();
             }
             '[' if !class => {
@@ -194,6 +195,12 @@ mod tests {
         assert_eq!(segments("[/]x/y"), ["[/]x", "y"]);
         assert_eq!(segments("[]/]x/y"), ["[]/]x", "y"]);
         assert_eq!(segments("a\\/b/c"), ["a\\/b", "c"]);
+        // Inside a class `\` is a member, not an escape of the `]`.
+        assert_eq!(segments("[\\]x/y"), ["[\\]x", "y"]);
+        assert_eq!(segments("[\\]x/./y//z/"), ["[\\]x", ".", "y", "", "z", ""]);
+        assert!(matches("[\\]x/./y.rs", "\\x/y.rs"));
+        assert!(matches("[\\]x/", "\\x/y.rs"));
+        assert!(matches("[a\\]x//*.rs", "\\x/y.rs"));
         assert!(matches("{src,lib}/./*.rs", "lib/a.rs"));
     }
 

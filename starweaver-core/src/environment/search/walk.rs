@@ -83,7 +83,9 @@ pub struct Walker<'a> {
     pending: Option<(String, usize)>,
     /// True until the root was checked (false when the caller did).
     check_root: bool,
-    started: bool,
+    /// True until the search root was listed (false when the walk starts
+    /// below it): only that listing may fail the walk.
+    listing_root: bool,
     unreadable_dirs: usize,
     unreadable_paths: Vec<String>,
     pace: Pace,
@@ -113,6 +115,11 @@ impl<'a> Walker<'a> {
     /// to be a directory), whose children sit at `depth` below the search
     /// root. Glob uses it to skip a pattern's literal prefix it has
     /// already checked.
+    ///
+    /// A `depth` of 1 makes `start` the search root, which fails the walk
+    /// when it cannot be listed. A deeper `start` is a subdirectory a walk
+    /// from the root would have reached, so a failure to list it is
+    /// counted in [`Self::unreadable_dirs`] as that walk would count it.
     pub(crate) fn starting_at(
         provider: &'a dyn EnvironmentProvider,
         start: String,
@@ -125,7 +132,7 @@ impl<'a> Walker<'a> {
             stack: Vec::new(),
             pending: Some((start, depth)),
             check_root: false,
-            started: false,
+            listing_root: depth == 1,
             unreadable_dirs: 0,
             unreadable_paths: Vec::new(),
             pace: Pace::default(),
@@ -135,9 +142,9 @@ impl<'a> Walker<'a> {
     /// The next entry, or `None` when the walk is done.
     ///
     /// # Errors
-    /// Only the starting directory fails the walk (not found, not a
-    /// directory, a symlink, ...). A subdirectory that cannot be listed
-    /// (removed meanwhile, permission denied) is skipped and counted in
+    /// Only the search root fails the walk (not found, not a directory, a
+    /// symlink, ...). A subdirectory that cannot be listed (removed
+    /// meanwhile, permission denied) is skipped and counted in
     /// [`Self::unreadable_dirs`].
     pub async fn next_entry(&mut self) -> Result<Option<EnvironmentEntry>, SearchError> {
         loop {
@@ -149,7 +156,7 @@ impl<'a> Walker<'a> {
                 if self.options.max_depth.is_none_or(|max| depth <= max) {
                     self.list(directory, depth).await?;
                 }
-                self.started = true;
+                self.listing_root = false;
             }
             let Some(level) = self.stack.last_mut() else {
                 return Ok(None);
@@ -183,7 +190,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Pushes the children of `directory`; a failure fails the walk only
-    /// for the starting directory.
+    /// for the search root.
     async fn list(&mut self, directory: String, depth: usize) -> Result<(), SearchError> {
         match self.provider.list_dir(&directory).await {
             Ok(mut entries) => {
@@ -195,7 +202,7 @@ impl<'a> Walker<'a> {
                     depth,
                 });
             }
-            Err(error) if !self.started => return Err(error.into()),
+            Err(error) if self.listing_root => return Err(error.into()),
             Err(_) => {
                 self.unreadable_dirs += 1;
                 if self.unreadable_paths.len() < NAMED_UNREADABLE {
