@@ -10,18 +10,19 @@ use std::task::Poll;
 
 use serde_json::{json, Value};
 use starweaver::environment::{
-    glob, grep, is_hidden_excluded, walk, EntryKind, EnvironmentEntry, EnvironmentError,
-    EnvironmentProvider, GlobOptions, GrepOptions, SearchError, VirtualEnvironmentProvider,
-    WalkOptions, ENVIRONMENT_CAPABILITY,
+    glob, grep, is_hidden_excluded, walk, EntryKind, EnvironmentError, EnvironmentProvider,
+    GlobOptions, GrepOptions, SearchError, VirtualEnvironmentProvider, WalkOptions,
+    ENVIRONMENT_CAPABILITY,
 };
-use starweaver::model::{ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart};
+use starweaver::model::{ModelMessage, ModelResponse, ToolCallPart};
 use starweaver::{
     attach_environment, filesystem_tools, tool_metadata_tags, tool_proxy_toolset, AgentBuilder,
-    AgentContext, AgentSession, BoxFuture, DynToolset, FunctionModel, PrefixedToolset, TestModel,
-    ToolContext, ToolDependencyProfile, ToolDependencyRequirements, ToolRegistry, ToolReturnKind,
+    AgentContext, AgentSession, DynToolset, FunctionModel, PrefixedToolset, TestModel, ToolContext,
+    ToolDependencyProfile, ToolDependencyRequirements, ToolRegistry, ToolReturnKind,
 };
 
 mod common;
+use common::environment::{call_on, TestEnvironment};
 use common::{ambient, call_response, responses_so_far, tool_returns};
 
 // ---------------------------------------------------------------------------
@@ -61,20 +62,6 @@ fn context_with(provider: Arc<dyn EnvironmentProvider>) -> AgentContext {
     let mut context = AgentContext::default();
     attach_environment(&mut context, provider);
     context
-}
-
-/// Runs one tool call with `provider` attached to the ambient context.
-async fn call_on(
-    provider: Arc<dyn EnvironmentProvider>,
-    name: &str,
-    arguments: Value,
-) -> ToolReturnPart {
-    registry()
-        .execute_call(
-            ambient(context_with(provider)),
-            &ToolCallPart::new("call-1", name, arguments),
-        )
-        .await
 }
 
 /// [`call_on`] that must succeed; returns the content.
@@ -121,91 +108,23 @@ async fn glob_paths(
         .collect()
 }
 
-/// Wraps a virtual provider: ignores `target/` directories and `*.log`
+/// A virtual provider that ignores `target/` directories and `*.log`
 /// files, and reports `linked` as a symlink to `src` (listing it would
 /// show `src`'s children, as following the link would).
-#[derive(Debug)]
-struct RulesProvider {
-    inner: VirtualEnvironmentProvider,
-}
-
-impl EnvironmentProvider for RulesProvider {
-    fn name(&self) -> &str {
-        "rules"
-    }
-
-    fn kind(&self) -> &'static str {
-        "test"
-    }
-
-    fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
-        self.inner.read_bytes(path)
-    }
-
-    fn write_bytes<'a>(
-        &'a self,
-        path: &'a str,
-        content: &'a [u8],
-    ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.write_bytes(path, content)
-    }
-
-    fn stat<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<EnvironmentEntry, EnvironmentError>> {
-        if path == "linked" {
-            return Box::pin(async { Ok(EnvironmentEntry::new("linked", EntryKind::Symlink, 0)) });
-        }
-        self.inner.stat(path)
-    }
-
-    fn list_dir<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<EnvironmentEntry>, EnvironmentError>> {
-        Box::pin(async move {
-            if path == "linked" {
-                let children = self.inner.list_dir("src").await?;
-                return Ok(children
-                    .into_iter()
-                    .map(|child| {
-                        EnvironmentEntry::new(format!("linked/{}", child.name), child.kind, 0)
-                    })
-                    .collect());
-            }
-            let mut children = self.inner.list_dir(path).await?;
-            if path.is_empty() {
-                children.push(EnvironmentEntry::new("linked", EntryKind::Symlink, 0));
-                children.sort_by(|a, b| a.name.cmp(&b.name));
-            }
-            Ok(children)
-        })
-    }
-
-    fn create_dir_all<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.create_dir_all(path)
-    }
-
-    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.remove(path)
-    }
-
-    fn is_ignored(&self, path: &str, is_dir: bool) -> bool {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        (is_dir && name == "target") || (!is_dir && name.ends_with(".log"))
-    }
-}
-
-fn rules_provider() -> RulesProvider {
-    RulesProvider {
-        inner: VirtualEnvironmentProvider::new("rules")
+fn rules_provider() -> TestEnvironment {
+    TestEnvironment::new(
+        VirtualEnvironmentProvider::new("rules")
             .with_file("src/lib.rs", "needle\n")
             .with_file("target/debug/out.rs", "needle\n")
             .with_file("build.log", "needle\n")
             .with_file("notes/run.log", "needle\n")
             .with_file("notes/today.md", "needle\n"),
-    }
+    )
+    .with_dir_symlink("linked", "src")
+    .with_ignore_rule(|path, is_dir| {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        (is_dir && name == "target") || (!is_dir && name.ends_with(".log"))
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -1234,75 +1153,17 @@ async fn a_symlink_as_the_search_root_is_refused_naming_it() {
 
 /// A provider where `private/` cannot be listed and `secret.txt` cannot
 /// be read, as with permission-denied paths on disk.
-#[derive(Debug)]
-struct Locked {
-    inner: VirtualEnvironmentProvider,
-}
-
-fn denied(path: &str) -> EnvironmentError {
-    EnvironmentError::Io {
-        path: path.to_string(),
-        source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied"),
-    }
-}
-
-impl EnvironmentProvider for Locked {
-    fn name(&self) -> &str {
-        "locked"
-    }
-
-    fn kind(&self) -> &'static str {
-        "test"
-    }
-
-    fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
-        if path == "secret.txt" {
-            return Box::pin(async move { Err(denied(path)) });
-        }
-        self.inner.read_bytes(path)
-    }
-
-    fn write_bytes<'a>(
-        &'a self,
-        path: &'a str,
-        content: &'a [u8],
-    ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.write_bytes(path, content)
-    }
-
-    fn stat<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<EnvironmentEntry, EnvironmentError>> {
-        self.inner.stat(path)
-    }
-
-    fn list_dir<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<EnvironmentEntry>, EnvironmentError>> {
-        if path == "private" {
-            return Box::pin(async move { Err(denied(path)) });
-        }
-        self.inner.list_dir(path)
-    }
-
-    fn create_dir_all<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.create_dir_all(path)
-    }
-
-    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.remove(path)
-    }
-}
-
 fn locked() -> Arc<dyn EnvironmentProvider> {
-    Arc::new(Locked {
-        inner: VirtualEnvironmentProvider::new("locked")
-            .with_file("open.txt", "nothing here\n")
-            .with_file("private/notes.txt", "needle\n")
-            .with_file("secret.txt", "needle\n"),
-    })
+    Arc::new(
+        TestEnvironment::new(
+            VirtualEnvironmentProvider::new("locked")
+                .with_file("open.txt", "nothing here\n")
+                .with_file("private/notes.txt", "needle\n")
+                .with_file("secret.txt", "needle\n"),
+        )
+        .with_unlistable_dir("private")
+        .with_unreadable_file("secret.txt"),
+    )
 }
 
 #[tokio::test]

@@ -5,172 +5,35 @@
 //! behaviour that was checked and found correct.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 use starweaver::environment::{
-    glob, walk, EntryKind, EnvironmentEntry, EnvironmentError, EnvironmentProvider, GlobOptions,
-    VirtualEnvironmentProvider, WalkOptions,
+    glob, walk, EnvironmentProvider, GlobOptions, VirtualEnvironmentProvider, WalkOptions,
 };
-use starweaver::model::{ToolCallPart, ToolReturnPart};
+use starweaver::model::ToolCallPart;
 use starweaver::{
-    attach_environment, filesystem_tools, AgentContext, BoxFuture, ToolRegistry, ToolReturnKind,
+    attach_environment, filesystem_tools, AgentContext, ToolRegistry, ToolReturnKind,
 };
 
 mod common;
 use common::ambient;
+use common::environment::{call_on, TestEnvironment};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
 
-/// Runs one filesystem tool call with `provider` attached to the ambient
-/// context.
-async fn call_on(
-    provider: Arc<dyn EnvironmentProvider>,
-    name: &str,
-    arguments: Value,
-) -> ToolReturnPart {
-    let mut context = AgentContext::default();
-    attach_environment(&mut context, provider);
-    ToolRegistry::new()
-        .with_toolset(&filesystem_tools())
-        .execute_call(
-            ambient(context),
-            &ToolCallPart::new("call-1", name, arguments),
-        )
-        .await
-}
-
-/// A virtual provider with knobs a real (local or remote) provider has:
-///
-/// * `linked` is a symlink to the directory `src` (`stat` and `list_dir`
-///   report it as a symlink; listing it shows `src`'s children, as the OS
-///   does; reading it fails as reading a directory does);
-/// * `huge_path` reports a size above what `read_file` loads;
-/// * `yield_after_read` suspends between reading a file and returning it,
-///   as any async I/O may;
-/// * `fail_next_write` applies the next write and then reports an I/O
-///   error (a remote sandbox whose response timed out after the write).
-#[derive(Debug)]
-struct Knobs {
-    inner: VirtualEnvironmentProvider,
-    huge_path: Option<&'static str>,
-    yield_after_read: bool,
-    fail_next_write: AtomicBool,
-}
-
-impl Knobs {
-    fn new(inner: VirtualEnvironmentProvider) -> Self {
-        Self {
-            inner,
-            huge_path: None,
-            yield_after_read: false,
-            fail_next_write: AtomicBool::new(false),
-        }
-    }
-}
-
-impl EnvironmentProvider for Knobs {
-    fn name(&self) -> &str {
-        "knobs"
-    }
-
-    fn kind(&self) -> &'static str {
-        "test"
-    }
-
-    fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
-        Box::pin(async move {
-            if path == "linked" {
-                return Err(EnvironmentError::IsADirectory {
-                    path: path.to_string(),
-                });
-            }
-            let bytes = self.inner.read_bytes(path).await;
-            if self.yield_after_read {
-                tokio::task::yield_now().await;
-            }
-            bytes
-        })
-    }
-
-    fn write_bytes<'a>(
-        &'a self,
-        path: &'a str,
-        content: &'a [u8],
-    ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        Box::pin(async move {
-            self.inner.write_bytes(path, content).await?;
-            if self.fail_next_write.swap(false, Ordering::SeqCst) {
-                return Err(EnvironmentError::Io {
-                    path: path.to_string(),
-                    source: std::io::Error::new(std::io::ErrorKind::TimedOut, "response timed out"),
-                });
-            }
-            Ok(())
-        })
-    }
-
-    fn stat<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<EnvironmentEntry, EnvironmentError>> {
-        Box::pin(async move {
-            if path == "linked" {
-                return Ok(EnvironmentEntry::new("linked", EntryKind::Symlink, 3));
-            }
-            let mut entry = self.inner.stat(path).await?;
-            if self.huge_path == Some(entry.path.as_str()) {
-                entry.size = 64 * 1024 * 1024;
-            }
-            Ok(entry)
-        })
-    }
-
-    fn list_dir<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<EnvironmentEntry>, EnvironmentError>> {
-        Box::pin(async move {
-            if path == "linked" {
-                let children = self.inner.list_dir("src").await?;
-                return Ok(children
-                    .into_iter()
-                    .map(|child| {
-                        EnvironmentEntry::new(
-                            format!("linked/{}", child.name),
-                            child.kind,
-                            child.size,
-                        )
-                    })
-                    .collect());
-            }
-            let mut children = self.inner.list_dir(path).await?;
-            if path.is_empty() {
-                children.push(EnvironmentEntry::new("linked", EntryKind::Symlink, 3));
-                children.sort_by(|a, b| a.name.cmp(&b.name));
-            }
-            Ok(children)
-        })
-    }
-
-    fn create_dir_all<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.create_dir_all(path)
-    }
-
-    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.remove(path)
-    }
-}
-
-fn linked_tree() -> Knobs {
-    Knobs::new(
+/// `linked` is a symlink to the directory `src` (`stat` and `list_dir`
+/// report it as a symlink; listing it shows `src`'s children, as the OS
+/// does; reading it fails as reading a directory does).
+fn linked_tree() -> TestEnvironment {
+    TestEnvironment::new(
         VirtualEnvironmentProvider::new("linked")
             .with_file("src/lib.rs", "needle\n")
             .with_file("main.rs", "fn main() {}\n"),
     )
+    .with_dir_symlink("linked", "src")
 }
 
 fn strings(value: &Value) -> Vec<String> {
@@ -257,9 +120,11 @@ async fn grep_accepts_file_path_like_the_other_tools() {
 /// `ToolError::feedback(..)`, which has no details.
 #[tokio::test]
 async fn read_file_too_large_feedback_carries_details() {
-    let mut knobs = Knobs::new(VirtualEnvironmentProvider::new("t").with_file("dump.sql", "x"));
-    knobs.huge_path = Some("dump.sql");
-    let env: Arc<dyn EnvironmentProvider> = Arc::new(knobs);
+    // `stat` reports a size above what `read_file` loads.
+    let env: Arc<dyn EnvironmentProvider> = Arc::new(
+        TestEnvironment::new(VirtualEnvironmentProvider::new("t").with_file("dump.sql", "x"))
+            .with_reported_size("dump.sql", 64 * 1024 * 1024),
+    );
     let part = call_on(env, "read_file", json!({"path": "dump.sql"})).await;
     assert_eq!(part.kind, ToolReturnKind::Feedback, "{}", part.content);
     assert_eq!(
@@ -307,10 +172,12 @@ async fn edit_file_keeps_crlf_when_inserting_lines() {
 /// out, a failed fsync after rename), the retry applies the edit again.
 #[tokio::test]
 async fn edit_file_is_not_applied_twice_by_internal_retries() {
-    let knobs = Arc::new(Knobs::new(
-        VirtualEnvironmentProvider::new("t").with_file("app.rs", "let a = 1;\n"),
-    ));
-    knobs.fail_next_write.store(true, Ordering::SeqCst);
+    let knobs = Arc::new(
+        TestEnvironment::new(
+            VirtualEnvironmentProvider::new("t").with_file("app.rs", "let a = 1;\n"),
+        )
+        .with_next_write_failing(),
+    );
     let env: Arc<dyn EnvironmentProvider> = knobs.clone();
     let part = call_on(
         env,
@@ -322,7 +189,7 @@ async fn edit_file_is_not_applied_twice_by_internal_retries() {
         }),
     )
     .await;
-    let content = knobs.inner.read_text("app.rs").await.unwrap();
+    let content = knobs.inner().read_text("app.rs").await.unwrap();
     assert_eq!(
         content.matches("let b = 2;").count(),
         1,
@@ -338,10 +205,12 @@ async fn edit_file_is_not_applied_twice_by_internal_retries() {
 /// only orders calls within one batch of one run.
 #[tokio::test]
 async fn concurrent_edits_of_one_file_do_not_lose_updates() {
-    let mut knobs =
-        Knobs::new(VirtualEnvironmentProvider::new("t").with_file("notes.md", "alpha\nbeta\n"));
-    knobs.yield_after_read = true;
-    let knobs = Arc::new(knobs);
+    let knobs = Arc::new(
+        TestEnvironment::new(
+            VirtualEnvironmentProvider::new("t").with_file("notes.md", "alpha\nbeta\n"),
+        )
+        .with_yield_after_read(),
+    );
     let env: Arc<dyn EnvironmentProvider> = knobs.clone();
     let (first, second) = tokio::join!(
         call_on(
@@ -355,7 +224,7 @@ async fn concurrent_edits_of_one_file_do_not_lose_updates() {
             json!({"path": "notes.md", "old_string": "beta", "new_string": "BETA"}),
         ),
     );
-    let content = knobs.inner.read_text("notes.md").await.unwrap();
+    let content = knobs.inner().read_text("notes.md").await.unwrap();
     let both_reported_success =
         first.kind == ToolReturnKind::Success && second.kind == ToolReturnKind::Success;
     assert!(

@@ -12,38 +12,17 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use starweaver::environment::{
-    glob, grep, walk, EnvironmentEntry, EnvironmentError, EnvironmentProvider, GlobOptions,
-    GrepOptions, VirtualEnvironmentProvider, WalkOptions,
+    glob, grep, walk, EnvironmentProvider, GlobOptions, GrepOptions, VirtualEnvironmentProvider,
+    WalkOptions,
 };
-use starweaver::model::{ToolCallPart, ToolReturnPart};
-use starweaver::{
-    attach_environment, filesystem_tools, AgentContext, BoxFuture, SkillRegistry, ToolRegistry,
-    ToolReturnKind,
-};
+use starweaver::{SkillRegistry, ToolReturnKind};
 
 mod common;
-use common::ambient;
+use common::environment::{call_on, TestEnvironment};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// Runs one filesystem tool call with `provider` attached.
-async fn call_on(
-    provider: Arc<dyn EnvironmentProvider>,
-    name: &str,
-    arguments: Value,
-) -> ToolReturnPart {
-    let mut context = AgentContext::default();
-    attach_environment(&mut context, provider);
-    ToolRegistry::new()
-        .with_toolset(&filesystem_tools())
-        .execute_call(
-            ambient(context),
-            &ToolCallPart::new("call-1", name, arguments),
-        )
-        .await
-}
 
 fn strings(value: &Value) -> Vec<String> {
     value
@@ -59,72 +38,15 @@ fn strings(value: &Value) -> Vec<String> {
 
 /// A provider where the directory `private/` cannot be listed
 /// (permission denied), as on disk.
-#[derive(Debug)]
-struct Locked {
-    inner: VirtualEnvironmentProvider,
-}
-
-impl EnvironmentProvider for Locked {
-    fn name(&self) -> &str {
-        "locked"
-    }
-
-    fn kind(&self) -> &'static str {
-        "test"
-    }
-
-    fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
-        self.inner.read_bytes(path)
-    }
-
-    fn write_bytes<'a>(
-        &'a self,
-        path: &'a str,
-        content: &'a [u8],
-    ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.write_bytes(path, content)
-    }
-
-    fn stat<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<EnvironmentEntry, EnvironmentError>> {
-        self.inner.stat(path)
-    }
-
-    fn list_dir<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<EnvironmentEntry>, EnvironmentError>> {
-        if path == "private" {
-            return Box::pin(async move {
-                Err(EnvironmentError::Io {
-                    path: path.to_string(),
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::PermissionDenied,
-                        "permission denied",
-                    ),
-                })
-            });
-        }
-        self.inner.list_dir(path)
-    }
-
-    fn create_dir_all<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.create_dir_all(path)
-    }
-
-    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.remove(path)
-    }
-}
-
 fn locked() -> Arc<dyn EnvironmentProvider> {
-    Arc::new(Locked {
-        inner: VirtualEnvironmentProvider::new("locked")
-            .with_file("private/notes.txt", "needle\n")
-            .with_file("open.txt", "needle\n"),
-    })
+    Arc::new(
+        TestEnvironment::new(
+            VirtualEnvironmentProvider::new("locked")
+                .with_file("private/notes.txt", "needle\n")
+                .with_file("open.txt", "needle\n"),
+        )
+        .with_unlistable_dir("private"),
+    )
 }
 
 /// Activates `skills/a/SKILL.md` holding `frontmatter` between fences.

@@ -8,16 +8,18 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use starweaver::environment::{
-    DynEnvironment, EnvironmentEntry, EnvironmentError, EnvironmentProvider,
-    VirtualEnvironmentProvider,
+    DynEnvironment, EnvironmentError, EnvironmentProvider, VirtualEnvironmentProvider,
 };
 use starweaver::{
-    skill_instruction, skill_tools, AgentBuilder, AgentContext, AgentStreamEvent, BoxFuture,
+    skill_instruction, skill_tools, AgentBuilder, AgentContext, AgentStreamEvent,
     SkillDiagnosticSeverity, SkillDirectoryKind, SkillError, SkillRegistry, SkillReloadBinding,
     SkillReloadChangeKind, SkillReloadReason, SkillScanDiagnosticKind, SkillSource,
     SkillSourceScope, SkillSummary, TestModel, SKILLS_INSTRUCTION_GROUP, SKILLS_TOOLSET_NAME,
     SKILL_ACTIVATED_EVENT_KIND, SKILL_RELOAD_EVENT_KIND, SKILL_SCAN_EVENT_KIND,
 };
+
+mod common;
+use common::environment::TestEnvironment;
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -711,66 +713,16 @@ async fn odd_inputs_never_panic() {
     }
 }
 
-/// A provider whose `list_dir` fails with an I/O error under one path.
-#[derive(Debug)]
-struct FailingList {
-    inner: VirtualEnvironmentProvider,
-    failing: &'static str,
-}
-
-impl EnvironmentProvider for FailingList {
-    fn name(&self) -> &str {
-        "failing"
-    }
-    fn kind(&self) -> &'static str {
-        "test"
-    }
-    fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
-        self.inner.read_bytes(path)
-    }
-    fn write_bytes<'a>(
-        &'a self,
-        path: &'a str,
-        content: &'a [u8],
-    ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.write_bytes(path, content)
-    }
-    fn stat<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<EnvironmentEntry, EnvironmentError>> {
-        self.inner.stat(path)
-    }
-    fn list_dir<'a>(
-        &'a self,
-        path: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<EnvironmentEntry>, EnvironmentError>> {
-        if path == self.failing {
-            return Box::pin(async move {
-                Err(EnvironmentError::Io {
-                    path: path.to_string(),
-                    source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied"),
-                })
-            });
-        }
-        self.inner.list_dir(path)
-    }
-    fn create_dir_all<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.create_dir_all(path)
-    }
-    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        self.inner.remove(path)
-    }
-}
-
 #[tokio::test]
 async fn unreadable_skill_directories_are_reported() {
-    let provider: DynEnvironment = Arc::new(FailingList {
-        inner: VirtualEnvironmentProvider::new("x")
-            .with_file(".agents/skills/hidden/SKILL.md", skill("hidden", "H", "h"))
-            .with_file("skills/ok/SKILL.md", skill("ok", "Ok", "ok")),
-        failing: ".agents/skills",
-    });
+    let provider: DynEnvironment = Arc::new(
+        TestEnvironment::new(
+            VirtualEnvironmentProvider::new("x")
+                .with_file(".agents/skills/hidden/SKILL.md", skill("hidden", "H", "h"))
+                .with_file("skills/ok/SKILL.md", skill("ok", "Ok", "ok")),
+        )
+        .with_unlistable_dir(".agents/skills"),
+    );
     let report = SkillRegistry::scan_with_report(provider.clone(), &root())
         .await
         .unwrap();

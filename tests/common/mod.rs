@@ -5,6 +5,8 @@
 //! `dead_code` allowance.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod environment;
+
 use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex};
 
