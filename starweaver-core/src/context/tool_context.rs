@@ -10,23 +10,32 @@ use super::{AgentContextHandle, ConversationId, Dependencies, RunId};
 use crate::JsonMap;
 
 /// What a tool sees of the run: ids, retry counters, cancellation, trace
-/// metadata and the dependencies its profile allows. Cheap to clone.
+/// metadata and the dependencies its profile allows. Cheap to clone: what
+/// belongs to the run rather than to the call is shared behind one `Arc`
+/// (copied only when a call changes it), which keeps clones to a few
+/// reference counts and the dispatch futures that hold a context small.
 #[derive(Clone, Debug)]
 pub struct ToolContext {
-    run_id: RunId,
-    conversation_id: ConversationId,
+    scope: Arc<RunScope>,
     retry: u32,
     execution_attempt: u32,
     max_retries: u32,
+    approved: bool,
     tool_name: Arc<str>,
     tool_call_id: Arc<str>,
-    cancellation: Option<CancellationToken>,
     dependencies: Dependencies,
+    inherited: crate::tools::InheritedLimits,
+}
+
+/// The run-level part of a [`ToolContext`], shared between its clones.
+#[derive(Clone, Debug, Default)]
+struct RunScope {
+    run_id: RunId,
+    conversation_id: ConversationId,
+    cancellation: Option<CancellationToken>,
     metadata: JsonMap,
-    approved: bool,
     deferred_result: Option<Value>,
     agent_context: Option<AgentContextHandle>,
-    inherited: crate::tools::InheritedLimits,
 }
 
 impl ToolContext {
@@ -35,21 +44,24 @@ impl ToolContext {
     #[must_use]
     pub fn new(run_id: RunId, conversation_id: ConversationId, retry: u32) -> Self {
         Self {
-            run_id,
-            conversation_id,
+            scope: Arc::new(RunScope {
+                run_id,
+                conversation_id,
+                ..RunScope::default()
+            }),
             retry,
             execution_attempt: 0,
             max_retries: 0,
+            approved: false,
             tool_name: Arc::from(""),
             tool_call_id: Arc::from(""),
-            cancellation: None,
             dependencies: Dependencies::default(),
-            metadata: JsonMap::new(),
-            approved: false,
-            deferred_result: None,
-            agent_context: None,
             inherited: crate::tools::InheritedLimits::default(),
         }
+    }
+
+    fn scope_mut(&mut self) -> &mut RunScope {
+        Arc::make_mut(&mut self.scope)
     }
 
     /// Replaces the dependency bag.
@@ -69,7 +81,7 @@ impl ToolContext {
     /// Uses this token for cooperative cancellation.
     #[must_use]
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = Some(token);
+        self.scope_mut().cancellation = Some(token);
         self
     }
 
@@ -83,7 +95,7 @@ impl ToolContext {
     /// Adds trace or host metadata.
     #[must_use]
     pub fn with_metadata(mut self, key: impl Into<String>, value: Value) -> Self {
-        self.metadata.insert(key.into(), value);
+        self.scope_mut().metadata.insert(key.into(), value);
         self
     }
 
@@ -97,7 +109,7 @@ impl ToolContext {
     /// Supplies the result of a deferred call being resumed.
     #[must_use]
     pub fn with_deferred_result(mut self, result: Value) -> Self {
-        self.deferred_result = Some(result);
+        self.scope_mut().deferred_result = Some(result);
         self
     }
 
@@ -106,20 +118,20 @@ impl ToolContext {
     /// profile, and hides tools that tool search has not loaded.
     #[must_use]
     pub fn with_agent_context(mut self, context: AgentContextHandle) -> Self {
-        self.agent_context = Some(context);
+        self.scope_mut().agent_context = Some(context);
         self
     }
 
     /// Id of the run.
     #[must_use]
     pub fn run_id(&self) -> &RunId {
-        &self.run_id
+        &self.scope.run_id
     }
 
     /// Id of the conversation.
     #[must_use]
     pub fn conversation_id(&self) -> &ConversationId {
-        &self.conversation_id
+        &self.scope.conversation_id
     }
 
     /// Model-correction retries this tool already used in the run.
@@ -155,13 +167,13 @@ impl ToolContext {
     /// The cancellation token, when the caller can cancel this call.
     #[must_use]
     pub fn cancellation_token(&self) -> Option<&CancellationToken> {
-        self.cancellation.as_ref()
+        self.scope.cancellation.as_ref()
     }
 
     /// Completes when the call is cancelled; never, when it cannot be.
     /// Long-running tools can `select!` on it.
     pub async fn cancelled(&self) {
-        match &self.cancellation {
+        match &self.scope.cancellation {
             Some(token) => token.cancelled().await,
             None => std::future::pending().await,
         }
@@ -170,7 +182,8 @@ impl ToolContext {
     /// True once the call has been cancelled.
     #[must_use]
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation
+        self.scope
+            .cancellation
             .as_ref()
             .is_some_and(CancellationToken::is_cancelled)
     }
@@ -201,12 +214,12 @@ impl ToolContext {
     /// Trace and host metadata.
     #[must_use]
     pub fn metadata(&self) -> &JsonMap {
-        &self.metadata
+        &self.scope.metadata
     }
 
     /// Mutable trace and host metadata (for hooks).
     pub fn metadata_mut(&mut self) -> &mut JsonMap {
-        &mut self.metadata
+        &mut self.scope_mut().metadata
     }
 
     /// True when a human approved this call.
@@ -218,11 +231,11 @@ impl ToolContext {
     /// The resumed result of a deferred call, if any.
     #[must_use]
     pub fn deferred_result(&self) -> Option<&Value> {
-        self.deferred_result.as_ref()
+        self.scope.deferred_result.as_ref()
     }
 
     pub(crate) fn agent_context(&self) -> Option<&AgentContextHandle> {
-        self.agent_context.as_ref()
+        self.scope.agent_context.as_ref()
     }
 
     pub(crate) fn set_call(&mut self, tool_name: Arc<str>, call_id: &str, max_retries: u32) {
