@@ -28,7 +28,7 @@ pub struct ToolContext {
 }
 
 /// The run-level part of a [`ToolContext`], shared between its clones.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct RunScope {
     run_id: RunId,
     conversation_id: ConversationId,
@@ -44,10 +44,15 @@ impl ToolContext {
     #[must_use]
     pub fn new(run_id: RunId, conversation_id: ConversationId, retry: u32) -> Self {
         Self {
+            // Spelled out: `RunScope::default()` would mint two ids only to
+            // drop them.
             scope: Arc::new(RunScope {
                 run_id,
                 conversation_id,
-                ..RunScope::default()
+                cancellation: None,
+                metadata: JsonMap::new(),
+                deferred_result: None,
+                agent_context: None,
             }),
             retry,
             execution_attempt: 0,
