@@ -1306,27 +1306,16 @@ async fn schema_sampled_arguments_still_deserialize_and_an_auto_run_does_not_pan
     let mut session = AgentSession::new(agent).with_context(context_with(Arc::new(project())));
     let result = session.run("use every tool").await;
     assert_eq!(model.requests()[0].parameters.tools.len(), 6);
-    match result {
-        // Every call of the first batch was answered: a tool return, or
-        // a retry prompt for edit_file's identical strings.
-        Ok(result) => {
-            let ModelMessage::Request(answers) = &result.messages[2] else {
-                panic!("expected the answers to the first batch");
-            };
-            assert_eq!(answers.parts.len(), 6, "{:?}", answers.parts);
-        }
-        // `edit_file` has no retry budget (max_retries 0, so it is never
-        // re-run after an I/O error), and the registry counts model
-        // retries against the same budget: its sampled call, with
-        // `old_string` equal to `new_string`, is a model retry that ends
-        // the run. The other five calls were answered before.
-        Err(starweaver::AgentError::ToolRetriesExhausted {
-            tool, max_retries, ..
-        }) => {
-            assert_eq!((tool.as_str(), max_retries), ("edit_file", 0));
-        }
-        Err(error) => panic!("unexpected run error: {error}"),
-    }
+    // Every call of the first batch is answered (a tool return, or a
+    // retry prompt for edit_file's identical sampled strings), and the
+    // run completes: the embedded test model runs any manifest with the
+    // filesystem bundle.
+    let result = result.unwrap();
+    let ModelMessage::Request(answers) = &result.messages[2] else {
+        panic!("expected the answers to the first batch");
+    };
+    assert_eq!(answers.parts.len(), 6, "{:?}", answers.parts);
+    assert!(!result.output.is_empty());
 }
 
 #[tokio::test]
