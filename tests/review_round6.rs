@@ -1,0 +1,663 @@
+//! Sixth review: the newest layers (environments, the filesystem bundle,
+//! skills) integrated with the agent runtime, through the public API.
+//!
+//! No defect was found in this round; every test here locks in
+//! integration behaviour that was checked and found sound: gated,
+//! deferred, prefixed, proxied and searched filesystem tools across
+//! pauses, restores and run options, per-file locks under the proxy,
+//! `skills_scanned` once per run, cancellation of a long grep, and
+//! per-call tool contexts.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
+use starweaver::model::{ModelMessage, ModelResponse, ToolCallPart, ToolReturnKind};
+use starweaver::{
+    filesystem_tools, tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentError,
+    AgentHitlUserInteraction, AgentRunOptions, AgentSession, AgentSessionState, AgentStreamEvent,
+    BoxFuture, DeferredToolset, DynTool, FunctionModel, PrefixedToolset, StaticToolset, Tool,
+    ToolContext, ToolDefinition, ToolError, ToolResult, ToolUserInputPreprocessResult,
+};
+
+mod common;
+use common::{responses_so_far, tool_returns};
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+/// A provider holding `notes.txt` ("one\n").
+fn notes() -> Arc<VirtualEnvironmentProvider> {
+    Arc::new(VirtualEnvironmentProvider::new("ws").with_file("notes.txt", "one\n"))
+}
+
+/// The bundle's tool `name`.
+fn bundle_tool(name: &str) -> DynTool {
+    filesystem_tools()
+        .get_tools()
+        .into_iter()
+        .find(|tool| tool.name() == name)
+        .unwrap()
+}
+
+/// Forwards everything to `inner` and adds `approval_required: true` to
+/// its definition: how a host makes `write_file` / `edit_file` gated.
+struct Gated(DynTool);
+
+impl Tool for Gated {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn definition(&self) -> ToolDefinition {
+        let mut definition = self.0.definition();
+        definition
+            .metadata
+            .insert("approval_required".to_string(), Value::Bool(true));
+        definition
+    }
+    fn call<'a>(
+        &'a self,
+        ctx: ToolContext,
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        self.0.call(ctx, arguments)
+    }
+    fn validate_arguments(
+        &self,
+        ctx: &ToolContext,
+        arguments: &mut Value,
+    ) -> Result<(), ToolError> {
+        self.0.validate_arguments(ctx, arguments)
+    }
+    fn validates_arguments(&self) -> bool {
+        self.0.validates_arguments()
+    }
+    fn check_arguments(&self, arguments: &Value) -> Result<(), ToolError> {
+        self.0.check_arguments(arguments)
+    }
+    fn preprocess_user_input(
+        &self,
+        ctx: ToolContext,
+        user_input: Value,
+    ) -> Option<BoxFuture<'_, Result<ToolUserInputPreprocessResult, ToolError>>> {
+        self.0.preprocess_user_input(ctx, user_input)
+    }
+}
+
+/// The filesystem bundle with `write_file` and `edit_file` gated.
+fn gated_filesystem() -> StaticToolset {
+    StaticToolset::new("filesystem").with_tools(filesystem_tools().get_tools().into_iter().map(
+        |tool| -> DynTool {
+            if tool.name() == "write_file" || tool.name() == "edit_file" {
+                Arc::new(Gated(tool))
+            } else {
+                tool
+            }
+        },
+    ))
+}
+
+/// A model that sends `batches` one response each, then answers "done".
+fn scripted(batches: Vec<Vec<ToolCallPart>>) -> Arc<FunctionModel> {
+    Arc::new(FunctionModel::new(move |messages: &[ModelMessage], _| {
+        let step = responses_so_far(messages);
+        Ok(match batches.get(step) {
+            Some(calls) => ModelResponse::tool_calls(calls.clone()),
+            None => ModelResponse::text("done"),
+        })
+    }))
+}
+
+fn call(id: &str, name: &str, arguments: Value) -> ToolCallPart {
+    ToolCallPart::new(id, name, arguments)
+}
+
+fn proxied(id: &str, name: &str, arguments: Value) -> ToolCallPart {
+    call(
+        id,
+        "call_tool",
+        json!({"name": name, "arguments": arguments}),
+    )
+}
+
+async fn text_of(provider: &Arc<VirtualEnvironmentProvider>, path: &str) -> String {
+    provider.read_text(path).await.unwrap()
+}
+
+/// Exports a session to JSON and restores it on `agent`.
+fn round_trip(session: &AgentSession, agent: starweaver::Agent) -> AgentSession {
+    let json = session.export_state().to_json().unwrap();
+    AgentSession::restore(agent, AgentSessionState::from_json(&json).unwrap())
+}
+
+// ---------------------------------------------------------------------------
+// Proxies, prefixes, search and deferral over the filesystem bundle
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn two_writes_of_one_file_through_the_proxy_do_not_deadlock() {
+    let provider = notes();
+    let model = scripted(vec![vec![
+        proxied(
+            "w1",
+            "write_file",
+            json!({"path": "notes.txt", "content": "a\n"}),
+        ),
+        proxied(
+            "w2",
+            "write_file",
+            json!({"path": "/notes.txt", "content": "b\n"}),
+        ),
+        proxied(
+            "e1",
+            "edit_file",
+            json!({"path": "notes.txt", "old_string": "b", "new_string": "c"}),
+        ),
+        proxied("r1", "read_file", json!({"path": "notes.txt"})),
+    ]]);
+    let agent = AgentBuilder::new(model)
+        .toolset(&tool_proxy_toolset(vec![filesystem_tools()]))
+        .build();
+    let mut session = AgentSession::new(agent).with_environment(provider.clone());
+    let result = tokio::time::timeout(Duration::from_secs(5), session.run("write twice"))
+        .await
+        .expect("the batch deadlocked")
+        .unwrap();
+    let returns = tool_returns(&result.messages);
+    assert!(returns
+        .iter()
+        .all(|part| part.kind == ToolReturnKind::Success));
+    assert_eq!(returns[3].content["content"], "c\n");
+    assert_eq!(text_of(&provider, "notes.txt").await, "c\n");
+}
+
+#[tokio::test]
+async fn a_gated_write_behind_the_proxy_resumes_after_export_and_restore() {
+    let provider = notes();
+    let model = scripted(vec![vec![
+        proxied("r1", "read_file", json!({"path": "notes.txt"})),
+        proxied(
+            "w1",
+            "write_file",
+            json!({"path": "notes.txt", "content": "two\n"}),
+        ),
+    ]]);
+    let build = || {
+        AgentBuilder::new(model.clone())
+            .toolset(&tool_proxy_toolset(vec![gated_filesystem()]))
+            .build()
+    };
+    let mut session = AgentSession::new(build()).with_environment(provider.clone());
+    let waiting = session.run("rewrite notes").await.unwrap();
+    assert!(waiting.is_waiting());
+    assert_eq!(waiting.pending.len(), 1);
+    assert_eq!(waiting.pending[0].tool_call_id, "w1");
+    assert_eq!(text_of(&provider, "notes.txt").await, "one\n");
+
+    let mut restored = round_trip(&session, build()).with_environment(provider.clone());
+    let done = restored
+        .resume_after_hitl(AgentHitlUserInteraction::approved("w1"))
+        .await
+        .unwrap();
+    assert_eq!(done.output, "done");
+    assert_eq!(text_of(&provider, "notes.txt").await, "two\n");
+    let returns = tool_returns(&done.messages);
+    assert_eq!(returns[0].content["content"], "one\n");
+    assert_eq!(returns[1].kind, ToolReturnKind::Success);
+    assert_eq!(returns[1].content["created"], false);
+}
+
+#[tokio::test]
+async fn a_gated_prefixed_edit_is_denied_then_approved_across_a_restore() {
+    let provider = notes();
+    let model = scripted(vec![
+        vec![call(
+            "e1",
+            "fs_edit_file",
+            json!({"path": "notes.txt", "old_string": "one", "new_string": "uno"}),
+        )],
+        vec![call(
+            "e2",
+            "fs_edit_file",
+            json!({"file_path": "notes.txt", "old_string": "one", "new_string": "eins"}),
+        )],
+    ]);
+    let build = || {
+        AgentBuilder::new(model.clone())
+            .toolset(&PrefixedToolset::new("fs", gated_filesystem()))
+            .build()
+    };
+    let mut session = AgentSession::new(build()).with_environment(provider.clone());
+    assert!(session.run("edit").await.unwrap().is_waiting());
+    let waiting = session
+        .resume_after_hitl(AgentHitlUserInteraction::denied("e1"))
+        .await
+        .unwrap();
+    assert!(waiting.is_waiting());
+    assert_eq!(text_of(&provider, "notes.txt").await, "one\n");
+    let mut restored = round_trip(&session, build()).with_environment(provider.clone());
+    let done = restored
+        .resume_after_hitl(AgentHitlUserInteraction::approved("e2"))
+        .await
+        .unwrap();
+    assert_eq!(done.output, "done");
+    assert_eq!(text_of(&provider, "notes.txt").await, "eins\n");
+}
+
+#[tokio::test]
+async fn filesystem_tools_loaded_by_tool_search_act_on_the_session_environment() {
+    let provider = notes();
+    let model = scripted(vec![
+        vec![call("s1", "tool_search", json!({"query": "write file"}))],
+        vec![call(
+            "w1",
+            "write_file",
+            json!({"path": "new/file.txt", "content": "x"}),
+        )],
+    ]);
+    let agent = AgentBuilder::new(model)
+        .toolset(&tool_search_toolset(vec![filesystem_tools()]))
+        .build();
+    let mut session = AgentSession::new(agent).with_environment(provider.clone());
+    let result = session.run("search then write").await.unwrap();
+    let returns = tool_returns(&result.messages);
+    assert_eq!(returns[1].kind, ToolReturnKind::Success, "{:?}", returns[1]);
+    assert_eq!(text_of(&provider, "new/file.txt").await, "x");
+}
+
+#[tokio::test]
+async fn a_deferred_write_returns_the_worker_result_and_touches_nothing() {
+    let provider = notes();
+    let model = scripted(vec![vec![
+        call("r1", "read_file", json!({"path": "notes.txt"})),
+        call(
+            "w1",
+            "write_file",
+            json!({"path": "notes.txt", "content": "x"}),
+        ),
+    ]]);
+    let build = || {
+        AgentBuilder::new(model.clone())
+            .toolset(&StaticToolset::new("fs").with_tool(bundle_tool("read_file")))
+            .toolset(&DeferredToolset::new("remote").with_tool(bundle_tool("write_file")))
+            .build()
+    };
+    let mut session = AgentSession::new(build()).with_environment(provider.clone());
+    let waiting = session.run("defer").await.unwrap();
+    assert_eq!(waiting.pending.len(), 1);
+    let mut restored = round_trip(&session, build()).with_environment(provider.clone());
+    let done = restored
+        .resume_after_hitl(
+            starweaver::AgentHitlResults::new().with_deferred_result("w1", json!({"ok": 1})),
+        )
+        .await
+        .unwrap();
+    let returns = tool_returns(&done.messages);
+    assert_eq!(returns[1].content, json!({"ok": 1}));
+    assert_eq!(text_of(&provider, "notes.txt").await, "one\n");
+}
+
+// ---------------------------------------------------------------------------
+// Run options and scheduling
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn run_scoped_filesystem_tools_see_the_environment_and_stay_ordered() {
+    let provider = notes();
+    let model = scripted(vec![vec![
+        call("r0", "read_file", json!({"path": "notes.txt"})),
+        call(
+            "w1",
+            "write_file",
+            json!({"path": "notes.txt", "content": "two\n"}),
+        ),
+        call("r1", "grep", json!({"pattern": "two"})),
+    ]]);
+    let agent = AgentBuilder::new(model).build();
+    let mut session = AgentSession::new(agent).with_environment(provider.clone());
+    let records = Arc::new(Mutex::new(Vec::new()));
+    let sink = records.clone();
+    let result = session
+        .run_with_events(
+            "per run",
+            AgentRunOptions::new().toolset(&filesystem_tools()),
+            &mut move |record| sink.lock().unwrap().push(record.event.clone()),
+        )
+        .await
+        .unwrap();
+    let returns = tool_returns(&result.messages);
+    assert_eq!(returns[0].content["content"], "one\n");
+    assert_eq!(returns[2].content["count"], 1);
+    let batch = records
+        .lock()
+        .unwrap()
+        .iter()
+        .find_map(|event| match event {
+            AgentStreamEvent::ToolBatch { mode, reason, .. } => {
+                Some((mode.clone(), reason.clone()))
+            }
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(batch.0, "sequential");
+    assert_eq!(batch.1.as_deref(), Some("sequential_tool"));
+}
+
+// ---------------------------------------------------------------------------
+// Skills, cancellation and per-call contexts
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn skills_scanned_is_published_once_for_a_run_that_waits_and_resumes() {
+    let provider = Arc::new(
+        VirtualEnvironmentProvider::new("ws")
+            .with_file(
+                "skills/notes/SKILL.md",
+                "---\nname: notes\ndescription: Keep notes\n---\nBody.\n",
+            )
+            .with_file("notes.txt", "one\n"),
+    );
+    let report = starweaver::SkillRegistry::scan_with_report(
+        provider.clone(),
+        &[starweaver::SkillSourceScope::new("")],
+    )
+    .await
+    .unwrap();
+    let model = scripted(vec![vec![call(
+        "w1",
+        "write_file",
+        json!({"path": "notes.txt", "content": "two\n"}),
+    )]]);
+    let agent = AgentBuilder::new(model)
+        .toolset(&gated_filesystem())
+        .toolset(&starweaver::skill_tools(report.registry().packages()))
+        .skills_report(report)
+        .build();
+    let mut session = AgentSession::new(agent).with_environment(provider.clone());
+    let scans = Arc::new(Mutex::new(0_usize));
+    let counter = scans.clone();
+    let mut sink = move |record: &starweaver::AgentStreamRecord| {
+        if matches!(&record.event, AgentStreamEvent::Custom { event } if event.kind == starweaver::SKILL_SCAN_EVENT_KIND)
+        {
+            *counter.lock().unwrap() += 1;
+        }
+    };
+    let waiting = session
+        .run_with_events("go", AgentRunOptions::new(), &mut sink)
+        .await
+        .unwrap();
+    assert!(waiting.is_waiting());
+    let done = session
+        .resume_with_events(AgentHitlUserInteraction::approved("w1"), &mut sink)
+        .await
+        .unwrap();
+    assert_eq!(done.output, "done");
+    assert_eq!(*scans.lock().unwrap(), 1);
+    let in_context = session
+        .context()
+        .events
+        .events()
+        .iter()
+        .filter(|event| event.kind == starweaver::SKILL_SCAN_EVENT_KIND)
+        .count();
+    assert_eq!(in_context, 1);
+    // A second run reports its own scan once.
+    session.run("again").await.unwrap();
+    let after = session
+        .context()
+        .events
+        .events()
+        .iter()
+        .filter(|event| event.kind == starweaver::SKILL_SCAN_EVENT_KIND)
+        .count();
+    assert_eq!(after, 2);
+}
+
+#[tokio::test]
+async fn cancelling_a_run_stops_a_long_grep() {
+    let provider = Arc::new(VirtualEnvironmentProvider::new("big"));
+    let text = "haystack\n".repeat(50);
+    for index in 0..20_000 {
+        let path = format!("d{}/f{index}.txt", index % 100);
+        provider.write_text(&path, &text).await.unwrap();
+    }
+    let model = scripted(vec![vec![call("g1", "grep", json!({"pattern": "needle"}))]]);
+    let agent = AgentBuilder::new(model)
+        .toolset(&filesystem_tools())
+        .build();
+    let mut session = AgentSession::new(agent).with_environment(provider);
+    let token = tokio_util::sync::CancellationToken::new();
+    let trigger = token.clone();
+    let returns = Arc::new(Mutex::new(Vec::new()));
+    let sink_returns = returns.clone();
+    let mut sink = move |record: &starweaver::AgentStreamRecord| {
+        if let AgentStreamEvent::ToolReturn { part } = &record.event {
+            sink_returns.lock().unwrap().push(part.clone());
+        }
+    };
+    let run = session.run_with_events(
+        "search",
+        AgentRunOptions::new().cancellation(token),
+        &mut sink,
+    );
+    let cancel = async move {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        trigger.cancel();
+    };
+    let (result, ()) = tokio::join!(run, cancel);
+    assert!(matches!(result, Err(AgentError::Cancelled)), "{result:?}");
+    let returns = returns.lock().unwrap();
+    assert_eq!(returns.len(), 1);
+    assert_eq!(
+        returns[0].kind,
+        ToolReturnKind::Cancelled,
+        "{:?}",
+        returns[0]
+    );
+}
+
+/// A hook that tags the context of every `tag_me` call with its id.
+struct Tagger;
+
+impl starweaver::ToolExecutionHook for Tagger {
+    fn before_execute<'a>(
+        &'a self,
+        input: starweaver::ToolHookInput<'a>,
+    ) -> BoxFuture<'a, Result<(), ToolError>> {
+        if input.tool_name == "tag_me" {
+            input
+                .context
+                .metadata_mut()
+                .insert("tag".to_string(), json!(input.tool_call_id));
+        }
+        Box::pin(async { Ok(()) })
+    }
+}
+
+#[tokio::test]
+async fn hook_metadata_and_approvals_stay_with_their_own_call() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let probe = |name: &'static str| -> DynTool {
+        let seen = seen.clone();
+        Arc::new(
+            starweaver::string_tool(
+                name,
+                Some(format!("{name} probe")),
+                json!({"type": "object", "properties": {}}),
+                move |ctx: ToolContext, _args: Value| {
+                    let seen = seen.clone();
+                    async move {
+                        tokio::task::yield_now().await;
+                        seen.lock().unwrap().push(json!({
+                            "id": ctx.tool_call_id(),
+                            "tag": ctx.metadata().get("tag"),
+                            "approved": ctx.is_approved(),
+                            "deferred": ctx.deferred_result(),
+                        }));
+                        Ok(ToolResult::new(json!("ok")))
+                    }
+                },
+            )
+            .with_approval_required(name == "gated"),
+        )
+    };
+    let model = scripted(vec![vec![
+        call("t1", "tag_me", json!({})),
+        call("p1", "plain", json!({})),
+        call("g1", "gated", json!({})),
+        call("t2", "tag_me", json!({})),
+    ]]);
+    let registry = starweaver::ToolRegistry::new()
+        .with_tool(probe("tag_me"))
+        .with_tool(probe("plain"))
+        .with_tool(probe("gated"))
+        .with_execution_hook(Arc::new(Tagger));
+    let agent = AgentBuilder::new(model).tool_registry(registry).build();
+    let mut session = AgentSession::new(agent);
+    assert!(session.run("go").await.unwrap().is_waiting());
+    session
+        .resume_after_hitl(AgentHitlUserInteraction::approved("g1"))
+        .await
+        .unwrap();
+    let seen = seen.lock().unwrap().clone();
+    let by_id = |id: &str| seen.iter().find(|entry| entry["id"] == id).unwrap().clone();
+    assert_eq!(by_id("t1")["tag"], "t1");
+    assert_eq!(by_id("t2")["tag"], "t2");
+    assert_eq!(by_id("p1")["tag"], Value::Null);
+    assert_eq!(by_id("g1")["tag"], Value::Null);
+    assert_eq!(by_id("p1")["approved"], false);
+    assert_eq!(by_id("g1")["approved"], true);
+
+    // Clones are copy-on-write: changing one never shows in another.
+    let base = ToolContext::default().with_metadata("shared", json!(1));
+    let mut one = base.clone().with_metadata("one", json!(true));
+    one.metadata_mut().insert("shared".to_string(), json!(2));
+    let two = base
+        .clone()
+        .with_deferred_result(json!("r"))
+        .with_approved(true);
+    assert_eq!(base.metadata().get("shared"), Some(&json!(1)));
+    assert!(base.metadata().get("one").is_none());
+    assert!(two.metadata().get("one").is_none());
+    assert!(base.deferred_result().is_none() && !base.is_approved());
+    assert!(one.deferred_result().is_none() && !one.is_approved());
+}
+
+#[tokio::test]
+async fn a_gated_write_loaded_by_tool_search_resumes_after_a_restore() {
+    let provider = notes();
+    let model = scripted(vec![
+        vec![call("s1", "tool_search", json!({"query": "write file"}))],
+        vec![
+            call(
+                "w1",
+                "write_file",
+                json!({"path": "notes.txt", "content": "two\n"}),
+            ),
+            call("r1", "read_file", json!({"path": "notes.txt"})),
+        ],
+    ]);
+    let build = || {
+        AgentBuilder::new(model.clone())
+            .toolset(&tool_search_toolset(vec![gated_filesystem()]))
+            .build()
+    };
+    let mut session = AgentSession::new(build()).with_environment(provider.clone());
+    let waiting = session.run("search then write").await.unwrap();
+    assert!(
+        waiting.is_waiting(),
+        "{:?}",
+        tool_returns(&waiting.messages)
+    );
+    let mut restored = round_trip(&session, build()).with_environment(provider.clone());
+    let done = restored
+        .resume_after_hitl(AgentHitlUserInteraction::approved("w1"))
+        .await
+        .unwrap();
+    let returns = tool_returns(&done.messages);
+    assert_eq!(returns[1].kind, ToolReturnKind::Success, "{:?}", returns[1]);
+    assert_eq!(text_of(&provider, "notes.txt").await, "two\n");
+}
+
+#[tokio::test]
+async fn prefixed_and_run_scoped_gated_writes_resume_in_process() {
+    let provider = notes();
+    let model = scripted(vec![vec![
+        call(
+            "w1",
+            "fs_write_file",
+            json!({"path": "notes.txt", "content": "two\n"}),
+        ),
+        call("r1", "fs_read_file", json!({"path": "notes.txt"})),
+    ]]);
+    let agent = AgentBuilder::new(model).build();
+    let mut session = AgentSession::new(agent).with_environment(provider.clone());
+    let records = Arc::new(Mutex::new(Vec::new()));
+    let sink = records.clone();
+    let waiting = session
+        .run_with_events(
+            "go",
+            AgentRunOptions::new().toolset(&PrefixedToolset::new("fs", gated_filesystem())),
+            &mut move |record| sink.lock().unwrap().push(record.event.clone()),
+        )
+        .await
+        .unwrap();
+    assert!(waiting.is_waiting());
+    let batch = records
+        .lock()
+        .unwrap()
+        .iter()
+        .find_map(|event| match event {
+            AgentStreamEvent::ToolBatch { reason, .. } => Some(reason.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(batch.as_deref(), Some("sequential_tool"));
+    let done = session
+        .resume_after_hitl(AgentHitlUserInteraction::approved("w1"))
+        .await
+        .unwrap();
+    assert_eq!(done.output, "done");
+    assert_eq!(text_of(&provider, "notes.txt").await, "two\n");
+}
+
+#[tokio::test]
+async fn a_deferred_write_behind_the_proxy_and_a_duplicate_run_toolset() {
+    let provider = notes();
+    let model = scripted(vec![vec![
+        proxied(
+            "w1",
+            "write_file",
+            json!({"path": "notes.txt", "content": "x"}),
+        ),
+        call("r1", "read_file", json!({"path": "notes.txt"})),
+    ]]);
+    let build = || {
+        AgentBuilder::new(model.clone())
+            .toolset(&filesystem_tools())
+            .toolset(&tool_proxy_toolset(vec![
+                DeferredToolset::new("remote").with_tool(bundle_tool("write_file"))
+            ]))
+            .build()
+    };
+    let mut session = AgentSession::new(build()).with_environment(provider.clone());
+    let waiting = session
+        .run_with_options("defer", AgentRunOptions::new().toolset(&filesystem_tools()))
+        .await
+        .unwrap();
+    assert_eq!(waiting.pending.len(), 1);
+    let mut restored = round_trip(&session, build()).with_environment(provider.clone());
+    let done = restored
+        .resume_after_hitl(
+            starweaver::AgentHitlResults::new().with_deferred_result("w1", json!({"ok": 1})),
+        )
+        .await
+        .unwrap();
+    let returns = tool_returns(&done.messages);
+    assert_eq!(returns[0].content, json!({"ok": 1}));
+    assert_eq!(returns[1].content["content"], "one\n");
+    assert_eq!(text_of(&provider, "notes.txt").await, "one\n");
+}
