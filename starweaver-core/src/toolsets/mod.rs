@@ -1,7 +1,9 @@
 //! Toolsets: groups of tools with shared instructions and defaults, and
-//! the combinators that prefix, defer, proxy and search them.
+//! the combinators that prefix, gate, defer, proxy and search them.
 
+mod approval;
 mod deferred;
+mod forward;
 mod lifecycle;
 mod prefixed;
 mod proxy;
@@ -9,6 +11,7 @@ mod search;
 mod static_toolset;
 mod toolset;
 
+pub use approval::ApprovalRequiredToolset;
 pub use deferred::DeferredToolset;
 pub use lifecycle::{
     ToolsetLifecyclePolicy, ToolsetLifecycleReport, ToolsetLifecycleStatus,

@@ -2,10 +2,9 @@
 
 use std::sync::Arc;
 
-use super::{DynToolset, IntoDynToolset, Toolset, ToolsetLifecyclePolicy};
+use super::{DynToolset, IntoDynToolset, Toolset};
 use crate::tools::wrapped::WrappedTool;
-use crate::tools::{DynTool, ToolError, ToolInstruction};
-use crate::{AgentContext, BoxFuture};
+use crate::tools::DynTool;
 
 /// Exposes another toolset's tools as `<prefix>_<name>`, so several copies
 /// (two proxies, two environments) can live in one registry.
@@ -51,10 +50,6 @@ impl Toolset for PrefixedToolset {
         &self.prefix
     }
 
-    fn id(&self) -> Option<&str> {
-        self.inner.id()
-    }
-
     fn get_tools(&self) -> Vec<DynTool> {
         self.inner
             .get_tools()
@@ -67,41 +62,5 @@ impl Toolset for PrefixedToolset {
             .collect()
     }
 
-    fn get_instructions(&self) -> Vec<ToolInstruction> {
-        self.inner.get_instructions()
-    }
-
-    fn timeout_ms(&self) -> Option<u64> {
-        self.inner.timeout_ms()
-    }
-
-    fn max_retries(&self) -> Option<u32> {
-        self.inner.max_retries()
-    }
-
-    fn is_available(&self, context: &AgentContext) -> bool {
-        self.inner.is_available(context)
-    }
-
-    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
-        self.inner.lifecycle_policy()
-    }
-
-    fn wrapped_toolsets(&self) -> Vec<DynToolset> {
-        self.inner.wrapped_toolsets()
-    }
-
-    fn enter_with_context<'a>(
-        &'a self,
-        context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        self.inner.enter_with_context(context)
-    }
-
-    fn exit_with_context<'a>(
-        &'a self,
-        context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        self.inner.exit_with_context(context)
-    }
+    super::forward::forward_toolset_to_inner!();
 }
