@@ -133,3 +133,18 @@ async fn a_gated_write_behind_the_proxy_waits_too() {
         .unwrap();
     assert_eq!(env.read_text("notes.md").await.unwrap(), "new\n");
 }
+
+#[tokio::test]
+async fn names_are_the_inner_toolsets_under_a_prefix() {
+    let gated = ApprovalRequiredToolset::new(filesystem_tools()).with_tools(["write_file"]);
+    let prefixed: DynToolset = Arc::new(starweaver::PrefixedToolset::new("fs", gated));
+    let registry = ToolRegistry::new().with_toolset(&prefixed);
+    let gated_of = |name: &str| {
+        starweaver::tool_metadata_requires_approval(
+            &registry.get(name).unwrap().definition().metadata,
+        )
+    };
+    assert!(gated_of("fs_write_file"));
+    assert!(!gated_of("fs_read_file"));
+    assert!(!gated_of("fs_edit_file"));
+}
