@@ -23,6 +23,7 @@ use starweaver::{
 };
 
 mod common;
+use common::environment::TestEnvironment;
 use common::{responses_so_far, tool_returns};
 
 // ---------------------------------------------------------------------------
@@ -418,19 +419,28 @@ async fn skills_scanned_is_published_once_for_a_run_that_waits_and_resumes() {
 
 #[tokio::test]
 async fn cancelling_a_run_stops_a_long_grep() {
-    let provider = Arc::new(VirtualEnvironmentProvider::new("big"));
+    let files = VirtualEnvironmentProvider::new("big");
     let text = "haystack\n".repeat(50);
     for index in 0..20_000 {
         let path = format!("d{}/f{index}.txt", index % 100);
-        provider.write_text(&path, &text).await.unwrap();
+        files.write_text(&path, &text).await.unwrap();
     }
+    // Cancel from inside the search, at its 100th file read: no sleeping,
+    // and the grep is provably under way when the token fires.
+    let token = tokio_util::sync::CancellationToken::new();
+    let trigger = token.clone();
+    let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = reads.clone();
+    let provider = Arc::new(TestEnvironment::new(files).with_read_hook(move |_| {
+        if counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 99 {
+            trigger.cancel();
+        }
+    }));
     let model = scripted(vec![vec![call("g1", "grep", json!({"pattern": "needle"}))]]);
     let agent = AgentBuilder::new(model)
         .toolset(&filesystem_tools())
         .build();
     let mut session = AgentSession::new(agent).with_environment(provider);
-    let token = tokio_util::sync::CancellationToken::new();
-    let trigger = token.clone();
     let returns = Arc::new(Mutex::new(Vec::new()));
     let sink_returns = returns.clone();
     let mut sink = move |record: &starweaver::AgentStreamRecord| {
@@ -438,16 +448,13 @@ async fn cancelling_a_run_stops_a_long_grep() {
             sink_returns.lock().unwrap().push(part.clone());
         }
     };
-    let run = session.run_with_events(
-        "search",
-        AgentRunOptions::new().cancellation(token),
-        &mut sink,
-    );
-    let cancel = async move {
-        tokio::time::sleep(Duration::from_millis(2)).await;
-        trigger.cancel();
-    };
-    let (result, ()) = tokio::join!(run, cancel);
+    let result = session
+        .run_with_events(
+            "search",
+            AgentRunOptions::new().cancellation(token),
+            &mut sink,
+        )
+        .await;
     assert!(matches!(result, Err(AgentError::Cancelled)), "{result:?}");
     let returns = returns.lock().unwrap();
     assert_eq!(returns.len(), 1);
@@ -457,6 +464,9 @@ async fn cancelling_a_run_stops_a_long_grep() {
         "{:?}",
         returns[0]
     );
+    // The search stopped at its next yield, long before 20,000 reads.
+    let read = reads.load(std::sync::atomic::Ordering::SeqCst);
+    assert!((100..1_000).contains(&read), "{read} reads");
 }
 
 /// A hook that tags the context of every `tag_me` call with its id.

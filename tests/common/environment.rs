@@ -57,6 +57,18 @@ pub struct TestEnvironment {
     sizes: BTreeMap<String, u64>,
     yield_after_read: bool,
     fail_next_write: AtomicBool,
+    /// Called with the path before each read (to act at a known point of
+    /// a long search, without sleeping).
+    on_read: Option<ReadHook>,
+}
+
+/// See [`TestEnvironment::with_read_hook`].
+pub struct ReadHook(Box<dyn Fn(&str) + Send + Sync>);
+
+impl std::fmt::Debug for ReadHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadHook")
+    }
 }
 
 impl TestEnvironment {
@@ -71,6 +83,7 @@ impl TestEnvironment {
             sizes: BTreeMap::new(),
             yield_after_read: false,
             fail_next_write: AtomicBool::new(false),
+            on_read: None,
         }
     }
 
@@ -120,6 +133,12 @@ impl TestEnvironment {
         self
     }
 
+    /// Calls `hook` with the path before every read.
+    pub fn with_read_hook(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_read = Some(ReadHook(Box::new(hook)));
+        self
+    }
+
     /// The next write is applied and then reports an I/O error (a remote
     /// sandbox whose response timed out after the write); later writes
     /// succeed.
@@ -156,6 +175,9 @@ impl EnvironmentProvider for TestEnvironment {
 
     fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
         Box::pin(async move {
+            if let Some(hook) = &self.on_read {
+                (hook.0)(path);
+            }
             if self.unreadable.iter().any(|denied| denied == path) {
                 return Err(permission_denied(path));
             }
