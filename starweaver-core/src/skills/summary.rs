@@ -7,10 +7,11 @@ use super::file::SkillFile;
 use super::text::{code_point, is_invisible};
 use super::{SkillDirectoryKind, SkillError, SkillSource};
 use crate::environment::{file_name, parent_path};
+use crate::tools::name::{name_problem, NameProblem};
 use crate::JsonMap;
 
 /// Longest accepted skill name, in characters.
-pub const MAX_SKILL_NAME_CHARS: usize = 64;
+pub const MAX_SKILL_NAME_CHARS: usize = crate::tools::MAX_TOOL_NAME_CHARS;
 
 /// Longest description kept in a summary, in characters. Longer ones are
 /// shortened (ending in `…`) so a skill cannot flood every prompt.
@@ -226,23 +227,18 @@ pub(crate) fn summarize(
 /// `-` or `_`. They are shown to the model and used as keys, so no
 /// spaces, slashes or control characters.
 fn validate_name(name: &str) -> Result<(), String> {
-    let count = name.chars().count();
-    if count > MAX_SKILL_NAME_CHARS {
-        return Err(format!(
+    match name_problem(name) {
+        None => Ok(()),
+        Some(NameProblem::Empty) => Err("it is empty".to_string()),
+        Some(NameProblem::TooLong(count)) => Err(format!(
             "it has {count} characters, at most {MAX_SKILL_NAME_CHARS} are allowed"
-        ));
-    }
-    if let Some(bad) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-' || *c == '_'))
-    {
-        return Err(format!(
+        )),
+        Some(NameProblem::BadChar(bad)) => Err(format!(
             "{} is not allowed; use ASCII letters, digits, `-` and `_` \
              (for example the folder name, such as `pdf-tools`)",
             describe_char(bad)
-        ));
+        )),
     }
-    Ok(())
 }
 
 /// Names the offending character. Anything but printable ASCII is given

@@ -8,7 +8,7 @@ mod function;
 mod hooks;
 pub(crate) mod instruction;
 pub(crate) mod metadata;
-mod name;
+pub(crate) mod name;
 mod options;
 mod registry;
 mod result;
