@@ -65,16 +65,9 @@ impl Agent {
         prompt: impl Into<String>,
         context: &mut AgentContext,
     ) -> Result<AgentRunResult, AgentError> {
-        self.run_reporting(
-            prompt.into(),
-            context,
-            Reporting {
-                keep_records: false,
-                sink: None,
-            },
-        )
-        .await
-        .map(|(result, _)| result)
+        self.run_reporting(prompt.into(), context, Reporting::quiet())
+            .await
+            .map(|(result, _)| result)
     }
 
     /// Runs a prompt and returns every run record with the result.
@@ -84,14 +77,7 @@ impl Agent {
     pub async fn run_stream(&self, prompt: impl Into<String>) -> Result<AgentStream, AgentError> {
         let mut context = AgentContext::default();
         let (result, records) = self
-            .run_reporting(
-                prompt.into(),
-                &mut context,
-                Reporting {
-                    keep_records: true,
-                    sink: None,
-                },
-            )
+            .run_reporting(prompt.into(), &mut context, Reporting::recording())
             .await?;
         Ok(AgentStream::new(records, result))
     }
@@ -106,16 +92,9 @@ impl Agent {
         context: &mut AgentContext,
         sink: AgentEventSink<'_>,
     ) -> Result<AgentRunResult, AgentError> {
-        self.run_reporting(
-            prompt.into(),
-            context,
-            Reporting {
-                keep_records: false,
-                sink: Some(sink),
-            },
-        )
-        .await
-        .map(|(result, _)| result)
+        self.run_reporting(prompt.into(), context, Reporting::to_sink(sink))
+            .await
+            .map(|(result, _)| result)
     }
 
     async fn run_reporting(

@@ -21,6 +21,32 @@ pub(crate) struct Reporting<'s> {
     pub(crate) sink: Option<AgentEventSink<'s>>,
 }
 
+impl<'s> Reporting<'s> {
+    /// Nothing kept, nothing sent: the caller wants the result only.
+    pub(crate) fn quiet() -> Self {
+        Self {
+            keep_records: false,
+            sink: None,
+        }
+    }
+
+    /// Every record kept, for a stream returned with the result.
+    pub(crate) fn recording() -> Self {
+        Self {
+            keep_records: true,
+            sink: None,
+        }
+    }
+
+    /// Each record handed to `sink` as it happens.
+    pub(crate) fn to_sink(sink: AgentEventSink<'s>) -> Self {
+        Self {
+            keep_records: false,
+            sink: Some(sink),
+        }
+    }
+}
+
 /// Runs one segment. The context is shared with tools through a handle
 /// for the duration and handed back afterwards; run params are visible
 /// in `context.metadata` only while the segment runs. On error the

@@ -126,10 +126,7 @@ impl AgentSession {
         prompt: impl Into<String>,
         options: AgentRunOptions,
     ) -> Result<AgentRunResult, AgentError> {
-        let reporting = Reporting {
-            keep_records: false,
-            sink: None,
-        };
+        let reporting = Reporting::quiet();
         Ok(self.start(prompt.into(), options, reporting).await?.result)
     }
 
@@ -141,10 +138,7 @@ impl AgentSession {
         &mut self,
         prompt: impl Into<String>,
     ) -> Result<AgentStream, AgentError> {
-        let reporting = Reporting {
-            keep_records: true,
-            sink: None,
-        };
+        let reporting = Reporting::recording();
         let output = self
             .start(prompt.into(), AgentRunOptions::default(), reporting)
             .await?;
@@ -161,10 +155,7 @@ impl AgentSession {
         options: AgentRunOptions,
         sink: AgentEventSink<'_>,
     ) -> Result<AgentRunResult, AgentError> {
-        let reporting = Reporting {
-            keep_records: false,
-            sink: Some(sink),
-        };
+        let reporting = Reporting::to_sink(sink);
         Ok(self.start(prompt.into(), options, reporting).await?.result)
     }
 
@@ -180,10 +171,7 @@ impl AgentSession {
         &mut self,
         results: impl Into<AgentHitlResults>,
     ) -> Result<AgentRunResult, AgentError> {
-        let reporting = Reporting {
-            keep_records: false,
-            sink: None,
-        };
+        let reporting = Reporting::quiet();
         Ok(self.resume(results.into(), reporting).await?.result)
     }
 
@@ -196,10 +184,7 @@ impl AgentSession {
         results: impl Into<AgentHitlResults>,
         sink: AgentEventSink<'_>,
     ) -> Result<AgentRunResult, AgentError> {
-        let reporting = Reporting {
-            keep_records: false,
-            sink: Some(sink),
-        };
+        let reporting = Reporting::to_sink(sink);
         Ok(self.resume(results.into(), reporting).await?.result)
     }
 
