@@ -33,9 +33,9 @@ use common::{ambient, call_response, responses_so_far, tool_returns};
 fn project() -> VirtualEnvironmentProvider {
     VirtualEnvironmentProvider::new("project")
         .with_file("main.rs", "fn main() {}\n")
-        .with_file("src/lib.rs", "pub mod cli;\n// TODO: docs\n")
-        .with_file("src/bin/cli.rs", "fn run() {\n    todo!()\n}\n")
-        .with_file("docs/guide.md", "# Guide\nSee TODO list.\n")
+        .with_file("src/lib.rs", "pub mod cli;\n// FOLLOWUP: docs\n")
+        .with_file("src/bin/cli.rs", "fn run() {\n    followup!()\n}\n")
+        .with_file("docs/guide.md", "# Guide\nSee FOLLOWUP list.\n")
 }
 
 /// Hidden paths, and `.agents` at the root and deeper down.
@@ -399,7 +399,9 @@ async fn walks_respect_depth_and_entry_limits() {
 #[tokio::test]
 async fn grep_reports_paths_line_numbers_and_lines() {
     let env = project();
-    let report = grep(&env, "TODO", &GrepOptions::default()).await.unwrap();
+    let report = grep(&env, "FOLLOWUP", &GrepOptions::default())
+        .await
+        .unwrap();
     let found: Vec<(&str, usize, &str)> = report
         .matches
         .iter()
@@ -408,8 +410,8 @@ async fn grep_reports_paths_line_numbers_and_lines() {
     assert_eq!(
         found,
         [
-            ("docs/guide.md", 2, "See TODO list."),
-            ("src/lib.rs", 2, "// TODO: docs")
+            ("docs/guide.md", 2, "See FOLLOWUP list."),
+            ("src/lib.rs", 2, "// FOLLOWUP: docs")
         ]
     );
     assert_eq!(report.files_searched, 4);
@@ -417,15 +419,17 @@ async fn grep_reports_paths_line_numbers_and_lines() {
 
     let insensitive = grep(
         &env,
-        "todo",
+        "followup",
         &GrepOptions::default().with_case_insensitive(true),
     )
     .await
     .unwrap();
     assert_eq!(insensitive.matches.len(), 3);
-    let sensitive = grep(&env, "todo", &GrepOptions::default()).await.unwrap();
+    let sensitive = grep(&env, "followup", &GrepOptions::default())
+        .await
+        .unwrap();
     assert_eq!(sensitive.matches.len(), 1);
-    assert_eq!(sensitive.matches[0].line, "    todo!()");
+    assert_eq!(sensitive.matches[0].line, "    followup!()");
 
     let anchored = grep(&env, "^fn", &GrepOptions::default()).await.unwrap();
     assert_eq!(anchored.matches.len(), 2);
@@ -490,14 +494,14 @@ async fn grep_skips_and_counts_binary_and_non_utf8_files() {
 #[tokio::test]
 async fn grep_filters_by_glob_searches_single_files_and_adds_context() {
     let env = project();
-    let only_rs = grep(&env, "TODO", &GrepOptions::default().with_glob("*.rs"))
+    let only_rs = grep(&env, "FOLLOWUP", &GrepOptions::default().with_glob("*.rs"))
         .await
         .unwrap();
     assert_eq!(only_rs.matches.len(), 1);
     assert_eq!(only_rs.matches[0].path, "src/lib.rs");
     let scoped = grep(
         &env,
-        "todo",
+        "followup",
         &GrepOptions::default().with_glob("src/bin/*.rs"),
     )
     .await
@@ -514,9 +518,13 @@ async fn grep_filters_by_glob_searches_single_files_and_adds_context() {
     assert_eq!(single.matches.len(), 1);
     assert_eq!(single.files_searched, 1);
 
-    let context = grep(&env, "todo!", &GrepOptions::default().with_context_lines(1))
-        .await
-        .unwrap();
+    let context = grep(
+        &env,
+        "followup!",
+        &GrepOptions::default().with_context_lines(1),
+    )
+    .await
+    .unwrap();
     assert_eq!(context.matches[0].before, ["fn run() {"]);
     assert_eq!(context.matches[0].after, ["}"]);
 
@@ -593,7 +601,7 @@ async fn glob_and_grep_tools_follow_the_library_semantics() {
     let hits = ok_on(
         env.clone(),
         "grep",
-        json!({"pattern": "todo", "case_insensitive": true, "glob": "*.rs"}),
+        json!({"pattern": "followup", "case_insensitive": true, "glob": "*.rs"}),
     )
     .await;
     assert_eq!(match_paths(&hits), ["src/bin/cli.rs", "src/lib.rs"]);
@@ -609,7 +617,7 @@ async fn glob_and_grep_tools_follow_the_library_semantics() {
     let literal = ok_on(
         env.clone(),
         "grep",
-        json!({"pattern": "todo!()", "literal": true}),
+        json!({"pattern": "followup!()", "literal": true}),
     )
     .await;
     assert_eq!(literal["count"], 1);
