@@ -18,8 +18,8 @@ use starweaver::model::{ModelMessage, ModelResponse, ToolCallPart, ToolReturnKin
 use starweaver::{
     filesystem_tools, tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentError,
     AgentHitlUserInteraction, AgentRunOptions, AgentSession, AgentSessionState, AgentStreamEvent,
-    BoxFuture, DeferredToolset, DynTool, FunctionModel, PrefixedToolset, StaticToolset, Tool,
-    ToolContext, ToolDefinition, ToolError, ToolResult, ToolUserInputPreprocessResult,
+    ApprovalRequiredToolset, BoxFuture, DeferredToolset, DynTool, DynToolset, FunctionModel,
+    PrefixedToolset, StaticToolset, ToolContext, ToolError, ToolResult,
 };
 
 mod common;
@@ -44,61 +44,11 @@ fn bundle_tool(name: &str) -> DynTool {
         .unwrap()
 }
 
-/// Forwards everything to `inner` and adds `approval_required: true` to
-/// its definition: how a host makes `write_file` / `edit_file` gated.
-struct Gated(DynTool);
-
-impl Tool for Gated {
-    fn name(&self) -> &str {
-        self.0.name()
-    }
-    fn definition(&self) -> ToolDefinition {
-        let mut definition = self.0.definition();
-        definition
-            .metadata
-            .insert("approval_required".to_string(), Value::Bool(true));
-        definition
-    }
-    fn call<'a>(
-        &'a self,
-        ctx: ToolContext,
-        arguments: &'a Value,
-    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
-        self.0.call(ctx, arguments)
-    }
-    fn validate_arguments(
-        &self,
-        ctx: &ToolContext,
-        arguments: &mut Value,
-    ) -> Result<(), ToolError> {
-        self.0.validate_arguments(ctx, arguments)
-    }
-    fn validates_arguments(&self) -> bool {
-        self.0.validates_arguments()
-    }
-    fn check_arguments(&self, arguments: &Value) -> Result<(), ToolError> {
-        self.0.check_arguments(arguments)
-    }
-    fn preprocess_user_input(
-        &self,
-        ctx: ToolContext,
-        user_input: Value,
-    ) -> Option<BoxFuture<'_, Result<ToolUserInputPreprocessResult, ToolError>>> {
-        self.0.preprocess_user_input(ctx, user_input)
-    }
-}
-
 /// The filesystem bundle with `write_file` and `edit_file` gated.
-fn gated_filesystem() -> StaticToolset {
-    StaticToolset::new("filesystem").with_tools(filesystem_tools().get_tools().into_iter().map(
-        |tool| -> DynTool {
-            if tool.name() == "write_file" || tool.name() == "edit_file" {
-                Arc::new(Gated(tool))
-            } else {
-                tool
-            }
-        },
-    ))
+fn gated_filesystem() -> DynToolset {
+    Arc::new(
+        ApprovalRequiredToolset::new(filesystem_tools()).with_tools(["write_file", "edit_file"]),
+    )
 }
 
 /// A model that sends `batches` one response each, then answers "done".
