@@ -33,11 +33,13 @@ pub use metadata::{
     TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
 pub use name::{validate_tool_name, MAX_TOOL_NAME_CHARS};
+pub(crate) use registry::{
+    is_available_in, is_loaded_in, prepare_definition_in, InheritedLimits, DELEGATED_EXECUTION_KEY,
+};
 pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,
     TOOLS_UNAVAILABLE_EVENT_KIND,
 };
-pub(crate) use registry::{InheritedLimits, DELEGATED_EXECUTION_KEY};
 pub use result::ToolResult;
 pub use schema::{schema_for_type, CompiledSchema};
 pub use tool::{DynTool, Tool};

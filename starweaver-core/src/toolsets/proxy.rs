@@ -10,8 +10,9 @@ use super::search::{IndexedTool, SearchIndex};
 use super::{DynToolset, IntoDynToolset, Toolset};
 use crate::agent::HITL_ARGUMENTS_METADATA_KEY;
 use crate::tools::{
-    typed_tool, DynTool, ToolDefinition, ToolDependencyRequirements, ToolError, ToolInstruction,
-    ToolRegistry, ToolResult, ToolUserInputPreprocessResult, DELEGATED_EXECUTION_KEY,
+    is_available_in, is_loaded_in, prepare_definition_in, typed_tool, DynTool, ToolDefinition,
+    ToolDependencyRequirements, ToolError, ToolInstruction, ToolRegistry, ToolResult,
+    ToolUserInputPreprocessResult, DELEGATED_EXECUTION_KEY,
 };
 use crate::{JsonMap, ToolContext};
 
@@ -245,33 +246,25 @@ fn search(
         .unwrap_or(inner.max_results)
         .clamp(1, inner.max_results);
     // With an agent context, list only what the model could call, as the
-    // context prepares it (availability, loading, prepare_definition).
+    // context prepares it (availability, loading, prepare_definition),
+    // with the registry's guards: a panicking callback hides its tool.
     let definitions: Vec<ToolDefinition> = match ctx.agent_context() {
         Some(ambient) => ambient.read(|context| {
-            let prepared = |tool: &IndexedTool| {
-                if context.unavailable_toolsets.contains(&tool.toolset)
-                    || !tool.tool.is_loaded(context)
-                    || !tool.tool.is_available(context)
-                {
-                    return None;
-                }
-                tool.tool
-                    .prepare_definition(context, tool.tool.definition())
-            };
             inner
                 .index
-                .search(&args.query, limit, |tool| prepared(tool).is_some())
-                .into_iter()
-                .filter_map(|position| inner.index.tools.get(position).and_then(prepared))
-                .collect()
+                .search(&args.query, limit, |tool: &IndexedTool| {
+                    if context.unavailable_toolsets.contains(&tool.toolset)
+                        || !is_loaded_in(&*tool.tool, context)
+                        || !is_available_in(&*tool.tool, context)
+                    {
+                        return None;
+                    }
+                    prepare_definition_in(&*tool.tool, context, tool.tool.definition())
+                })
         }),
         None => inner
             .index
-            .search(&args.query, limit, |_| true)
-            .into_iter()
-            .filter_map(|position| inner.index.tools.get(position))
-            .map(|tool| tool.tool.definition())
-            .collect(),
+            .search(&args.query, limit, |tool| Some(tool.tool.definition())),
     };
     let tools: Vec<Value> = definitions
         .into_iter()

@@ -180,8 +180,7 @@ impl<'a> GlobWalk<'a> {
         // reports as such, like `list_dir`) are not entered.
         for segment in prefix {
             let path = join_path(&start, segment);
-            let hidden = !options.include_hidden && super::visibility::hides(segment, depth, true);
-            if hidden || (options.respect_ignore && provider.is_ignored(&path, true)) {
+            if options.skips(provider, segment, &path, depth, true) {
                 reachable = false;
                 break;
             }

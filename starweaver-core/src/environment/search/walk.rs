@@ -40,6 +40,22 @@ impl Default for WalkOptions {
 }
 
 impl WalkOptions {
+    /// Whether a walk with these options skips the entry `name` (at
+    /// `path`, `depth` levels below the search root): hidden when hidden
+    /// entries are excluded, or ignored by the provider when ignores are
+    /// respected. Walks and glob's literal-prefix steps share this rule.
+    pub(crate) fn skips(
+        &self,
+        provider: &dyn EnvironmentProvider,
+        name: &str,
+        path: &str,
+        depth: usize,
+        is_dir: bool,
+    ) -> bool {
+        (!self.include_hidden && hides(name, depth, is_dir))
+            || (self.respect_ignore && provider.is_ignored(path, is_dir))
+    }
+
     /// Sets [`Self::include_hidden`].
     #[must_use]
     pub fn with_hidden(mut self, include_hidden: bool) -> Self {
@@ -214,10 +230,13 @@ impl<'a> Walker<'a> {
     }
 
     fn admits(&self, entry: &EnvironmentEntry, depth: usize) -> bool {
-        if !self.options.include_hidden && hides(&entry.name, depth, entry.is_dir()) {
-            return false;
-        }
-        !(self.options.respect_ignore && self.provider.is_ignored(&entry.path, entry.is_dir()))
+        !self.options.skips(
+            self.provider,
+            &entry.name,
+            &entry.path,
+            depth,
+            entry.is_dir(),
+        )
     }
 }
 

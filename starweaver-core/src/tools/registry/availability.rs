@@ -102,20 +102,14 @@ impl ToolRegistry {
                 .is_some_and(|toolset| context.unavailable_toolsets.contains(&toolset.name));
             if toolset_down {
                 report.unavailable.push(name.clone());
-            } else if !super::survives(|| entry.tool.is_loaded(context)) {
+            } else if !super::is_loaded_in(&*entry.tool, context) {
                 if full_report {
                     report.not_loaded.push(name.clone());
                 }
-            } else if !super::survives(|| entry.tool.is_available(context)) {
+            } else if !super::is_available_in(&*entry.tool, context) {
                 report.unavailable.push(name.clone());
             } else if let Some(definition) =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    entry
-                        .tool
-                        .prepare_definition(context, entry.definition.clone())
-                }))
-                .ok()
-                .flatten()
+                super::prepare_definition_in(&*entry.tool, context, entry.definition.clone())
             {
                 prepared.push(definition);
             } else {

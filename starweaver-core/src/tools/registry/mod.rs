@@ -14,10 +14,11 @@ pub(crate) use returns::DELEGATED_EXECUTION_KEY;
 
 use super::instruction::dedup_by_group;
 use super::{
-    tool_metadata_requires_approval, DynTool, ToolDefinition, ToolDependencyRequirements,
+    tool_metadata_requires_approval, DynTool, Tool, ToolDefinition, ToolDependencyRequirements,
     ToolExecutionHook, ToolInstruction, DEFERRED_CALL_METADATA_KEY,
 };
 use crate::toolsets::{DynToolset, IntoDynToolset};
+use crate::AgentContext;
 
 /// Retry budget when neither tool, toolset nor registry sets one.
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
@@ -393,6 +394,30 @@ impl ToolRegistry {
 /// "no", so a faulty callback hides its tool instead of crashing the run.
 pub(crate) fn survives(check: impl FnOnce() -> bool) -> bool {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or(false)
+}
+
+/// [`Tool::is_loaded`] behind [`survives`]: a panic counts as not loaded.
+pub(crate) fn is_loaded_in(tool: &dyn Tool, context: &AgentContext) -> bool {
+    survives(|| tool.is_loaded(context))
+}
+
+/// [`Tool::is_available`] behind [`survives`]: a panic counts as
+/// unavailable.
+pub(crate) fn is_available_in(tool: &dyn Tool, context: &AgentContext) -> bool {
+    survives(|| tool.is_available(context))
+}
+
+/// [`Tool::prepare_definition`], with a panic counting as `None` (hidden).
+pub(crate) fn prepare_definition_in(
+    tool: &dyn Tool,
+    context: &AgentContext,
+    definition: ToolDefinition,
+) -> Option<ToolDefinition> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tool.prepare_definition(context, definition)
+    }))
+    .ok()
+    .flatten()
 }
 
 /// Registry-level limits carried into nested registries.

@@ -101,15 +101,16 @@ impl SearchIndex {
         index
     }
 
-    /// Positions of the best matches, best first (ties by name), keeping
-    /// only tools `accept` allows. A query equal to a tool name ranks it
-    /// first.
-    pub(crate) fn search(
-        &self,
+    /// What `accept` makes of the best matches, best first (ties by name),
+    /// keeping only tools it returns `Some` for; it runs once per
+    /// candidate, until `limit` are kept. A query equal to a tool name
+    /// ranks it first.
+    pub(crate) fn search<'a, T>(
+        &'a self,
         query: &str,
         limit: usize,
-        accept: impl Fn(&IndexedTool) -> bool,
-    ) -> Vec<usize> {
+        mut accept: impl FnMut(&'a IndexedTool) -> Option<T>,
+    ) -> Vec<T> {
         // Dense score tables: one slot per tool, plus the list of tools
         // touched, so broad queries do no hashing.
         let count = self.tools.len();
@@ -164,13 +165,13 @@ impl SearchIndex {
             ranked.select_nth_unstable_by_key(head, key);
         }
         ranked[..head].sort_unstable_by_key(key);
-        let take = |found: &mut Vec<usize>, candidates: &[(u32, usize)]| {
+        let mut take = |found: &mut Vec<T>, candidates: &[(u32, usize)]| {
             for &(_, position) in candidates {
                 if found.len() == limit {
                     return;
                 }
-                if self.tools.get(position).is_some_and(&accept) {
-                    found.push(position);
+                if let Some(kept) = self.tools.get(position).and_then(&mut accept) {
+                    found.push(kept);
                 }
             }
         };

@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use super::toolset::to_json;
 use super::{ToolSearchRefreshReport, ToolSearchToolset, TOOL_SEARCH_REFRESHED_EVENT_KIND};
 use crate::{AgentContext, RefreshDecision, RefreshReason, RefreshSchedule};
 
@@ -90,10 +91,7 @@ impl ToolSearchRefreshBinding {
         report.refresh_reason = decision.reason.map(|reason| reason.as_str().to_string());
         report.refresh_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         report.inventory_version = self.schedule.inventory_version().map(str::to_string);
-        context.emit(
-            TOOL_SEARCH_REFRESHED_EVENT_KIND,
-            serde_json::to_value(&report).unwrap_or(serde_json::Value::Null),
-        );
+        context.emit(TOOL_SEARCH_REFRESHED_EVENT_KIND, to_json(&report));
         self.schedule.record_refresh(now_ms);
         Some(report)
     }

@@ -16,7 +16,8 @@ use super::index::IndexedTool;
 use super::{SearchIndex, ToolSearchRefreshReport, ToolSearchReport};
 use crate::tools::wrapped::WrappedTool;
 use crate::tools::{
-    typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolInstruction, ToolResult,
+    is_available_in, typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolInstruction,
+    ToolResult,
 };
 use crate::toolsets::{DynToolset, IntoDynToolset, Toolset};
 use crate::{AgentContext, ToolContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY};
@@ -119,11 +120,9 @@ impl ToolSearchToolset {
         let limit = limit
             .unwrap_or(self.shared.max_results)
             .clamp(1, self.shared.max_results);
-        Ok(index
-            .search(query, limit, |tool| is_usable(tool, context))
-            .into_iter()
-            .map(|position| index.tools[position].name.clone())
-            .collect())
+        Ok(index.search(query, limit, |tool| {
+            is_usable(tool, context).then(|| tool.name.clone())
+        }))
     }
 
     /// Loads a namespace as a host decision, recording the same state and
@@ -156,7 +155,7 @@ impl ToolSearchToolset {
         context.record_tool_search_loaded(Vec::<String>::new(), namespaces.clone());
         context.emit(
             TOOL_SEARCH_LOADED_EVENT_KIND,
-            json!({"toolset": self.shared.name, "source": "preload", "query": null, "tools": tools, "namespaces": namespaces}),
+            loaded_event(&self.shared.name, "preload", None, &tools, &namespaces),
         );
         Ok(tools)
     }
@@ -338,12 +337,31 @@ fn owned(
         .collect()
 }
 
-fn to_json<T: serde::Serialize>(value: &T) -> Value {
+pub(super) fn to_json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+/// The `tool_search_loaded` payload, for searches and preloads alike.
+fn loaded_event(
+    toolset: &str,
+    source: &str,
+    query: Option<&str>,
+    tools: &[String],
+    namespaces: &[String],
+) -> Value {
+    json!({
+        "toolset": toolset,
+        "source": source,
+        "query": query,
+        "tools": tools,
+        "namespaces": namespaces,
+    })
+}
+
+/// Whether a search may offer the tool: its toolset is up and it is
+/// available, with the registry's guard (a panicking check means no).
 fn is_usable(tool: &IndexedTool, context: &AgentContext) -> bool {
-    !context.unavailable_toolsets.contains(&tool.toolset) && tool.tool.is_available(context)
+    !context.unavailable_toolsets.contains(&tool.toolset) && is_available_in(&*tool.tool, context)
 }
 
 fn validate_query(query: &str) -> Result<(), ToolError> {
@@ -385,17 +403,19 @@ fn run_search(
         .unwrap_or(shared.max_results)
         .clamp(1, shared.max_results);
     let query = args.query.trim();
-    let (positions, namespaces) = handle.read(|context| {
-        let positions = index.search(query, limit, |tool| is_usable(tool, context));
+    let (found, namespaces) = handle.read(|context| {
+        let found = index.search(query, limit, |tool| {
+            is_usable(tool, context).then_some(tool)
+        });
         let namespaces: Vec<String> = index
             .namespaces
             .keys()
             .filter(|namespace| namespace.eq_ignore_ascii_case(query))
             .cloned()
             .collect();
-        (positions, namespaces)
+        (found, namespaces)
     });
-    if positions.is_empty() && namespaces.is_empty() {
+    if found.is_empty() && namespaces.is_empty() {
         handle.emit(
             TOOL_SEARCH_NO_MATCH_EVENT_KIND,
             json!({"toolset": shared.name, "query": query}),
@@ -407,23 +427,19 @@ fn run_search(
             "message": "No tools matched. Try other keywords or a broader description.",
         })));
     }
-    let matches: Vec<Value> = positions
+    let matches: Vec<Value> = found
         .iter()
-        .map(|&position| {
-            let tool = &index.tools[position];
+        .map(|tool| {
             json!({"name": tool.name, "description": tool.description, "namespace": tool.namespace})
         })
         .collect();
-    let tools: Vec<String> = positions
-        .iter()
-        .map(|&position| index.tools[position].name.clone())
-        .collect();
+    let tools: Vec<String> = found.iter().map(|tool| tool.name.clone()).collect();
     handle.record_loaded(
         &tools,
         &namespaces,
         (
             TOOL_SEARCH_LOADED_EVENT_KIND,
-            json!({"toolset": shared.name, "source": "search", "query": query, "tools": tools, "namespaces": namespaces}),
+            loaded_event(&shared.name, "search", Some(query), &tools, &namespaces),
         ),
     );
     Ok(ToolResult::new(json!({
