@@ -6,7 +6,7 @@ use super::state::{RunProgress, WaitingState};
 use super::stream::{AgentEventSink, AgentStreamRecord, Recorder};
 use super::{AgentError, AgentRunOptions, AgentRunResult, AgentRunStatus};
 use crate::model::ModelMessage;
-use crate::{AgentContext, AgentContextHandle, ConversationId, RunId};
+use crate::{AgentContext, AgentContextHandle, ConversationId};
 
 /// What a segment produced.
 pub(crate) struct SegmentOutput {
@@ -61,13 +61,8 @@ pub(crate) async fn run_segment(
     reporting: Reporting<'_>,
 ) -> (Result<SegmentOutput, AgentError>, u64) {
     let (progress, checkpoint) = match &start {
-        RunStart::Prompt(_) => (
-            RunProgress {
-                run_id: RunId::default(),
-                ..RunProgress::default()
-            },
-            messages.len(),
-        ),
+        // The default progress carries a fresh run id.
+        RunStart::Prompt(_) => (RunProgress::default(), messages.len()),
         RunStart::Resume(waiting, _) => (waiting.progress.clone(), waiting.message_checkpoint),
     };
     let run_id = progress.run_id.clone();

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::{ToolReturnKind, ToolReturnPart};
+use crate::tools::{DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND};
 use crate::JsonMap;
 
 /// What a pending call waits for.
@@ -64,8 +65,8 @@ impl AgentHitlRequest {
             .and_then(|request| request.get("kind"))
             .and_then(Value::as_str)
             .unwrap_or(match self.kind {
-                AgentHitlRequestKind::Approval => "tool_approval",
-                AgentHitlRequestKind::Deferred => "deferred_call",
+                AgentHitlRequestKind::Approval => TOOL_APPROVAL_REQUEST_KIND,
+                AgentHitlRequestKind::Deferred => DEFERRED_CALL_REQUEST_KIND,
             })
     }
 }

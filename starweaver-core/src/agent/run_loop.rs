@@ -383,13 +383,13 @@ impl<'a, 'r> Run<'a, 'r> {
 
     /// Answers the pending calls of a waiting run. User input is
     /// preprocessed for every approval first; if any input is rejected,
-    /// nothing has run and the error leaves the session waiting.
+    /// nothing has run and the error leaves the session waiting. The
+    /// session has already checked `results` with [`validate_results`].
     async fn resume_calls(
         &mut self,
         waiting: &WaitingState,
         results: &AgentHitlResults,
     ) -> Result<(Vec<Option<ToolReturnPart>>, Vec<bool>), AgentError> {
-        validate_results(waiting, results)?;
         let mut answers = Vec::with_capacity(waiting.pending.len());
         for request in &waiting.pending {
             let Some(index) = waiting
@@ -435,12 +435,13 @@ impl<'a, 'r> Run<'a, 'r> {
         let ctx = self.tool_context(progress, call);
         // What the human saw, and what runs: the call as the model sent it
         // (hooks and validation run again on the way in).
+        let parsed = call.arguments.to_json().ok();
         let shown = if request.arguments.is_null() {
-            call.arguments.to_json().unwrap_or(Value::Null)
+            parsed.clone().unwrap_or(Value::Null)
         } else {
             request.arguments.clone()
         };
-        let arguments = call.arguments.to_json().unwrap_or_else(|_| shown.clone());
+        let arguments = parsed.unwrap_or_else(|| shown.clone());
         let request_record = request.metadata.get("request").cloned();
         if request.kind == AgentHitlRequestKind::Deferred {
             let result = results

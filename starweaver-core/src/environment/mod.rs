@@ -8,6 +8,7 @@ mod error;
 mod path;
 mod provider;
 mod search;
+mod text;
 mod virtual_provider;
 
 pub use attach::{
@@ -23,4 +24,5 @@ pub use search::{
     DEFAULT_GREP_MAX_FILE_BYTES, DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES,
     DEFAULT_GREP_MAX_OUTPUT_BYTES,
 };
+pub(crate) use text::as_text;
 pub use virtual_provider::VirtualEnvironmentProvider;

@@ -10,6 +10,12 @@ use super::{
 };
 use crate::BoxFuture;
 
+/// The ancestors of a root-relative path, nearest first, ending with the
+/// root (`""`).
+fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(parent_path(path), |directory| parent_path(directory))
+}
+
 #[derive(Clone, Debug)]
 enum Node {
     File(Vec<u8>),
@@ -84,10 +90,8 @@ impl VirtualEnvironmentProvider {
     fn seed(&self, path: &str, node: Node) {
         let path = clamp_path(path);
         self.write_nodes(|nodes| {
-            let mut parent = parent_path(&path);
-            while let Some(directory) = parent {
+            for directory in ancestors(&path) {
                 nodes.insert(directory.to_string(), Node::Directory);
-                parent = parent_path(directory);
             }
             if path.is_empty() {
                 return;
@@ -119,25 +123,21 @@ impl VirtualEnvironmentProvider {
 
     /// Checks that every ancestor of `path` is a directory or missing.
     fn check_parents(nodes: &BTreeMap<String, Node>, path: &str) -> Result<(), EnvironmentError> {
-        let mut parent = parent_path(path);
-        while let Some(directory) = parent {
+        for directory in ancestors(path) {
             if let Some(Node::File(_)) = nodes.get(directory) {
                 return Err(EnvironmentError::NotADirectory {
                     path: directory.to_string(),
                 });
             }
-            parent = parent_path(directory);
         }
         Ok(())
     }
 
     fn insert_parents(nodes: &mut BTreeMap<String, Node>, path: &str) {
-        let mut parent = parent_path(path);
-        while let Some(directory) = parent {
+        for directory in ancestors(path) {
             nodes
                 .entry(directory.to_string())
                 .or_insert(Node::Directory);
-            parent = parent_path(directory);
         }
     }
 

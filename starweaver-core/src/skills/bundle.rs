@@ -5,6 +5,7 @@ use std::borrow::Borrow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use super::text::one_line;
 use super::SkillSummary;
 use crate::tools::ToolInstruction;
 use crate::toolsets::{DynToolset, StaticToolset};
@@ -73,10 +74,4 @@ where
         Some(instruction) => toolset.with_instruction(instruction),
         None => toolset,
     })
-}
-
-/// Summaries are one line already when scanned; hand-built ones may not
-/// be.
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::file::SkillFile;
-use super::text::{code_point, is_invisible};
+use super::text::{code_point, is_invisible, one_line};
 use super::{SkillDirectoryKind, SkillError, SkillSource};
 use crate::environment::{file_name, parent_path};
 use crate::tools::name::{name_problem, NameProblem};
@@ -191,7 +191,7 @@ pub(crate) fn summarize(
     let description = frontmatter
         .description
         .as_deref()
-        .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+        .map(one_line)
         .filter(|text| !text.is_empty())
         .ok_or_else(|| SkillError::MissingField {
             path: path.clone(),

@@ -62,6 +62,13 @@ pub(crate) fn quoted(text: &str, max: usize) -> String {
     shown
 }
 
+/// `text` on one line: runs of whitespace, line breaks included, become
+/// one space, with none at either end. (Summaries are one line already
+/// when scanned; hand-built ones may not be.)
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// `U+XXXX` for `c`.
 pub(crate) fn code_point(c: char) -> String {
     format!("U+{:04X}", u32::from(c))

@@ -23,6 +23,11 @@ pub const APPROVAL_REQUIRED_METADATA_KEY: &str = "approval_required";
 /// `clarifying_questions`).
 pub const APPROVAL_REQUEST_KIND_METADATA_KEY: &str = "approval_request_kind";
 
+/// The default request kind of an approval request.
+pub(crate) const TOOL_APPROVAL_REQUEST_KIND: &str = "tool_approval";
+/// The request kind of a deferred call.
+pub(crate) const DEFERRED_CALL_REQUEST_KIND: &str = "deferred_call";
+
 /// What sort of tool a definition describes, for hosts and UIs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

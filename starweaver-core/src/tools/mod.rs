@@ -32,6 +32,7 @@ pub use metadata::{
     APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY, HIDDEN_BY_TAGS_METADATA_KEY,
     TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
+pub(crate) use metadata::{DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND};
 pub use name::{validate_tool_name, MAX_TOOL_NAME_CHARS};
 pub(crate) use registry::{
     is_available_in, is_loaded_in, prepare_definition_in, InheritedLimits, DELEGATED_EXECUTION_KEY,

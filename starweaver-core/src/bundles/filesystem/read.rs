@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::environment::{environment, environment_error, normalized};
 use super::{read_only, requirements};
-use crate::environment::EnvironmentError;
+use crate::environment::{as_text, EnvironmentError};
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
 use crate::ToolContext;
 
@@ -107,9 +107,9 @@ async fn read_file(ctx: &ToolContext, args: ReadFileArgs) -> Result<ToolResult, 
         .read_bytes(&path)
         .await
         .map_err(environment_error)?;
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(text) if !text.contains('\0') => text,
-        _ => {
+    let text = match as_text(&bytes) {
+        Some(text) => text,
+        None => {
             return Err(ToolError::Feedback {
                 message: format!(
                     "`{path}` is a binary file ({} bytes); read_file returns text only",

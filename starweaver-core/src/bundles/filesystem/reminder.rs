@@ -1,9 +1,7 @@
 //! The SKILL.md reminder that `ls`, `glob` and `grep` attach.
 
 use crate::environment::file_name;
-
-/// File name of a skill's entrypoint.
-const SKILL_FILE_NAME: &str = "SKILL.md";
+use crate::skills::SKILL_ENTRYPOINT;
 
 /// How many skill paths a reminder names before summarizing.
 const NAMED: usize = 5;
@@ -16,7 +14,7 @@ pub(super) fn skill_reminder<'a>(
 ) -> Option<String> {
     let mut skills: Vec<&str> = regular_files
         .into_iter()
-        .filter(|path| file_name(path) == SKILL_FILE_NAME)
+        .filter(|path| file_name(path) == SKILL_ENTRYPOINT)
         .collect();
     skills.dedup();
     if skills.is_empty() {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::ClarifyingQuestion;
+use super::{ClarifyingQuestion, ASK_USER_QUESTION_TOOL_NAME};
 use crate::tools::ToolError;
 
 /// Answers keyed by exact question text, plus an optional free-form
@@ -22,7 +22,7 @@ pub struct ClarifyingQuestionAnswers {
 }
 
 fn invalid(message: String) -> ToolError {
-    ToolError::invalid_arguments("ask_user_question", message)
+    ToolError::invalid_arguments(ASK_USER_QUESTION_TOOL_NAME, message)
 }
 
 /// The answer text, or `None` for a blank answer. Arrays of labels are

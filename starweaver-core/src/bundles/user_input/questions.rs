@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::ASK_USER_QUESTION_TOOL_NAME;
 use crate::tools::ToolError;
 
 /// One suggested answer.
@@ -52,8 +53,12 @@ impl AskUserQuestionArgs {
     /// # Errors
     /// [`ToolError::InvalidArguments`] naming the first problem.
     pub fn validate(&self) -> Result<(), ToolError> {
-        let invalid =
-            |message: String| Err(ToolError::invalid_arguments("ask_user_question", message));
+        let invalid = |message: String| {
+            Err(ToolError::invalid_arguments(
+                ASK_USER_QUESTION_TOOL_NAME,
+                message,
+            ))
+        };
         if !(1..=4).contains(&self.questions.len()) {
             return invalid(format!(
                 "ask 1 to 4 questions, not {}",

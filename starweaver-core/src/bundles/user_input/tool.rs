@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::{
@@ -36,7 +37,7 @@ pub fn user_input_tools() -> DynToolset {
 }
 
 fn parse_args(value: &Value) -> Result<AskUserQuestionArgs, ToolError> {
-    serde_json::from_value(value.clone()).map_err(|error| {
+    AskUserQuestionArgs::deserialize(value).map_err(|error| {
         ToolError::invalid_arguments(ASK_USER_QUESTION_TOOL_NAME, error.to_string())
     })
 }

@@ -293,8 +293,8 @@ impl Search<'_> {
             self.report.large_files_skipped += 1;
             return Ok(false);
         }
-        let text = match std::str::from_utf8(&bytes) {
-            Ok(text) if !text.contains('\0') => text,
+        let text = match crate::environment::as_text(&bytes) {
+            Some(text) => text,
             _ => {
                 self.report.binary_files_skipped += 1;
                 return Ok(false);

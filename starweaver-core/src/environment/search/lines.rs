@@ -111,16 +111,9 @@ pub(crate) fn excerpt(
 }
 
 /// The line without a trailing `\r`, cut to `max_chars` characters with
-/// a marker saying how much was left out.
+/// a marker saying how much was left out: an excerpt from its start.
 pub(crate) fn shorten(line: &str, max_chars: usize) -> String {
-    let line = line.strip_suffix('\r').unwrap_or(line);
-    match line.char_indices().nth(max_chars) {
-        None => line.to_string(),
-        Some((cut, _)) => {
-            let omitted = line[cut..].chars().count();
-            format!("{}… [{omitted} more characters]", &line[..cut])
-        }
-    }
+    excerpt(line, 0, 0, max_chars)
 }
 
 #[cfg(test)]

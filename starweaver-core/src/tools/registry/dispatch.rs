@@ -1,11 +1,14 @@
 //! Dispatching one call: hooks, validation, approval, timeouts,
 //! cancellation, panics and the internal retry of unexpected failures.
 
+use std::any::Any;
 use std::borrow::Cow;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::{self, Either, OptionFuture};
 use futures::FutureExt;
 use serde_json::Value;
 
@@ -14,6 +17,7 @@ use crate::model::{ToolCallPart, ToolReturnPart};
 use crate::tools::{
     ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
     ToolHookOutput, ToolResult, ToolUserInputPreprocessResult, APPROVAL_REQUEST_KIND_METADATA_KEY,
+    DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
 };
 use crate::{AgentContextHandle, JsonMap, ToolContext, ToolRuntimeSnapshot};
 
@@ -124,12 +128,7 @@ impl ToolRegistry {
         };
         // Wrapped tools (prefixed, searchable) report the name the model
         // called, not the inner name.
-        let result = if entry.delegates {
-            // A delegating tool's errors speak of the tool it ran.
-            result
-        } else {
-            result.map_err(|error| error.for_tool(name))
-        };
+        let result = result.map_err(|error| renamed(entry, name, error));
         let result = if self.hooks.is_empty() && tool_hooks.is_empty() {
             result
         } else {
@@ -164,25 +163,13 @@ impl ToolRegistry {
             .ok_or_else(|| self.not_found(name, ctx.agent_context()))?;
         let limits = self.limits(entry, ctx.inherited_limits());
         let ctx = self.call_context(entry, ctx, call_id, name, limits)?;
-        let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            entry.tool.preprocess_user_input(ctx, user_input)
-        }))
-        .map_err(|panic| panicked(name, &*panic))?;
-        match started {
-            Some(future) => AssertUnwindSafe(future)
-                .catch_unwind()
+        let preprocessed =
+            catch_panics(|| OptionFuture::from(entry.tool.preprocess_user_input(ctx, user_input)))
                 .await
-                .unwrap_or_else(|panic| Err(panicked(name, &*panic)))
-                .map(Some)
-                .map_err(|error| {
-                    if entry.delegates {
-                        error
-                    } else {
-                        error.for_tool(name)
-                    }
-                }),
-            None => Ok(None),
-        }
+                .map_err(|panic| panicked(name, &*panic))?;
+        preprocessed
+            .transpose()
+            .map_err(|error| renamed(entry, name, error))
     }
 
     /// The context a tool sees for one call: call identity, visibility in
@@ -342,22 +329,16 @@ async fn run(
         }
     }
     if gated {
-        let mut metadata = JsonMap::new();
-        metadata.insert("arguments".to_string(), arguments.clone());
         let request_kind = entry
             .definition
             .metadata
             .get(APPROVAL_REQUEST_KIND_METADATA_KEY)
             .and_then(Value::as_str)
-            .unwrap_or("tool_approval");
-        metadata.insert(
-            "request".to_string(),
-            serde_json::json!({"kind": request_kind, "tool": name}),
-        );
+            .unwrap_or(TOOL_APPROVAL_REQUEST_KIND);
         return (
             Err(ToolError::ApprovalRequired {
                 tool: name.to_string(),
-                metadata,
+                metadata: request_metadata(request_kind, name, arguments),
             }),
             0,
         );
@@ -367,21 +348,13 @@ async fn run(
         // the worker's result.
         return match ctx.deferred_result() {
             Some(result) => (Ok(ToolResult::new(result.clone())), 1),
-            None => {
-                let mut metadata = JsonMap::new();
-                metadata.insert("arguments".to_string(), arguments.clone());
-                metadata.insert(
-                    "request".to_string(),
-                    serde_json::json!({"kind": "deferred_call", "tool": name}),
-                );
-                (
-                    Err(ToolError::CallDeferred {
-                        tool: name.to_string(),
-                        metadata,
-                    }),
-                    0,
-                )
-            }
+            None => (
+                Err(ToolError::CallDeferred {
+                    tool: name.to_string(),
+                    metadata: request_metadata(DEFERRED_CALL_REQUEST_KIND, name, arguments),
+                }),
+                0,
+            ),
         };
     }
     let mut attempt = 0;
@@ -416,12 +389,7 @@ async fn execute_once(
     let name = entry.definition.name.as_str();
     let token = ctx.cancellation_token().cloned();
     let tool = &entry.tool;
-    let call = match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(ctx, arguments))) {
-        Ok(call) => call,
-        Err(panic) => return Err(panicked(name, &*panic)),
-    };
-    let guarded = AssertUnwindSafe(call)
-        .catch_unwind()
+    let guarded = catch_panics(|| tool.call(ctx, arguments))
         .map(|result| result.unwrap_or_else(|panic| Err(panicked(name, &*panic))));
     if token.is_none() && timeout_ms.is_none() {
         return guarded.await;
@@ -467,7 +435,47 @@ fn guard(name: &str, check: impl FnOnce() -> Result<(), ToolError>) -> Result<()
         .unwrap_or_else(|panic| Err(panicked(name, &*panic)))
 }
 
-fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
+/// Starts a future now and polls it to completion when awaited, catching
+/// a panic in either step. Not an `async fn`: that would keep `start`'s
+/// captures alive beside the future and enlarge every call's state.
+fn catch_panics<F: Future>(
+    start: impl FnOnce() -> F,
+) -> impl Future<Output = Result<F::Output, Box<dyn Any + Send>>> {
+    match std::panic::catch_unwind(AssertUnwindSafe(start)) {
+        Ok(future) => Either::Left(AssertUnwindSafe(future).catch_unwind()),
+        // `lazy`, not `ready`, and the payload boxed once more: one thin
+        // pointer fits beside the started future's niche, so a caller's
+        // state machine stays as small as with the future alone.
+        Err(panic) => {
+            let panic = Box::new(panic);
+            Either::Right(future::lazy(move |_| Err(*panic)))
+        }
+    }
+}
+
+/// Wrapped tools (prefixed, searchable) report the name the model
+/// called, not the inner name; a delegating tool's errors speak of the
+/// tool it ran.
+fn renamed(entry: &ToolEntry, name: &str, error: ToolError) -> ToolError {
+    if entry.delegates {
+        error
+    } else {
+        error.for_tool(name)
+    }
+}
+
+/// The metadata of an approval or deferred-call request.
+fn request_metadata(kind: &str, name: &str, arguments: &Value) -> JsonMap {
+    let mut metadata = JsonMap::new();
+    metadata.insert("arguments".to_string(), arguments.clone());
+    metadata.insert(
+        "request".to_string(),
+        serde_json::json!({"kind": kind, "tool": name}),
+    );
+    metadata
+}
+
+fn panicked(name: &str, panic: &(dyn Any + Send)) -> ToolError {
     let detail = panic
         .downcast_ref::<&str>()
         .map(|text| (*text).to_string())
@@ -491,14 +499,9 @@ async fn before_hooks<'h>(
             context: &mut *ctx,
             arguments: &mut *arguments,
         };
-        let outcome =
-            match std::panic::catch_unwind(AssertUnwindSafe(|| hook.before_execute(input))) {
-                Ok(future) => AssertUnwindSafe(future)
-                    .catch_unwind()
-                    .await
-                    .unwrap_or_else(|panic| Err(panicked(name, &*panic))),
-                Err(panic) => Err(panicked(name, &*panic)),
-            };
+        let outcome = catch_panics(|| hook.before_execute(input))
+            .await
+            .unwrap_or_else(|panic| Err(panicked(name, &*panic)));
         if let Err(error) = outcome {
             return Some(error);
         }
@@ -523,12 +526,7 @@ async fn after_hooks<'h>(
             arguments,
             outcome: &mut outcome,
         };
-        let finished =
-            match std::panic::catch_unwind(AssertUnwindSafe(|| hook.after_execute(output))) {
-                Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
-                Err(panic) => Err(panic),
-            };
-        if let Err(panic) = finished {
+        if let Err(panic) = catch_panics(|| hook.after_execute(output)).await {
             outcome = ToolExecutionOutcome::Error(panicked(name, &*panic));
         }
         if let Some(original) = &protected {
