@@ -4,6 +4,7 @@
 //! Most users reach these types through the `starweaver` facade crate.
 
 pub mod agent;
+pub mod bounds;
 pub mod bundles;
 pub mod context;
 pub mod environment;

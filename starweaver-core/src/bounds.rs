@@ -1,0 +1,126 @@
+//! Bounds on what hostile input may cost. A model, a manifest or a file
+//! on disk can send values of any size or depth; these helpers keep what
+//! is echoed back and what is walked bounded, without recursion.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+/// At most this many bytes of any value an error echoes back (a path, a
+/// tool name, a pattern, an argument name, parser text).
+pub const MAX_ECHO_BYTES: usize = 256;
+
+/// `text` cut to at most `max_bytes` bytes on a character boundary, with
+/// a marker saying how long it was. Borrowed when it already fits.
+///
+/// ```
+/// use starweaver_core::bounds::shorten;
+/// assert_eq!(shorten("short", 16), "short");
+/// let long = "x".repeat(1_000);
+/// let cut = shorten(&long, 64);
+/// assert!(cut.len() <= 64 && cut.ends_with("[1000 bytes, shortened]"));
+/// ```
+#[must_use]
+pub fn shorten(text: &str, max_bytes: usize) -> Cow<'_, str> {
+    if text.len() <= max_bytes {
+        return Cow::Borrowed(text);
+    }
+    let marker = format!("… [{} bytes, shortened]", text.len());
+    if marker.len() >= max_bytes {
+        return Cow::Owned(head(text, max_bytes).to_string());
+    }
+    let mut shortened = head(text, max_bytes - marker.len()).to_string();
+    shortened.push_str(&marker);
+    Cow::Owned(shortened)
+}
+
+/// A value for an error message: at most [`MAX_ECHO_BYTES`] bytes.
+#[must_use]
+pub fn echo(value: &str) -> Cow<'_, str> {
+    shorten(value, MAX_ECHO_BYTES)
+}
+
+/// The longest prefix of `text` of at most `max_bytes` bytes that ends on
+/// a character boundary.
+#[must_use]
+pub fn head(text: &str, max_bytes: usize) -> &str {
+    if text.len() <= max_bytes {
+        return text;
+    }
+    let mut cut = max_bytes;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &text[..cut]
+}
+
+/// True when `value` nests arrays and objects more than `max_depth`
+/// levels deep (a scalar is depth 0, `[1]` depth 1). Walks without
+/// recursion, and stops at the first level past the limit.
+#[must_use]
+pub fn exceeds_depth(value: &Value, max_depth: usize) -> bool {
+    let mut pending: Vec<(&Value, usize)> = vec![(value, 0)];
+    while let Some((value, depth)) = pending.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        if depth + 1 > max_depth {
+            return true;
+        }
+        pending.extend(children.map(|child| (child, depth + 1)));
+    }
+    false
+}
+
+/// Drops a JSON value of any depth without recursion. `serde_json`'s own
+/// drop recurses once per level and overflows the stack on values a
+/// hundred thousand levels deep.
+pub fn drop_deep(value: Value) {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.into_iter().map(|(_, child)| child)),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortening_keeps_char_boundaries_and_the_limit() {
+        let text = "é".repeat(500);
+        for max in [0, 1, 3, 10, 40, 255, 256, 999] {
+            let cut = shorten(&text, max);
+            assert!(cut.len() <= max, "{max}: {}", cut.len());
+        }
+        assert_eq!(echo("name"), "name");
+        assert!(echo(&"n".repeat(100_000)).len() <= MAX_ECHO_BYTES);
+        assert_eq!(head("aé", 2), "a");
+    }
+
+    fn nested(depth: usize) -> Value {
+        let mut value = Value::Null;
+        for _ in 0..depth {
+            value = Value::Array(vec![value]);
+        }
+        value
+    }
+
+    #[test]
+    fn depth_is_measured_without_recursion() {
+        assert!(!exceeds_depth(&serde_json::json!(1), 0));
+        assert!(exceeds_depth(&serde_json::json!([1]), 0));
+        assert!(!exceeds_depth(&serde_json::json!({"a": [1]}), 2));
+        assert!(exceeds_depth(&serde_json::json!({"a": [[1]]}), 2));
+        let deep = nested(200_000);
+        assert!(exceeds_depth(&deep, 128));
+        assert!(!exceeds_depth(&nested(128), 128));
+        drop_deep(deep);
+    }
+}
