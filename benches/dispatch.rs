@@ -34,7 +34,7 @@ use serde_json::{json, Value};
 use starweaver::model::ToolCallPart;
 use starweaver::{
     string_tool, typed_tool, AgentContext, AgentContextHandle, CompiledSchema, DynTool,
-    ToolCallOutcome, ToolContext, ToolError, ToolRegistry, ToolResult,
+    ToolCallOutcome, ToolContext, ToolError, ToolLimits, ToolRegistry, ToolResult,
 };
 
 /// Arguments of the benchmarked tool.
@@ -207,6 +207,7 @@ fn bench_dispatch(c: &mut Criterion) {
                 execution_attempts: 1,
                 max_retries: 3,
                 model_retries_used: 0,
+                limits: ToolLimits::default(),
             },
             |outcome| outcome.into_return_part("call_1", "add"),
             BatchSize::SmallInput,

@@ -59,19 +59,38 @@ pub fn head(text: &str, max_bytes: usize) -> &str {
 /// recursion, and stops at the first level past the limit.
 #[must_use]
 pub fn exceeds_depth(value: &Value, max_depth: usize) -> bool {
-    let mut pending: Vec<(&Value, usize)> = vec![(value, 0)];
-    while let Some((value, depth)) = pending.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(map) => Box::new(map.values()),
-            _ => continue,
-        };
-        if depth + 1 > max_depth {
+    if !is_container(value) {
+        return false;
+    }
+    // `Vec::new` does not allocate: flat values (an object of scalars,
+    // the common case) cost no allocation.
+    let mut pending = Vec::new();
+    let mut next = Some((value, 1));
+    while let Some((value, depth)) = next.take().or_else(|| pending.pop()) {
+        if depth > max_depth {
             return true;
         }
-        pending.extend(children.map(|child| (child, depth + 1)));
+        pending.extend(nested(value).map(|child| (child, depth + 1)));
     }
     false
+}
+
+/// The arrays and objects directly inside `value`.
+fn nested(value: &Value) -> impl Iterator<Item = &Value> {
+    let (items, values) = match value {
+        Value::Array(items) => (Some(items.iter()), None),
+        Value::Object(map) => (None, Some(map.values())),
+        _ => (None, None),
+    };
+    items
+        .into_iter()
+        .flatten()
+        .chain(values.into_iter().flatten())
+        .filter(|child| is_container(child))
+}
+
+fn is_container(value: &Value) -> bool {
+    matches!(value, Value::Array(_) | Value::Object(_))
 }
 
 /// Drops a JSON value of any depth without recursion. `serde_json`'s own

@@ -7,6 +7,7 @@ mod error;
 mod function;
 mod hooks;
 pub(crate) mod instruction;
+mod limits;
 pub(crate) mod metadata;
 pub(crate) mod name;
 mod options;
@@ -26,6 +27,10 @@ pub use error::ToolError;
 pub use function::{string_tool, FunctionTool};
 pub use hooks::{ToolExecutionHook, ToolExecutionOutcome, ToolHookInput, ToolHookOutput};
 pub use instruction::ToolInstruction;
+pub use limits::{
+    ToolLimits, DEFAULT_MAX_ARGUMENT_DEPTH, DEFAULT_MAX_ECHO_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_MAX_RETURN_BYTES,
+};
 pub use metadata::{
     tool_metadata_hidden_by_tags, tool_metadata_kind, tool_metadata_requires_approval,
     tool_metadata_tags, ToolKind, APPROVAL_REQUEST_KIND_METADATA_KEY,

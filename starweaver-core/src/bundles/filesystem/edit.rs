@@ -5,9 +5,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, environment_error, normalized, write_error};
+use super::environment::{environment, environment_error, normalized, too_large, write_error};
 use super::lock::lock_path;
-use super::{mutating, requirements};
+use super::{mutating, requirements, FilesystemOptions};
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
 use crate::ToolContext;
 
@@ -47,7 +47,7 @@ struct EditFileOutput {
     first_line: usize,
 }
 
-pub(super) fn edit_file_tool() -> DynTool {
+pub(super) fn edit_file_tool(options: FilesystemOptions) -> DynTool {
     let tool = typed_tool::<EditFileArgs, _, _>(
         EDIT_FILE_TOOL_NAME,
         Some(
@@ -56,7 +56,7 @@ pub(super) fn edit_file_tool() -> DynTool {
              Use write_file to create files."
                 .to_string(),
         ),
-        |ctx: ToolContext, args: EditFileArgs| async move { edit_file(&ctx, args).await },
+        move |ctx: ToolContext, args: EditFileArgs| async move { edit_file(&ctx, args, options).await },
     )
     .with_dependencies(requirements())
     .with_tags(mutating())
@@ -65,7 +65,11 @@ pub(super) fn edit_file_tool() -> DynTool {
     Arc::new(tool)
 }
 
-async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> Result<ToolResult, ToolError> {
+async fn edit_file(
+    ctx: &ToolContext,
+    args: EditFileArgs,
+    options: FilesystemOptions,
+) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
     let path = normalized(&args.path)?;
     if args.old_string.is_empty() {
@@ -83,33 +87,58 @@ async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> Result<ToolResult, 
     // Held from read to write, so concurrent edits in this process
     // cannot drop each other's changes.
     let _guard = lock_path(&provider, &path).await;
+    let max = options.max_file_bytes;
+    let entry = provider.stat(&path).await.map_err(environment_error)?;
+    if entry.is_file() && entry.size > max {
+        return Err(too_large(
+            &path,
+            entry.size,
+            max,
+            "edit_file loads the whole file, so it cannot edit this one",
+        ));
+    }
     let content = provider.read_text(&path).await.map_err(environment_error)?;
     let (old, new) = match_line_endings(&content, &args.old_string, &args.new_string);
-    let offsets: Vec<usize> = content
-        .match_indices(old.as_str())
-        .map(|(at, _)| at)
-        .collect();
+    // Counted, not collected: a one-byte `old` may occur millions of times.
+    let mut count = 0usize;
+    let mut offsets = Vec::new();
+    for (at, _) in content.match_indices(old.as_str()) {
+        count += 1;
+        if offsets.len() < NAMED_LINES {
+            offsets.push(at);
+        }
+    }
     let Some(&first) = offsets.first() else {
         return Err(ToolError::model_retry(format!(
             "old_string was not found in `{path}`; read the file again and copy the text exactly, \
              including whitespace, indentation and line breaks"
         )));
     };
-    if offsets.len() > 1 && !args.replace_all {
+    if count > 1 && !args.replace_all {
         let mut lines: Vec<String> = offsets
             .iter()
-            .take(NAMED_LINES)
             .map(|&at| line_of(&content, at).to_string())
             .collect();
-        if offsets.len() > NAMED_LINES {
+        if count > NAMED_LINES {
             lines.push("...".to_string());
         }
         return Err(ToolError::model_retry(format!(
-            "old_string occurs {} times in `{path}` (lines {}); include more surrounding lines to \
-             make it unique, or set replace_all to true to replace every occurrence",
-            offsets.len(),
+            "old_string occurs {count} times in `{path}` (lines {}); include more surrounding \
+             lines to make it unique, or set replace_all to true to replace every occurrence",
             lines.join(", ")
         )));
+    }
+    let replacements = if args.replace_all { count } else { 1 };
+    // Checked before the new content is built: a short `old` replaced by
+    // a long `new` everywhere can ask for gigabytes.
+    let size = edited_size(content.len(), old.len(), new.len(), replacements);
+    if size > max {
+        return Err(too_large(
+            &path,
+            size,
+            max,
+            "replace fewer occurrences, or a shorter new_string",
+        ));
     }
     let updated = if args.replace_all {
         content.replace(old.as_str(), &new)
@@ -122,9 +151,19 @@ async fn edit_file(ctx: &ToolContext, args: EditFileArgs) -> Result<ToolResult, 
         .map_err(write_error)?;
     ToolResult::from_serialize(&EditFileOutput {
         first_line: line_of(&content, first),
-        replacements: if args.replace_all { offsets.len() } else { 1 },
+        replacements,
         path,
     })
+}
+
+/// The file's size after `replacements` replacements of `old` bytes by
+/// `new` bytes, without overflow.
+fn edited_size(len: usize, old: usize, new: usize, replacements: usize) -> u64 {
+    let wide = |value: usize| u128::try_from(value).unwrap_or(u128::MAX);
+    let size = wide(len)
+        .saturating_add(wide(new).saturating_mul(wide(replacements)))
+        .saturating_sub(wide(old).saturating_mul(wide(replacements)));
+    u64::try_from(size).unwrap_or(u64::MAX)
 }
 
 /// Models usually send `\n` line breaks. When the text is absent as
@@ -177,5 +216,12 @@ mod tests {
         let (_, new) = match_line_endings("a\nb\r\n", "a", "a\nx");
         assert_eq!(new, "a\nx");
         assert_eq!(line_of("a\nb\nc", 4), 3);
+    }
+
+    #[test]
+    fn edited_sizes_do_not_overflow() {
+        assert_eq!(edited_size(10, 1, 3, 2), 14);
+        assert_eq!(edited_size(10, 3, 1, 2), 6);
+        assert_eq!(edited_size(usize::MAX, 0, usize::MAX, usize::MAX), u64::MAX);
     }
 }

@@ -52,6 +52,23 @@ pub(super) fn environment_error(error: EnvironmentError) -> ToolError {
     }
 }
 
+/// A file over the bundle's size limit: feedback naming the limit and
+/// what to do instead.
+pub(super) fn too_large(path: &str, bytes: u64, max_file_bytes: u64, instead: &str) -> ToolError {
+    ToolError::Feedback {
+        message: format!(
+            "`{path}` would be {bytes} bytes, more than the filesystem tools' limit of \
+             {max_file_bytes} bytes per file; {instead}"
+        ),
+        details: Some(json!({
+            "error": "too_large",
+            "path": path,
+            "bytes": bytes,
+            "max_file_bytes": max_file_bytes,
+        })),
+    }
+}
+
 /// Bad patterns are the model's input to correct; a symlink as the
 /// search root is feedback naming it (the agent can search the target);
 /// environment failures map as above.

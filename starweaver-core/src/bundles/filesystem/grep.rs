@@ -23,6 +23,11 @@ const DEFAULT_MAX_RESULTS: usize = 100;
 const MAX_RESULTS_CAP: usize = 1_000;
 /// Upper bound on `context_lines`.
 const MAX_CONTEXT_LINES: usize = 10;
+/// Bytes of paths and lines one call returns: below the registry's
+/// return limit (256 KiB by default) with room for each match's JSON
+/// fields and escapes, so a broad search comes back whole, with its hint,
+/// rather than cut by the registry.
+const MAX_OUTPUT_BYTES: usize = 160 * 1024;
 
 /// Arguments of `grep`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -140,6 +145,7 @@ async fn grep_files(ctx: &ToolContext, args: GrepArgs) -> Result<ToolResult, Too
         .with_max_matches(max_results)
         .with_context_lines(args.context_lines.unwrap_or(0).min(MAX_CONTEXT_LINES));
     options.glob = args.glob.clone();
+    options.max_output_bytes = MAX_OUTPUT_BYTES;
     options.include_hidden = args.include_hidden;
     let report = grep(provider.as_ref(), &args.pattern, &options)
         .await

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, environment_error, normalized};
-use super::{read_only, requirements};
+use super::environment::{environment, environment_error, normalized, too_large};
+use super::{read_only, requirements, FilesystemOptions};
 use crate::environment::{as_text, EnvironmentError};
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
 use crate::ToolContext;
@@ -17,11 +17,10 @@ pub const READ_FILE_TOOL_NAME: &str = "read_file";
 /// Lines returned when no `limit` is given.
 const DEFAULT_LIMIT: usize = 2_000;
 /// At most this much content per call, whatever the limit, so one read
-/// cannot flood the model's context.
-const MAX_CONTENT_BYTES: usize = 256 * 1024;
-/// Files larger than this are refused (the whole file is read to split
-/// lines).
-const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
+/// cannot flood the model's context. Below the registry's return limit
+/// (256 KiB by default) with room for JSON escapes, so a full read comes
+/// back whole, with `next_offset`, rather than cut by the registry.
+const MAX_CONTENT_BYTES: usize = 192 * 1024;
 
 /// Arguments of `read_file`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -63,7 +62,7 @@ struct ReadFileOutput {
     note: Option<String>,
 }
 
-pub(super) fn read_file_tool() -> DynTool {
+pub(super) fn read_file_tool(options: FilesystemOptions) -> DynTool {
     let tool = typed_tool::<ReadFileArgs, _, _>(
         READ_FILE_TOOL_NAME,
         Some(
@@ -72,7 +71,7 @@ pub(super) fn read_file_tool() -> DynTool {
              read the rest with `next_offset` when `truncated` is true. Binary files are refused."
                 .to_string(),
         ),
-        |ctx: ToolContext, args: ReadFileArgs| async move { read_file(&ctx, args).await },
+        move |ctx: ToolContext, args: ReadFileArgs| async move { read_file(&ctx, args, options).await },
     )
     .with_dependencies(requirements())
     .with_tags(read_only())
@@ -80,7 +79,11 @@ pub(super) fn read_file_tool() -> DynTool {
     Arc::new(tool)
 }
 
-async fn read_file(ctx: &ToolContext, args: ReadFileArgs) -> Result<ToolResult, ToolError> {
+async fn read_file(
+    ctx: &ToolContext,
+    args: ReadFileArgs,
+    options: FilesystemOptions,
+) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
     let path = normalized(&args.path)?;
     if args.limit == Some(0) {
@@ -93,15 +96,14 @@ async fn read_file(ctx: &ToolContext, args: ReadFileArgs) -> Result<ToolResult, 
     if entry.is_dir() {
         return Err(environment_error(EnvironmentError::IsADirectory { path }));
     }
-    if entry.size > MAX_FILE_BYTES {
-        return Err(ToolError::Feedback {
-            message: format!(
-                "`{path}` is {} bytes, more than read_file loads ({MAX_FILE_BYTES}); use grep to \
-                 find the lines you need",
-                entry.size
-            ),
-            details: Some(serde_json::json!({"error": "too_large", "path": path})),
-        });
+    // The whole file is loaded to split lines, so its size is bounded.
+    if entry.size > options.max_file_bytes {
+        return Err(too_large(
+            &path,
+            entry.size,
+            options.max_file_bytes,
+            "use grep to find the lines you need",
+        ));
     }
     let bytes = provider
         .read_bytes(&path)

@@ -8,6 +8,7 @@ use super::grep::grep_tool;
 use super::ls::ls_tool;
 use super::read::read_file_tool;
 use super::write::write_file_tool;
+use super::FilesystemOptions;
 use crate::environment::ENVIRONMENT_CAPABILITY;
 use crate::tools::{ToolDependencyRequirements, ToolInstruction};
 use crate::toolsets::{DynToolset, StaticToolset};
@@ -39,13 +40,21 @@ const MUTATING_TAG: &str = "mutating";
 /// ```
 #[must_use]
 pub fn filesystem_tools() -> DynToolset {
-    Arc::new(
-        StaticToolset::new(FILESYSTEM_TOOLSET_NAME)
+    FilesystemOptions::default().into_toolset()
+}
+
+impl FilesystemOptions {
+    /// The filesystem bundle with these options (see
+    /// [`filesystem_tools`]).
+    #[must_use]
+    pub fn into_toolset(self) -> DynToolset {
+        Arc::new(
+            StaticToolset::new(FILESYSTEM_TOOLSET_NAME)
             .with_tools([
                 ls_tool(),
-                read_file_tool(),
-                write_file_tool(),
-                edit_file_tool(),
+                read_file_tool(self),
+                write_file_tool(self),
+                edit_file_tool(self),
                 glob_tool(),
                 grep_tool(),
             ])
@@ -56,7 +65,8 @@ pub fn filesystem_tools() -> DynToolset {
                  editing it, and prefer edit_file over rewriting whole files. Read a skill's whole \
                  SKILL.md before following it.",
             )),
-    )
+        )
+    }
 }
 
 /// The Filtered profile every filesystem tool declares.

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, environment_error, normalized, write_error};
+use super::environment::{environment, environment_error, normalized, too_large, write_error};
 use super::lock::lock_path;
-use super::{mutating, requirements};
+use super::{mutating, requirements, FilesystemOptions};
 use crate::environment::EnvironmentError;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
 use crate::ToolContext;
@@ -41,7 +41,7 @@ struct WriteFileOutput {
     created: bool,
 }
 
-pub(super) fn write_file_tool() -> DynTool {
+pub(super) fn write_file_tool(options: FilesystemOptions) -> DynTool {
     let tool = typed_tool::<WriteFileArgs, _, _>(
         WRITE_FILE_TOOL_NAME,
         Some(
@@ -50,7 +50,9 @@ pub(super) fn write_file_tool() -> DynTool {
              existing file, prefer edit_file."
                 .to_string(),
         ),
-        |ctx: ToolContext, args: WriteFileArgs| async move { write_file(&ctx, args).await },
+        move |ctx: ToolContext, args: WriteFileArgs| async move {
+            write_file(&ctx, args, options).await
+        },
     )
     .with_dependencies(requirements())
     .with_tags(mutating())
@@ -62,9 +64,22 @@ pub(super) fn write_file_tool() -> DynTool {
     Arc::new(tool)
 }
 
-async fn write_file(ctx: &ToolContext, args: WriteFileArgs) -> Result<ToolResult, ToolError> {
+async fn write_file(
+    ctx: &ToolContext,
+    args: WriteFileArgs,
+    options: FilesystemOptions,
+) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
     let path = normalized(&args.path)?;
+    let bytes = args.content.len() as u64;
+    if bytes > options.max_file_bytes {
+        return Err(too_large(
+            &path,
+            bytes,
+            options.max_file_bytes,
+            "write a smaller file, or split the content over several files",
+        ));
+    }
     // Not interleaved with an edit of the same file in this process.
     let _guard = lock_path(&provider, &path).await;
     let created = match provider.stat(&path).await {

@@ -16,8 +16,8 @@ use super::{CallLimits, ToolEntry, ToolRegistry};
 use crate::model::{ToolCallPart, ToolReturnPart};
 use crate::tools::{
     ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
-    ToolHookOutput, ToolResult, ToolUserInputPreprocessResult, APPROVAL_REQUEST_KIND_METADATA_KEY,
-    DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
+    ToolHookOutput, ToolLimits, ToolResult, ToolUserInputPreprocessResult,
+    APPROVAL_REQUEST_KIND_METADATA_KEY, DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
 };
 use crate::{AgentContextHandle, JsonMap, ToolContext, ToolRuntimeSnapshot};
 
@@ -33,6 +33,9 @@ pub struct ToolCallOutcome {
     pub max_retries: u32,
     /// Model-correction retries already used before this call.
     pub model_retries_used: u32,
+    /// The bounds of the registry that dispatched the call, applied when
+    /// the outcome becomes a return.
+    pub limits: ToolLimits,
 }
 
 impl ToolRegistry {
@@ -54,6 +57,7 @@ impl ToolRegistry {
                 execution_attempts: 0,
                 max_retries: self.max_retries_for(&call.name),
                 model_retries_used: retries_used,
+                limits: self.limits,
             },
         };
         outcome.into_return_part(&call.id, &call.name)
@@ -88,16 +92,21 @@ impl ToolRegistry {
                 execution_attempts: 0,
                 max_retries: self.max_retries_for(name),
                 model_retries_used,
+                limits: self.limits,
             };
         };
-        let limits = self.limits(entry, ctx.inherited_limits());
+        let limits = self.call_limits(entry, ctx.inherited_limits());
         let max_retries = limits.max_retries;
         let outcome = |result, execution_attempts| ToolCallOutcome {
             result,
             execution_attempts,
             max_retries,
             model_retries_used,
+            limits: self.limits,
         };
+        if let Some(error) = self.argument_problem(name, &arguments) {
+            return outcome(Err(error), 0);
+        }
         let mut ctx = match self.call_context(entry, ctx, call_id, name, limits) {
             Ok(ctx) => ctx,
             Err(error) => return outcome(Err(error), 0),
@@ -161,7 +170,7 @@ impl ToolRegistry {
             .entries
             .get(name)
             .ok_or_else(|| self.not_found(name, ctx.agent_context()))?;
-        let limits = self.limits(entry, ctx.inherited_limits());
+        let limits = self.call_limits(entry, ctx.inherited_limits());
         let ctx = self.call_context(entry, ctx, call_id, name, limits)?;
         let preprocessed =
             catch_panics(|| OptionFuture::from(entry.tool.preprocess_user_input(ctx, user_input)))
@@ -226,6 +235,38 @@ impl ToolRegistry {
         Ok(ctx)
     }
 
+    /// Arguments the registry refuses before any tool code sees them:
+    /// anything but an object (a JSON array would fill a struct's fields
+    /// by position), and values nested past the depth limit (Serde
+    /// recurses once per level and would overflow the stack).
+    fn argument_problem(&self, name: &str, arguments: &Value) -> Option<ToolError> {
+        let max_depth = self.limits.max_argument_depth;
+        if crate::bounds::exceeds_depth(arguments, max_depth) {
+            return Some(ToolError::invalid_arguments(
+                name,
+                format!(
+                    "arguments nest arrays and objects more than {max_depth} levels deep; send a \
+                     flatter JSON object"
+                ),
+            ));
+        }
+        let got = match arguments {
+            Value::Object(_) => return None,
+            Value::Array(_) => "an array (parameters are named, not positional)".to_string(),
+            Value::String(text) => format!("a string (`{}`)", crate::bounds::echo(text)),
+            Value::Number(_) => "a number".to_string(),
+            Value::Bool(_) => "a boolean".to_string(),
+            Value::Null => "null".to_string(),
+        };
+        Some(ToolError::invalid_arguments(
+            name,
+            format!(
+                "arguments must be a JSON object of named parameters, not {got}; send \
+                 {{\"parameter\": value, ...}} as the tool's schema describes"
+            ),
+        ))
+    }
+
     /// Why the model cannot call this tool in this context, if it cannot.
     fn check_visible_in(entry: &ToolEntry, context: &crate::AgentContext) -> Option<ToolError> {
         let name = entry.definition.name.as_str();
@@ -264,8 +305,12 @@ impl ToolRegistry {
             }),
             None => self.entries.keys().collect(),
         };
+        // Similarity costs the product of both lengths: a name far longer
+        // than any valid one cannot be a typo of one, so it is not scored.
+        let plausible = name.len() <= 2 * crate::tools::MAX_TOOL_NAME_CHARS;
         let suggestion = visible
             .iter()
+            .filter(|_| plausible)
             .map(|known| (strsim::jaro_winkler(name, known), known))
             .filter(|(score, _)| *score > 0.8)
             .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -280,9 +325,10 @@ impl ToolRegistry {
             known.push("...");
         }
         ToolError::NotFound {
-            tool: name.to_string(),
+            tool: crate::bounds::echo(name).into_owned(),
             message: format!(
-                "unknown tool `{name}`.{suggestion} Available tools: {}.",
+                "unknown tool `{}`.{suggestion} Available tools: {}.",
+                crate::bounds::echo(name),
                 if known.is_empty() {
                     "none".to_string()
                 } else {

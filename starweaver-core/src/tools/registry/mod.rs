@@ -4,6 +4,7 @@
 mod availability;
 mod dispatch;
 mod returns;
+mod shortening;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -15,7 +16,7 @@ pub(crate) use returns::DELEGATED_EXECUTION_KEY;
 use super::instruction::dedup_by_group;
 use super::{
     tool_metadata_requires_approval, DynTool, Tool, ToolDefinition, ToolDependencyRequirements,
-    ToolExecutionHook, ToolInstruction, DEFERRED_CALL_METADATA_KEY,
+    ToolExecutionHook, ToolInstruction, ToolLimits, DEFERRED_CALL_METADATA_KEY,
 };
 use crate::toolsets::{DynToolset, IntoDynToolset};
 use crate::AgentContext;
@@ -83,6 +84,7 @@ pub struct ToolRegistry {
     max_retries: Option<u32>,
     hooks: Vec<Arc<dyn ToolExecutionHook>>,
     tool_hooks: HashMap<String, Vec<Arc<dyn ToolExecutionHook>>>,
+    limits: ToolLimits,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -91,6 +93,7 @@ impl std::fmt::Debug for ToolRegistry {
             .field("tools", &self.names())
             .field("timeout_ms", &self.timeout_ms)
             .field("max_retries", &self.max_retries)
+            .field("limits", &self.limits)
             .finish_non_exhaustive()
     }
 }
@@ -195,6 +198,7 @@ impl ToolRegistry {
     pub(crate) fn adopt_settings(&mut self, other: &Self) {
         self.timeout_ms = other.timeout_ms;
         self.max_retries = other.max_retries;
+        self.limits = other.limits;
         self.hooks.clone_from(&other.hooks);
         self.tool_hooks.clone_from(&other.tool_hooks);
     }
@@ -211,6 +215,20 @@ impl ToolRegistry {
     pub fn with_max_retries(mut self, max_retries: u32) -> Self {
         self.max_retries = Some(max_retries);
         self
+    }
+
+    /// Bounds on every call's arguments and on what goes back to the
+    /// model (see [`ToolLimits`]).
+    #[must_use]
+    pub fn with_limits(mut self, limits: ToolLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The bounds this registry applies to every call.
+    #[must_use]
+    pub fn limits(&self) -> &ToolLimits {
+        &self.limits
     }
 
     /// Fills the registry-level limits from an outer level (the agent
@@ -340,11 +358,13 @@ impl ToolRegistry {
     }
 
     fn entry_timeout_ms(&self, entry: &ToolEntry) -> Option<u64> {
-        self.limits(entry, InheritedLimits::default()).timeout_ms
+        self.call_limits(entry, InheritedLimits::default())
+            .timeout_ms
     }
 
     fn entry_max_retries(&self, entry: &ToolEntry) -> u32 {
-        self.limits(entry, InheritedLimits::default()).max_retries
+        self.call_limits(entry, InheritedLimits::default())
+            .max_retries
     }
 
     /// Effective limits of one call: tool, then toolset, then this
@@ -352,7 +372,7 @@ impl ToolRegistry {
     /// caller), then the default. A delegating tool (`call_tool`) gets no
     /// inherited timeout and no internal retries: the tool it runs applies
     /// its own.
-    pub(crate) fn limits(&self, entry: &ToolEntry, inherited: InheritedLimits) -> CallLimits {
+    pub(crate) fn call_limits(&self, entry: &ToolEntry, inherited: InheritedLimits) -> CallLimits {
         let toolset = entry.toolset.as_deref();
         let max_retries = entry
             .tool

@@ -2,9 +2,11 @@
 
 use serde_json::{json, Value};
 
+use super::shortening::{bound_content, bound_echoes, bound_message};
 use super::ToolCallOutcome;
+use crate::bounds::shorten;
 use crate::model::{ToolReturnKind, ToolReturnPart};
-use crate::tools::ToolError;
+use crate::tools::{ToolError, ToolLimits};
 use crate::JsonMap;
 
 /// Private-metadata key a delegating tool (the proxy's `call_tool`) uses
@@ -15,7 +17,12 @@ pub(crate) const DELEGATED_EXECUTION_KEY: &str = "starweaver.delegated_execution
 impl ToolCallOutcome {
     /// The return part for this outcome.
     #[must_use]
+    /// Everything that goes back to the model is bounded here, by the
+    /// dispatching registry's [`crate::tools::ToolLimits`].
     pub fn into_return_part(self, call_id: &str, name: &str) -> ToolReturnPart {
+        let limits = self.limits;
+        let name = shorten(name, limits.max_echo_bytes);
+        let name = name.as_ref();
         let mut part = ToolReturnPart {
             tool_call_id: call_id.to_string(),
             tool_name: name.to_string(),
@@ -87,15 +94,25 @@ impl ToolCallOutcome {
                         }),
                     );
                 }
-                part.content = error_content(name, &error, &mut part.metadata);
+                part.content = error_content(name, &error, &mut part.metadata, &limits);
             }
         }
+        part.content = bound_content(
+            std::mem::take(&mut part.content),
+            &mut part.metadata,
+            &limits,
+        );
         part
     }
 }
 
 /// Model-visible content of a failed call.
-fn error_content(name: &str, error: &ToolError, metadata: &mut JsonMap) -> Value {
+fn error_content(
+    name: &str,
+    error: &ToolError,
+    metadata: &mut JsonMap,
+    limits: &ToolLimits,
+) -> Value {
     let kind = error.kind();
     match error.root() {
         ToolError::ApprovalRequired {
@@ -112,14 +129,16 @@ fn error_content(name: &str, error: &ToolError, metadata: &mut JsonMap) -> Value
                 "success": false,
                 "is_error": kind.is_error(),
                 "error_kind": kind.as_str(),
-                "message": root.to_string(),
+                "message": bound_message(&root.to_string(), limits),
             });
             if let ToolError::Feedback {
                 details: Some(details),
                 ..
             } = root
             {
-                content["details"] = details.clone();
+                let mut details = details.clone();
+                bound_echoes(&mut details, limits.max_echo_bytes);
+                content["details"] = details;
             }
             content
         }
