@@ -8,7 +8,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
+use starweaver::environment::{
+    EnvironmentProvider, VirtualEnvironmentProvider, MAX_SEARCH_PATTERN_BYTES,
+};
 use starweaver::model::ToolCallPart;
 use starweaver::{
     attach_environment, typed_tool, AgentContext, FilesystemOptions, ToolContext, ToolLimits,
@@ -241,6 +243,42 @@ mod echoed_values {
         let part = call_on(provider, "grep", json!({"pattern": "(".repeat(100_000)})).await;
         assert_eq!(part.kind, ToolReturnKind::ModelRetry, "{:?}", part.content);
         assert_bounded_error(&part);
+    }
+
+    // A 300 KB literal pattern was called an invalid regular expression, with advice to search literally.
+    #[tokio::test]
+    async fn a_huge_literal_pattern_names_the_pattern_limit() {
+        let provider = Arc::new(VirtualEnvironmentProvider::new("t").with_file("a.txt", "a"));
+        let part = call_on(
+            provider.clone(),
+            "grep",
+            json!({"pattern": "x(".repeat(150_000), "literal": true}),
+        )
+        .await;
+        assert_eq!(part.kind, ToolReturnKind::ModelRetry);
+        assert_bounded_error(&part);
+        let message = part.content["message"].as_str().unwrap();
+        assert!(!message.contains("invalid regular expression"), "{message}");
+        assert!(message.contains("more than the 4096 bytes"), "{message}");
+        // A literal at the limit, with regex syntax in it, is searched as text.
+        let text = "(".repeat(MAX_SEARCH_PATTERN_BYTES);
+        let provider =
+            Arc::new(VirtualEnvironmentProvider::new("t").with_file("b.txt", text.clone()));
+        for case_insensitive in [false, true] {
+            let part = call_on(
+                provider.clone(),
+                "grep",
+                json!({"pattern": text, "literal": true, "case_insensitive": case_insensitive}),
+            )
+            .await;
+            assert_eq!(part.kind, ToolReturnKind::Success, "{:?}", part.content);
+            assert_eq!(part.content["count"], 1);
+        }
+        let glob = call_on(provider, "glob", json!({"pattern": "*".repeat(20_000)})).await;
+        assert!(glob.content["message"]
+            .as_str()
+            .unwrap()
+            .contains("glob pattern is 20000 bytes"));
     }
 
     // A 50 MB tool name came back as a 50 MB not_found (and was scored against every tool).

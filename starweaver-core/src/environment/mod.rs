@@ -22,7 +22,7 @@ pub use search::{
     glob, grep, is_hidden_excluded, walk, GlobOptions, GlobReport, GrepMatch, GrepOptions,
     GrepReport, SearchError, WalkOptions, Walker, AGENTS_DIR, DEFAULT_GLOB_MAX_RESULTS,
     DEFAULT_GREP_MAX_FILE_BYTES, DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES,
-    DEFAULT_GREP_MAX_OUTPUT_BYTES,
+    DEFAULT_GREP_MAX_OUTPUT_BYTES, MAX_SEARCH_PATTERN_BYTES,
 };
 pub(crate) use text::as_text;
 pub use virtual_provider::VirtualEnvironmentProvider;

@@ -79,9 +79,9 @@ pub(super) fn search_error(error: SearchError) -> ToolError {
             details: Some(json!({"error": "symlink", "path": path})),
             message: error.to_string(),
         },
-        invalid @ (SearchError::InvalidGlob { .. } | SearchError::InvalidRegex { .. }) => {
-            ToolError::model_retry(invalid.to_string())
-        }
+        invalid @ (SearchError::InvalidGlob { .. }
+        | SearchError::InvalidRegex { .. }
+        | SearchError::PatternTooLong { .. }) => ToolError::model_retry(invalid.to_string()),
     }
 }
 

@@ -32,6 +32,21 @@ pub enum SearchError {
         /// What is wrong with it.
         message: String,
     },
+    /// The pattern is longer than searches accept
+    /// ([`super::MAX_SEARCH_PATTERN_BYTES`]): compiling it would take
+    /// memory out of proportion to what it can find.
+    #[error(
+        "the {kind} pattern is {bytes} bytes, more than the {max_bytes} bytes a search accepts; \
+         search for a shorter, distinctive part of it"
+    )]
+    PatternTooLong {
+        /// `"grep"` or `"glob"`.
+        kind: &'static str,
+        /// The pattern's length.
+        bytes: usize,
+        /// The limit.
+        max_bytes: usize,
+    },
     /// The regular expression does not compile.
     #[error(
         "invalid regular expression `{pattern}`: {message}\nescape special characters such as \

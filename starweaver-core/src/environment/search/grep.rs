@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::glob::GlobWalk;
 use super::lines::{context_after, context_before, excerpt, line_around};
 use super::pace::Pace;
-use super::pattern::PathPattern;
+use super::pattern::{check_pattern_length, PathPattern};
 use super::root::search_root;
 use super::walk::NAMED_UNREADABLE;
 use super::{SearchError, WalkOptions};
@@ -239,6 +239,7 @@ pub async fn grep(
 }
 
 fn compile(pattern: &str, options: &GrepOptions) -> Result<Regex, SearchError> {
+    check_pattern_length("grep", pattern)?;
     let source = if options.fixed_strings {
         regex::escape(pattern)
     } else {
@@ -252,7 +253,7 @@ fn compile(pattern: &str, options: &GrepOptions) -> Result<Regex, SearchError> {
         .dfa_size_limit(REGEX_SIZE_LIMIT)
         .build()
         .map_err(|error| SearchError::InvalidRegex {
-            pattern: pattern.to_string(),
+            pattern: crate::bounds::echo(pattern).into_owned(),
             message: error.to_string(),
         })
 }

@@ -26,5 +26,6 @@ pub use grep::{
     grep, GrepMatch, GrepOptions, GrepReport, DEFAULT_GREP_MAX_FILE_BYTES,
     DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES, DEFAULT_GREP_MAX_OUTPUT_BYTES,
 };
+pub use pattern::MAX_SEARCH_PATTERN_BYTES;
 pub use visibility::{is_hidden_excluded, AGENTS_DIR};
 pub use walk::{walk, WalkOptions, Walker};

@@ -8,6 +8,24 @@ use super::SearchError;
 /// name.
 const META: [char; 6] = ['*', '?', '[', ']', '{', '}'];
 
+/// The longest grep or glob pattern a search accepts (4 KiB, far more
+/// than any real search needs). Compiling a pattern costs more than its
+/// length (a 16 KiB literal takes seconds), so a longer one is refused with [`SearchError::PatternTooLong`]
+/// rather than a misleading syntax error.
+pub const MAX_SEARCH_PATTERN_BYTES: usize = 4 * 1024;
+
+/// Refuses a pattern over [`MAX_SEARCH_PATTERN_BYTES`].
+pub(crate) fn check_pattern_length(kind: &'static str, pattern: &str) -> Result<(), SearchError> {
+    if pattern.len() > MAX_SEARCH_PATTERN_BYTES {
+        return Err(SearchError::PatternTooLong {
+            kind,
+            bytes: pattern.len(),
+            max_bytes: MAX_SEARCH_PATTERN_BYTES,
+        });
+    }
+    Ok(())
+}
+
 /// A compiled glob matched against paths relative to the search root.
 ///
 /// * A bare pattern without `/` (`*.rs`, `Cargo.toml`) matches a file
@@ -36,8 +54,9 @@ pub(crate) struct PathPattern {
 impl PathPattern {
     /// Compiles `pattern`.
     pub(crate) fn new(pattern: &str, case_insensitive: bool) -> Result<Self, SearchError> {
+        check_pattern_length("glob", pattern)?;
         let invalid = |message: &str| SearchError::InvalidGlob {
-            pattern: pattern.to_string(),
+            pattern: crate::bounds::echo(pattern).into_owned(),
             message: message.to_string(),
         };
         if pattern.trim().is_empty() {
