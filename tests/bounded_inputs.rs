@@ -381,6 +381,43 @@ mod argument_shape {
         }
     }
 
+    // A model response with 100,000-level arguments overflowed the stack when the run loop copied it into the history.
+    #[tokio::test]
+    async fn a_run_drops_deep_arguments_from_the_model() {
+        let model = Arc::new(starweaver::FunctionModel::new(|messages, _parameters| {
+            if common::responses_so_far(messages) > 0 {
+                return Ok(starweaver::model::ModelResponse::text("done"));
+            }
+            let mut arguments = serde_json::Map::new();
+            arguments.insert("value".to_string(), nested_arrays(100_000));
+            Ok(starweaver::model::ModelResponse::tool_calls([
+                ToolCallPart::new("c", "take", Value::Object(arguments)),
+            ]))
+        }));
+        let tool = typed_tool::<Anything, _, _>(
+            "take",
+            Some("Take anything".to_string()),
+            |_ctx: ToolContext, _args: Anything| async move { Ok(ToolResult::new(json!("ran"))) },
+        );
+        let app = starweaver::AgentBuilder::new(model)
+            .tool(Arc::new(tool))
+            .build_app();
+        // Streamed too: the stream's copy of the call must not recurse.
+        let stream = app.session().run_stream("go").await.unwrap();
+        assert!(!stream.events().is_empty());
+        let mut session = app.session();
+        let result = session.run("go").await.unwrap();
+        assert_eq!(result.output, "done");
+        // The model was asked to correct the call, and told why.
+        let history = serde_json::to_string(session.messages()).unwrap();
+        assert!(history.contains("retry_prompt"), "{history}");
+        assert!(
+            history.contains("nested more than 128 levels deep"),
+            "{history}"
+        );
+        assert!(history.len() < 4_096, "{}", history.len());
+    }
+
     // write_file with ["x.txt", "text"] filled its fields by position and wrote the file.
     #[tokio::test]
     async fn positional_arguments_are_refused() {

@@ -10,6 +10,10 @@ use serde_json::Value;
 /// tool name, a pattern, an argument name, parser text).
 pub const MAX_ECHO_BYTES: usize = 256;
 
+/// How deeply JSON may nest where nobody configured a limit: the depth
+/// `serde_json` itself allows when it parses text.
+pub const MAX_JSON_DEPTH: usize = 128;
+
 /// `text` cut to at most `max_bytes` bytes on a character boundary, with
 /// a marker saying how long it was. Borrowed when it already fits.
 ///

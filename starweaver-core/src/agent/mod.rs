@@ -6,6 +6,7 @@ mod agent;
 mod app;
 mod builder;
 mod conversation;
+mod deep_arguments;
 mod error;
 mod hitl;
 mod options;

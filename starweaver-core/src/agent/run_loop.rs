@@ -4,6 +4,7 @@ use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::deep_arguments::{discard_call, drop_deep_arguments};
 use super::hitl::AgentHitlRequestKind;
 use super::scheduling::{execute_batch, sequential_reason};
 use super::state::{RunProgress, WaitingState};
@@ -240,6 +241,7 @@ impl<'a, 'r> Run<'a, 'r> {
                     .collect(),
             });
             let mut response = self.request(messages, &parameters).await?;
+            drop_deep_arguments(&mut response, self.registry.limits().max_argument_depth);
             unique_call_ids(&mut response, progress.step);
             let mut usage = response.usage;
             usage.requests = usage.requests.max(1);
@@ -295,14 +297,18 @@ impl<'a, 'r> Run<'a, 'r> {
         }
         let mut stream = model.request_stream(messages, parameters).await?;
         let mut text = String::new();
-        let mut calls = Vec::new();
+        let mut calls = 0usize;
         while let Some(event) = stream.next().await {
             match event? {
                 ModelStreamEvent::TextDelta(delta) => {
                     text.push_str(&delta);
                     self.recorder.emit(AgentStreamEvent::TextDelta { delta });
                 }
-                ModelStreamEvent::ToolCall(call) => calls.push(call),
+                // The finished response carries the calls again.
+                ModelStreamEvent::ToolCall(call) => {
+                    calls += 1;
+                    discard_call(call);
+                }
                 ModelStreamEvent::Finished(response) => return Ok(response),
             }
         }
@@ -312,7 +318,7 @@ impl<'a, 'r> Run<'a, 'r> {
             message: format!(
                 "the response stream ended before it finished ({} characters of text and {} tool call(s) arrived); retry the request",
                 text.chars().count(),
-                calls.len()
+                calls
             ),
         }))
     }

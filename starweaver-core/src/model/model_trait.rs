@@ -4,7 +4,10 @@ use std::sync::Arc;
 
 use futures::stream::{self, BoxStream, StreamExt};
 
-use super::{ModelMessage, ModelRequestParameters, ModelResponse, ResponsePart, ToolCallPart};
+use super::{
+    ModelMessage, ModelRequestParameters, ModelResponse, ResponsePart, ToolCallArguments,
+    ToolCallPart,
+};
 use crate::BoxFuture;
 
 /// A shared, type-erased model.
@@ -73,6 +76,25 @@ pub trait Model: Send + Sync {
     }
 }
 
+/// A copy of `call` for a stream event. Arguments nested past
+/// [`crate::bounds::MAX_JSON_DEPTH`] are not copied (a copy recurses once
+/// per level): the event carries `null`, the finished response the
+/// original.
+fn shallow_copy(call: &ToolCallPart) -> ToolCallPart {
+    match &call.arguments {
+        ToolCallArguments::Json(arguments)
+            if crate::bounds::exceeds_depth(arguments, crate::bounds::MAX_JSON_DEPTH) =>
+        {
+            ToolCallPart {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: ToolCallArguments::Json(serde_json::Value::Null),
+            }
+        }
+        _ => call.clone(),
+    }
+}
+
 /// Streams a finished response: its parts, then `Finished`.
 #[must_use]
 pub fn response_as_stream(response: ModelResponse) -> ModelResponseStream {
@@ -82,7 +104,7 @@ pub fn response_as_stream(response: ModelResponse) -> ModelResponseStream {
         .map(|part| {
             Ok(match part {
                 ResponsePart::Text(text) => ModelStreamEvent::TextDelta(text.content.clone()),
-                ResponsePart::ToolCall(call) => ModelStreamEvent::ToolCall(call.clone()),
+                ResponsePart::ToolCall(call) => ModelStreamEvent::ToolCall(shallow_copy(call)),
             })
         })
         .collect();

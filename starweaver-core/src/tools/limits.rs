@@ -11,7 +11,7 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 * 1024;
 pub const DEFAULT_MAX_ECHO_BYTES: usize = crate::bounds::MAX_ECHO_BYTES;
 /// Default for [`ToolLimits::max_argument_depth`]: 128 levels, the depth
 /// `serde_json` allows when it parses argument text.
-pub const DEFAULT_MAX_ARGUMENT_DEPTH: usize = 128;
+pub const DEFAULT_MAX_ARGUMENT_DEPTH: usize = crate::bounds::MAX_JSON_DEPTH;
 
 /// What one call may cost, set per registry with
 /// [`super::ToolRegistry::with_limits`]. A model is an untrusted input
