@@ -129,8 +129,10 @@ pub(crate) fn bound_content(content: Value, metadata: &mut JsonMap, limits: &Too
 /// the bound passes `max`; walks without recursion.
 fn may_exceed(value: &Value, max: usize) -> bool {
     let mut total = 0usize;
-    let mut pending = vec![value];
-    while let Some(value) = pending.pop() {
+    // `Vec::new` does not allocate until a nested container is met.
+    let mut pending = Vec::new();
+    let mut next = Some(value);
+    while let Some(value) = next.take().or_else(|| pending.pop()) {
         total = total.saturating_add(match value {
             Value::Null | Value::Bool(_) => 5,
             Value::Number(_) => 24,
@@ -139,12 +141,18 @@ fn may_exceed(value: &Value, max: usize) -> bool {
                 pending.extend(items.iter());
                 items.len().saturating_add(2)
             }
-            Value::Object(map) => {
-                pending.extend(map.values());
-                map.keys()
-                    .map(|key| key.len().saturating_mul(6).saturating_add(4))
-                    .fold(2usize, usize::saturating_add)
-            }
+            Value::Object(map) => map.iter().fold(2usize, |sum, (key, child)| {
+                let leaf = match child {
+                    Value::Array(_) | Value::Object(_) => {
+                        pending.push(child);
+                        0
+                    }
+                    Value::String(text) => text.len().saturating_mul(6).saturating_add(2),
+                    _ => 24,
+                };
+                sum.saturating_add(key.len().saturating_mul(6).saturating_add(4))
+                    .saturating_add(leaf)
+            }),
         });
         if total > max {
             return true;
