@@ -11,7 +11,7 @@ use super::pattern::PathPattern;
 use super::root::search_root;
 use super::walk::NAMED_UNREADABLE;
 use super::{SearchError, WalkOptions};
-use crate::environment::{normalize_path, EntryKind, EnvironmentEntry, EnvironmentProvider};
+use crate::environment::{normalize_path_with, EntryKind, EnvironmentEntry, EnvironmentProvider};
 
 /// Default cap on grep matches.
 pub const DEFAULT_GREP_MAX_MATCHES: usize = 1_000;
@@ -197,7 +197,7 @@ pub async fn grep(
         Some(glob) if !glob.trim().is_empty() => Some(PathPattern::new(glob, false)?),
         _ => None,
     };
-    let root = normalize_path(&options.root)?;
+    let root = normalize_path_with(&options.root, &provider.path_limits())?;
     let mut search = Search {
         regex,
         options,
