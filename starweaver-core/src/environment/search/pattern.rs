@@ -3,6 +3,7 @@
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::SearchError;
+use crate::bounds::echo;
 
 /// Characters that make a glob segment something other than a literal
 /// name.
@@ -37,7 +38,7 @@ impl PathPattern {
     /// Compiles `pattern`.
     pub(crate) fn new(pattern: &str, case_insensitive: bool) -> Result<Self, SearchError> {
         let invalid = |message: &str| SearchError::InvalidGlob {
-            pattern: pattern.to_string(),
+            pattern: echo(pattern).into_owned(),
             message: message.to_string(),
         };
         if pattern.trim().is_empty() {
