@@ -1,7 +1,13 @@
 //! Errors of environment operations.
 
+use crate::bounds::echo;
+
 /// What went wrong in an environment operation. Every variant names the
 /// path it concerns, so a tool return or a host log says where to look.
+/// Messages show at most [`crate::bounds::MAX_ECHO_BYTES`] of a path, and
+/// variants built from a path as given ([`Self::PathEscape`],
+/// [`Self::InvalidPath`]) store it shortened the same way, so a hostile
+/// path is never repeated back in full.
 #[derive(Debug, thiserror::Error)]
 pub enum EnvironmentError {
     /// Nothing exists at the path.
@@ -27,13 +33,16 @@ pub enum EnvironmentError {
     /// symlink).
     #[error("{} is outside the environment root; use a path relative to the root without `..` above it", shown(.path))]
     PathEscape {
-        /// The path as given.
+        /// The path as given, shortened to at most
+        /// [`crate::bounds::MAX_ECHO_BYTES`].
         path: String,
     },
-    /// The path is not usable (empty segment rules, NUL bytes, ...).
+    /// The path is not usable (NUL bytes, longer or deeper than the
+    /// provider's [`super::PathLimits`], ...).
     #[error("{} is not a valid path: {reason}", shown(.path))]
     InvalidPath {
-        /// The path as given.
+        /// The path as given, shortened to at most
+        /// [`crate::bounds::MAX_ECHO_BYTES`].
         path: String,
         /// Why it was rejected.
         reason: String,
@@ -45,7 +54,7 @@ pub enum EnvironmentError {
         path: String,
     },
     /// The provider does not implement this operation.
-    #[error("environment `{environment}` does not support {operation}")]
+    #[error("environment `{}` does not support {}", echo(.environment), echo(.operation))]
     Unsupported {
         /// The provider's name.
         environment: String,
@@ -80,11 +89,45 @@ impl EnvironmentError {
     }
 }
 
-/// A path for a message: the root has no name, so it is spelled out.
+/// A path for a message: the root has no name, so it is spelled out; a
+/// long path is shortened, so no message repeats a hostile path in full.
 fn shown(path: &str) -> String {
     if path.is_empty() {
         "the environment root (`/`)".to_string()
     } else {
-        format!("`{path}`")
+        format!("`{}`", echo(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bounds::MAX_ECHO_BYTES;
+
+    #[test]
+    fn messages_shorten_long_paths() {
+        let path = "p/".repeat(10_000);
+        let errors = [
+            EnvironmentError::NotFound { path: path.clone() },
+            EnvironmentError::IsADirectory { path: path.clone() },
+            EnvironmentError::NotADirectory { path: path.clone() },
+            EnvironmentError::NotText { path: path.clone() },
+            EnvironmentError::Io {
+                path: path.clone(),
+                source: std::io::Error::other("denied"),
+            },
+            EnvironmentError::Unsupported {
+                environment: path.clone(),
+                operation: path.clone(),
+            },
+        ];
+        for error in errors {
+            let message = error.to_string();
+            assert!(message.len() < 3 * MAX_ECHO_BYTES, "{}", message.len());
+        }
+        assert_eq!(
+            EnvironmentError::NotFound { path: "a/b".into() }.to_string(),
+            "`a/b` does not exist; list the parent directory to see what is there"
+        );
     }
 }

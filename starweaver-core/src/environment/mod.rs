@@ -16,7 +16,10 @@ pub use attach::{
 };
 pub use entry::{EntryKind, EnvironmentEntry};
 pub use error::EnvironmentError;
-pub use path::{file_name, join_path, normalize_path, parent_path};
+pub use path::{
+    file_name, join_path, normalize_path, normalize_path_with, parent_path, PathLimits,
+    DEFAULT_MAX_PATH_BYTES, DEFAULT_MAX_PATH_SEGMENTS,
+};
 pub use provider::{DynEnvironment, EnvironmentProvider};
 pub use search::{
     glob, grep, is_hidden_excluded, walk, GlobOptions, GlobReport, GrepMatch, GrepOptions,

@@ -3,7 +3,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{EnvironmentEntry, EnvironmentError};
+use super::{normalize_path_with, EnvironmentEntry, EnvironmentError, PathLimits};
+use crate::bounds::echo;
 use crate::BoxFuture;
 
 /// A shared, type-erased environment provider.
@@ -24,6 +25,14 @@ pub trait EnvironmentProvider: Send + Sync + fmt::Debug {
     /// The backend kind (`"virtual"`, `"local"`, ...).
     fn kind(&self) -> &'static str;
 
+    /// How long and deep a path this provider accepts; paths over them
+    /// are [`EnvironmentError::InvalidPath`]. Walks and searches
+    /// normalize their roots with these, so a provider with raised
+    /// limits can be searched at its full depth.
+    fn path_limits(&self) -> PathLimits {
+        PathLimits::default()
+    }
+
     /// Reads a file's bytes.
     fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>>;
 
@@ -32,7 +41,8 @@ pub trait EnvironmentProvider: Send + Sync + fmt::Debug {
         Box::pin(async move {
             let bytes = self.read_bytes(path).await?;
             String::from_utf8(bytes).map_err(|_| EnvironmentError::NotText {
-                path: super::normalize_path(path).unwrap_or_else(|_| path.to_string()),
+                path: normalize_path_with(path, &self.path_limits())
+                    .unwrap_or_else(|_| echo(path).into_owned()),
             })
         })
     }

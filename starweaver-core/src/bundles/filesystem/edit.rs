@@ -71,7 +71,7 @@ async fn edit_file(
     options: FilesystemOptions,
 ) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
-    let path = normalized(&args.path)?;
+    let path = normalized(&provider, &args.path)?;
     if args.old_string.is_empty() {
         return Err(ToolError::model_retry(format!(
             "old_string is empty; copy the exact text to replace from `{path}`, or use \

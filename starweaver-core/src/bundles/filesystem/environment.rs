@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use crate::environment::{
-    normalize_path, tool_environment, DynEnvironment, EnvironmentError, SearchError,
+    normalize_path_with, tool_environment, DynEnvironment, EnvironmentError, SearchError,
 };
 use crate::tools::ToolError;
 use crate::ToolContext;
@@ -25,9 +25,10 @@ pub(super) fn environment(ctx: &ToolContext) -> Result<DynEnvironment, ToolError
     })
 }
 
-/// A path argument in its root-relative form.
-pub(super) fn normalized(path: &str) -> Result<String, ToolError> {
-    normalize_path(path).map_err(environment_error)
+/// A path argument in its root-relative form, within the provider's
+/// path limits.
+pub(super) fn normalized(provider: &DynEnvironment, path: &str) -> Result<String, ToolError> {
+    normalize_path_with(path, &provider.path_limits()).map_err(environment_error)
 }
 
 /// Expected conditions (missing paths, a directory where a file was
@@ -94,8 +95,9 @@ pub(super) fn write_error(error: EnvironmentError) -> ToolError {
     match error {
         EnvironmentError::Io { path, source } => ToolError::Feedback {
             message: format!(
-                "writing `{path}` failed ({source}); the file may or may not have changed: read \
-                 it before trying again"
+                "writing `{}` failed ({source}); the file may or may not have changed: read it \
+                 before trying again",
+                crate::bounds::echo(&path)
             ),
             details: Some(json!({"error": "write_failed", "path": path})),
         },

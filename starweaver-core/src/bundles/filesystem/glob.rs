@@ -89,7 +89,7 @@ pub(super) fn glob_tool() -> DynTool {
 
 async fn glob_files(ctx: &ToolContext, args: GlobArgs) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
-    let root = normalized(args.path.as_deref().unwrap_or_default())?;
+    let root = normalized(&provider, args.path.as_deref().unwrap_or_default())?;
     let max_results = args
         .max_results
         .unwrap_or(DEFAULT_MAX_RESULTS)

@@ -133,7 +133,7 @@ pub(super) fn grep_tool() -> DynTool {
 
 async fn grep_files(ctx: &ToolContext, args: GrepArgs) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
-    let root = normalized(args.path.as_deref().unwrap_or_default())?;
+    let root = normalized(&provider, args.path.as_deref().unwrap_or_default())?;
     let max_results = args
         .max_results
         .unwrap_or(DEFAULT_MAX_RESULTS)

@@ -78,7 +78,7 @@ pub(super) fn ls_tool() -> DynTool {
 
 async fn ls(ctx: &ToolContext, args: LsArgs) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
-    let path = normalized(args.path.as_deref().unwrap_or_default())?;
+    let path = normalized(&provider, args.path.as_deref().unwrap_or_default())?;
     // A one-level walk with no filters: the listing, with the root
     // checks every search makes (a symlink is refused, not listed
     // through to a target that may be outside the environment).

@@ -85,7 +85,7 @@ async fn read_file(
     options: FilesystemOptions,
 ) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
-    let path = normalized(&args.path)?;
+    let path = normalized(&provider, &args.path)?;
     if args.limit == Some(0) {
         // Zero lines would return a `next_offset` that never advances.
         return Err(ToolError::model_retry(format!(

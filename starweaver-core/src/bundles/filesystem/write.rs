@@ -70,7 +70,7 @@ async fn write_file(
     options: FilesystemOptions,
 ) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
-    let path = normalized(&args.path)?;
+    let path = normalized(&provider, &args.path)?;
     let bytes = args.content.len() as u64;
     if bytes > options.max_file_bytes {
         return Err(too_large(

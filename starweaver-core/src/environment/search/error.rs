@@ -1,9 +1,12 @@
 //! Errors of walks, globs and greps.
 
+use crate::bounds::echo;
 use crate::environment::EnvironmentError;
 
 /// Why a search could not run. Bad patterns are errors, never panics, so
-/// a tool can hand the message back to whoever wrote the pattern.
+/// a tool can hand the message back to whoever wrote the pattern; the
+/// pattern is stored and shown shortened to at most
+/// [`crate::bounds::MAX_ECHO_BYTES`], so a huge one is not sent back.
 #[derive(Debug, thiserror::Error)]
 pub enum SearchError {
     /// The environment failed (the search root is missing, not a
@@ -14,8 +17,9 @@ pub enum SearchError {
     /// (on a local provider one may point outside the environment), so
     /// the caller must name the target instead.
     #[error(
-        "`{path}` is a symbolic link, and searches do not follow links; search the link's \
-         target path instead"
+        "`{}` is a symbolic link, and searches do not follow links; search the link's \
+         target path instead",
+        echo(.path)
     )]
     SymlinkRoot {
         /// The root-relative path of the link.
@@ -27,7 +31,7 @@ pub enum SearchError {
          across directories and `{{a,b}}` for alternatives"
     )]
     InvalidGlob {
-        /// The pattern as given.
+        /// The pattern as given, shortened.
         pattern: String,
         /// What is wrong with it.
         message: String,
@@ -53,9 +57,10 @@ pub enum SearchError {
          `(` or `[` with `\\`, or search for the text literally"
     )]
     InvalidRegex {
-        /// The pattern as given.
+        /// The pattern as given, shortened.
         pattern: String,
-        /// What is wrong with it.
+        /// What is wrong with it (for a long pattern, without the
+        /// pattern the regex crate repeats).
         message: String,
     },
 }

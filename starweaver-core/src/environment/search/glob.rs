@@ -6,7 +6,8 @@ use super::pattern::PathPattern;
 use super::root::search_directory;
 use super::{SearchError, WalkOptions, Walker};
 use crate::environment::{
-    join_path, normalize_path, EntryKind, EnvironmentEntry, EnvironmentError, EnvironmentProvider,
+    join_path, normalize_path_with, EntryKind, EnvironmentEntry, EnvironmentError,
+    EnvironmentProvider,
 };
 
 /// Default cap on glob results.
@@ -127,7 +128,7 @@ pub async fn glob(
     options: &GlobOptions,
 ) -> Result<GlobReport, SearchError> {
     let compiled = PathPattern::new(pattern, options.case_insensitive)?;
-    let root = normalize_path(&options.root)?;
+    let root = normalize_path_with(&options.root, &provider.path_limits())?;
     search_directory(provider, &root).await?;
     let mut matches = GlobWalk::new(provider, root, Some(compiled), options.walk_options()).await;
     let mut report = GlobReport::default();

@@ -11,7 +11,8 @@ use super::pattern::{check_pattern_length, PathPattern};
 use super::root::search_root;
 use super::walk::NAMED_UNREADABLE;
 use super::{SearchError, WalkOptions};
-use crate::environment::{normalize_path, EntryKind, EnvironmentEntry, EnvironmentProvider};
+use crate::bounds::{echo, MAX_ECHO_BYTES};
+use crate::environment::{normalize_path_with, EntryKind, EnvironmentEntry, EnvironmentProvider};
 
 /// Default cap on grep matches.
 pub const DEFAULT_GREP_MAX_MATCHES: usize = 1_000;
@@ -197,7 +198,7 @@ pub async fn grep(
         Some(glob) if !glob.trim().is_empty() => Some(PathPattern::new(glob, false)?),
         _ => None,
     };
-    let root = normalize_path(&options.root)?;
+    let root = normalize_path_with(&options.root, &provider.path_limits())?;
     let mut search = Search {
         regex,
         options,
@@ -253,9 +254,24 @@ fn compile(pattern: &str, options: &GrepOptions) -> Result<Regex, SearchError> {
         .dfa_size_limit(REGEX_SIZE_LIMIT)
         .build()
         .map_err(|error| SearchError::InvalidRegex {
-            pattern: crate::bounds::echo(pattern).into_owned(),
-            message: error.to_string(),
+            pattern: echo(pattern).into_owned(),
+            message: regex_message(&error.to_string()),
         })
+}
+
+/// The regex crate's message, which repeats the whole pattern: past
+/// [`MAX_ECHO_BYTES`] only its closing `error: ...` line is kept, so a
+/// huge pattern is not sent back.
+fn regex_message(message: &str) -> String {
+    if message.len() <= MAX_ECHO_BYTES {
+        return message.to_string();
+    }
+    let reason = message
+        .lines()
+        .rev()
+        .find(|line| line.starts_with("error:"))
+        .unwrap_or(message);
+    echo(reason).into_owned()
 }
 
 /// One grep in progress.

@@ -3,6 +3,7 @@
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::SearchError;
+use crate::bounds::echo;
 
 /// Characters that make a glob segment something other than a literal
 /// name.
@@ -56,7 +57,7 @@ impl PathPattern {
     pub(crate) fn new(pattern: &str, case_insensitive: bool) -> Result<Self, SearchError> {
         check_pattern_length("glob", pattern)?;
         let invalid = |message: &str| SearchError::InvalidGlob {
-            pattern: crate::bounds::echo(pattern).into_owned(),
+            pattern: echo(pattern).into_owned(),
             message: message.to_string(),
         };
         if pattern.trim().is_empty() {

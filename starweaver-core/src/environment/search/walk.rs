@@ -4,7 +4,7 @@ use super::pace::Pace;
 use super::root::search_directory;
 use super::visibility::hides;
 use super::SearchError;
-use crate::environment::{normalize_path, EnvironmentEntry, EnvironmentProvider};
+use crate::environment::{normalize_path_with, EnvironmentEntry, EnvironmentProvider};
 
 /// Unreadable directories a walk names (it counts them all).
 pub(crate) const NAMED_UNREADABLE: usize = 10;
@@ -121,7 +121,7 @@ impl<'a> Walker<'a> {
         root: &str,
         options: &WalkOptions,
     ) -> Result<Self, SearchError> {
-        let root = normalize_path(root)?;
+        let root = normalize_path_with(root, &provider.path_limits())?;
         let mut walker = Self::starting_at(provider, root, 1, options.clone());
         walker.check_root = true;
         Ok(walker)
