@@ -24,7 +24,7 @@ pub(crate) async fn read_skill_file(
     path: &str,
 ) -> Result<SkillFile, SkillError> {
     let path = normalize_path(path).map_err(|source| SkillError::Unreadable {
-        path: path.to_string(),
+        path: crate::bounds::echo(path).into_owned(),
         source,
     })?;
     let bytes = provider
