@@ -86,22 +86,23 @@ pub(crate) fn bound_echoes(value: &mut Value, max_echo_bytes: usize) {
 /// not be serialized without overflowing the stack); content larger than
 /// `max_return_bytes` when serialized becomes the head of its JSON text.
 /// `metadata` says what was cut. Small content is measured without
-/// serializing it.
+/// serializing it, in one pass that allocates nothing for flat values.
 pub(crate) fn bound_content(content: Value, metadata: &mut JsonMap, limits: &ToolLimits) -> Value {
     let max = limits.max_return_bytes;
-    if crate::bounds::exceeds_depth(&content, limits.max_argument_depth) {
-        crate::bounds::drop_deep(content);
-        metadata.insert(
-            SHORTENED_METADATA_KEY.to_string(),
-            json!({"reason": "too_deep", "max_depth": limits.max_argument_depth}),
-        );
-        return Value::String(format!(
-            "the tool returned JSON nested more than {} levels deep; it was dropped",
-            limits.max_argument_depth
-        ));
-    }
-    if !may_exceed(&content, max) {
-        return content;
+    match verdict(&content, limits.max_argument_depth, max) {
+        Verdict::Fits => return content,
+        Verdict::TooDeep => {
+            crate::bounds::drop_deep(content);
+            metadata.insert(
+                SHORTENED_METADATA_KEY.to_string(),
+                json!({"reason": "too_deep", "max_depth": limits.max_argument_depth}),
+            );
+            return Value::String(format!(
+                "the tool returned JSON nested more than {} levels deep; it was dropped",
+                limits.max_argument_depth
+            ));
+        }
+        Verdict::MayBeLarge => {}
     }
     let text = serde_json::to_string(&content).unwrap_or_default();
     if text.len() <= max {
@@ -124,41 +125,80 @@ pub(crate) fn bound_content(content: Value, metadata: &mut JsonMap, limits: &Too
     }
 }
 
-/// An upper bound on the serialized size of `value` is above `max`
-/// (strings count six bytes a byte, the worst escape). Stops as soon as
-/// the bound passes `max`; walks without recursion.
-fn may_exceed(value: &Value, max: usize) -> bool {
+/// What one pass over content found.
+enum Verdict {
+    /// Within both limits.
+    Fits,
+    /// Nested past the depth limit.
+    TooDeep,
+    /// An upper bound on its serialized size (strings count six bytes a
+    /// byte, the worst escape) is over the size limit: serialize to know.
+    MayBeLarge,
+}
+
+/// Depth and an upper bound on serialized size in one pass, without
+/// recursion. Deep content is reported even when it is also large, since
+/// serializing it would overflow the stack.
+fn verdict(value: &Value, max_depth: usize, max_bytes: usize) -> Verdict {
     let mut total = 0usize;
+    let mut large = false;
     // `Vec::new` does not allocate until a nested container is met.
-    let mut pending = Vec::new();
-    let mut next = Some(value);
-    while let Some(value) = next.take().or_else(|| pending.pop()) {
-        total = total.saturating_add(match value {
-            Value::Null | Value::Bool(_) => 5,
-            Value::Number(_) => 24,
-            Value::String(text) => text.len().saturating_mul(6).saturating_add(2),
+    let mut pending: Vec<(&Value, usize)> = Vec::new();
+    let mut next = Some((value, 0usize));
+    while let Some((value, depth)) = next.take().or_else(|| pending.pop()) {
+        match value {
             Value::Array(items) => {
-                pending.extend(items.iter());
-                items.len().saturating_add(2)
+                if depth + 1 > max_depth {
+                    return Verdict::TooDeep;
+                }
+                total = total.saturating_add(2);
+                for child in items {
+                    let cost = account(child, depth, &mut pending);
+                    total = total.saturating_add(cost.saturating_add(1));
+                }
             }
-            Value::Object(map) => map.iter().fold(2usize, |sum, (key, child)| {
-                let leaf = match child {
-                    Value::Array(_) | Value::Object(_) => {
-                        pending.push(child);
-                        0
-                    }
-                    Value::String(text) => text.len().saturating_mul(6).saturating_add(2),
-                    _ => 24,
-                };
-                sum.saturating_add(key.len().saturating_mul(6).saturating_add(4))
-                    .saturating_add(leaf)
-            }),
-        });
-        if total > max {
-            return true;
+            Value::Object(map) => {
+                if depth + 1 > max_depth {
+                    return Verdict::TooDeep;
+                }
+                total = total.saturating_add(2);
+                for (key, child) in map {
+                    let cost = account(child, depth, &mut pending);
+                    let key = key.len().saturating_mul(6).saturating_add(4);
+                    total = total.saturating_add(cost.saturating_add(key));
+                }
+            }
+            scalar => total = total.saturating_add(scalar_size(scalar)),
         }
+        // Past the size bound, keep walking only to rule out depth.
+        large = large || total > max_bytes;
     }
-    false
+    if large {
+        Verdict::MayBeLarge
+    } else {
+        Verdict::Fits
+    }
+}
+
+/// A child's own size bound when it is a scalar; a container is queued
+/// (at `depth + 1`) and counted when its turn comes.
+fn account<'v>(child: &'v Value, depth: usize, pending: &mut Vec<(&'v Value, usize)>) -> usize {
+    match child {
+        Value::Array(_) | Value::Object(_) => {
+            pending.push((child, depth + 1));
+            0
+        }
+        scalar => scalar_size(scalar),
+    }
+}
+
+/// An upper bound on a scalar's serialized size.
+fn scalar_size(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len().saturating_mul(6).saturating_add(2),
+        Value::Number(_) => 24,
+        _ => 5,
+    }
 }
 
 #[cfg(test)]
