@@ -59,6 +59,9 @@ enum Answer {
 enum Next {
     Request(Vec<RequestPart>),
     Wait(WaitingState),
+    /// The batch ends the run; its returns still go into the history, so
+    /// a failed run shows what its tools did.
+    Fail(Vec<RequestPart>, AgentError),
 }
 
 /// Context key under which a resumed approval exposes the call's
@@ -201,11 +204,9 @@ impl<'a, 'r> Run<'a, 'r> {
                 }
                 let (returns, fresh) = self.resume_calls(&waiting, &results).await?;
                 progress = waiting.progress;
-                match self.process_returns(&mut progress, waiting.calls, returns, &fresh)? {
-                    Next::Request(parts) => {
-                        messages.push(ModelMessage::Request(ModelRequest { parts }))
-                    }
-                    Next::Wait(waiting) => return Ok(RunEnd::Waiting(waiting)),
+                let next = self.process_returns(&mut progress, waiting.calls, returns, &fresh);
+                if let Some(waiting) = apply(messages, next)? {
+                    return Ok(RunEnd::Waiting(waiting));
                 }
             }
         }
@@ -258,16 +259,10 @@ impl<'a, 'r> Run<'a, 'r> {
             }
             let returns = self.execute_calls(&mut progress, &calls).await;
             let fresh = vec![true; returns.len()];
-            match self.process_returns(
-                &mut progress,
-                calls,
-                returns.into_iter().map(Some).collect(),
-                &fresh,
-            )? {
-                Next::Request(parts) => {
-                    messages.push(ModelMessage::Request(ModelRequest { parts }))
-                }
-                Next::Wait(waiting) => return Ok(RunEnd::Waiting(waiting)),
+            let returns = returns.into_iter().map(Some).collect();
+            let next = self.process_returns(&mut progress, calls, returns, &fresh);
+            if let Some(waiting) = apply(messages, next)? {
+                return Ok(RunEnd::Waiting(waiting));
             }
         }
     }
@@ -541,9 +536,41 @@ impl<'a, 'r> Run<'a, 'r> {
         calls: Vec<ToolCallPart>,
         returns: Vec<Option<ToolReturnPart>>,
         fresh: &[bool],
-    ) -> Result<Next, AgentError> {
+    ) -> Next {
         // Budgets first: a batch that exhausts one fails before it can
-        // pause for approvals whose effects would then be rolled back.
+        // pause for approvals that would never be resumed.
+        if let Some(error) = self.count_retries(progress, &returns, fresh) {
+            return Next::Fail(request_parts(returns), error);
+        }
+        let pending: Vec<AgentHitlRequest> = returns
+            .iter()
+            .flatten()
+            .filter_map(AgentHitlRequest::from_return)
+            .collect();
+        if !pending.is_empty() {
+            let returns = returns
+                .into_iter()
+                .map(|part| part.filter(|part| !part.kind.is_control_flow()))
+                .collect();
+            return Next::Wait(WaitingState {
+                progress: progress.clone(),
+                calls,
+                returns,
+                pending,
+                message_checkpoint: 0,
+            });
+        }
+        Next::Request(request_parts(returns))
+    }
+
+    /// Counts the fresh model-retry returns against their tools' budgets;
+    /// the error of the first budget exceeded.
+    fn count_retries(
+        &self,
+        progress: &mut RunProgress,
+        returns: &[Option<ToolReturnPart>],
+        fresh: &[bool],
+    ) -> Option<AgentError> {
         for (index, part) in returns.iter().enumerate() {
             let Some(part) = part else { continue };
             if !part.kind.is_model_retry() || !fresh.get(index).copied().unwrap_or(true) {
@@ -556,50 +583,60 @@ impl<'a, 'r> Run<'a, 'r> {
             *used = used.saturating_add(1);
             let max_retries = self.registry.max_retries_for(&part.tool_name);
             if *used > max_retries {
-                return Err(AgentError::ToolRetriesExhausted {
+                return Some(AgentError::ToolRetriesExhausted {
                     tool: part.tool_name.clone(),
                     max_retries,
                     message: retry_message(part),
                 });
             }
         }
-        let pending: Vec<AgentHitlRequest> = returns
-            .iter()
-            .flatten()
-            .filter_map(AgentHitlRequest::from_return)
-            .collect();
-        if !pending.is_empty() {
-            let returns = returns
-                .into_iter()
-                .map(|part| part.filter(|part| !part.kind.is_control_flow()))
-                .collect();
-            return Ok(Next::Wait(WaitingState {
-                progress: progress.clone(),
-                calls,
-                returns,
-                pending,
-                message_checkpoint: 0,
-            }));
-        }
-        let mut parts = Vec::with_capacity(returns.len());
-        for part in returns.into_iter().flatten() {
-            if part.kind.is_model_retry() {
-                let message = retry_message(&part);
-                parts.push(RequestPart::RetryPrompt(RetryPromptPart {
-                    tool_call_id: Some(part.tool_call_id),
-                    tool_name: Some(part.tool_name),
-                    content: format!("{message}\nFix the call and try again."),
-                }));
-            } else {
-                parts.push(RequestPart::ToolReturn(part));
-            }
-        }
-        Ok(Next::Request(parts))
+        None
     }
 
     fn forward_events(&mut self) {
         forward(self.context, &mut self.seen_events, self.recorder);
     }
+}
+
+/// Puts what a batch produced into the history: the next request, or
+/// the returns of a batch that failed the run. `Some` when the run waits.
+fn apply(messages: &mut Vec<ModelMessage>, next: Next) -> Result<Option<WaitingState>, AgentError> {
+    match next {
+        Next::Request(parts) => {
+            messages.push(ModelMessage::Request(ModelRequest { parts }));
+            Ok(None)
+        }
+        Next::Wait(waiting) => Ok(Some(waiting)),
+        Next::Fail(parts, error) => {
+            if !parts.is_empty() {
+                messages.push(ModelMessage::Request(ModelRequest { parts }));
+            }
+            Err(error)
+        }
+    }
+}
+
+/// The request parts of a batch's returns in model order: model-retry
+/// returns become retry prompts; calls still waiting (control flow) have
+/// none.
+fn request_parts(returns: Vec<Option<ToolReturnPart>>) -> Vec<RequestPart> {
+    let mut parts = Vec::with_capacity(returns.len());
+    for part in returns.into_iter().flatten() {
+        if part.kind.is_control_flow() {
+            continue;
+        }
+        if part.kind.is_model_retry() {
+            let message = retry_message(&part);
+            parts.push(RequestPart::RetryPrompt(RetryPromptPart {
+                tool_call_id: Some(part.tool_call_id),
+                tool_name: Some(part.tool_name),
+                content: format!("{message}\nFix the call and try again."),
+            }));
+        } else {
+            parts.push(RequestPart::ToolReturn(part));
+        }
+    }
+    parts
 }
 
 /// Reports context events published since `seen` as `Custom` records.
