@@ -1034,7 +1034,7 @@ async fn restoring_onto_an_agent_without_the_tool_names_the_missing_tool() {
 }
 
 #[tokio::test]
-async fn a_failing_resume_ends_the_paused_run_and_rolls_back() {
+async fn a_failing_resume_ends_the_paused_run_and_keeps_it_marked_failed() {
     let log: Log = Arc::default();
     // No response scripted after the approval.
     let model = Arc::new(TestModel::scripted(vec![call_response(
@@ -1051,7 +1051,11 @@ async fn a_failing_resume_ends_the_paused_run_and_rolls_back() {
         .unwrap_err();
     assert!(matches!(error, AgentError::Model(_)), "{error:?}");
     assert!(!session.is_waiting());
-    assert!(session.messages().is_empty());
+    // The whole paused run stays: prompt, call and the approved return.
+    assert_eq!(session.messages().len(), 3);
+    assert!(tool_return(session.messages(), "d1").is_success());
+    assert_eq!(session.failed_run().unwrap().first_message, 0);
+    assert_eq!(log.lock().unwrap().len(), 1);
     assert!(matches!(
         session
             .resume_after_hitl(AgentHitlUserInteraction::approved("d1"))

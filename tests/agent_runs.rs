@@ -925,7 +925,7 @@ async fn calling_an_unavailable_tool_gets_a_retry_prompt() {
 }
 
 #[tokio::test]
-async fn a_failed_session_run_rolls_back_and_the_session_stays_usable() {
+async fn a_failed_session_run_is_kept_until_discarded_and_the_session_stays_usable() {
     let runs = counter();
     let model = Arc::new(TestModel::scripted(vec![
         ModelResponse::text("first answer"),
@@ -945,9 +945,13 @@ async fn a_failed_session_run_rolls_back_and_the_session_stays_usable() {
         matches!(error, AgentError::ToolRetriesExhausted { .. }),
         "{error:?}"
     );
-    // The failed run left no half-finished exchange behind.
-    assert_eq!(session.messages().len(), 2);
+    // The failed run is kept (prompt, call, retry prompt), marked failed.
+    assert_eq!(session.messages().len(), 5);
+    assert_eq!(session.failed_run().unwrap().first_message, 2);
     assert!(!session.is_waiting());
+    // Discarding it is the old rollback.
+    assert_eq!(session.discard_failed_run().len(), 3);
+    assert_eq!(session.messages().len(), 2);
 
     // Later runs continue from the last good state.
     let error = session.run("again").await.unwrap_err();
@@ -955,6 +959,7 @@ async fn a_failed_session_run_rolls_back_and_the_session_stays_usable() {
         matches!(error, AgentError::ToolRetriesExhausted { .. }),
         "{error:?}"
     );
+    session.discard_failed_run();
     let result = session.run("once more").await.unwrap();
     assert_eq!(result.output, "recovered");
     let sent = &model.requests()[3].messages;
@@ -1221,7 +1226,14 @@ async fn a_cancelled_token_ends_the_run_before_the_model_is_asked() {
     assert!(matches!(result, Err(AgentError::Cancelled)), "{result:?}");
     assert_eq!(runs.load(Ordering::SeqCst), 0);
     assert!(model.requests().is_empty());
-    assert!(session.messages().is_empty());
+    // Only the prompt was kept, marked failed.
+    assert_eq!(
+        session.messages(),
+        [ModelMessage::Request(
+            starweaver::model::ModelRequest::user("go")
+        )]
+    );
+    assert_eq!(session.failed_run().unwrap().error, "the run was cancelled");
 }
 
 // ---------------------------------------------------------------------

@@ -476,8 +476,8 @@ async fn dropped_run_hands_back_the_context_with_what_tools_already_did() {
     .await;
     assert!(outcome.is_err(), "the run should have been cut off");
     // agent-runtime.md: a dropped run hands the context back (nothing is
-    // lost, so what tools already did stays) and rolls the conversation
-    // back.
+    // lost, so what tools already did stays); a stateless run has no
+    // session to keep its messages in.
     assert_eq!(context.notes.get("half_run"), Some("written"));
     assert_eq!(context.usage.requests, 2, "usage: {:?}", context.usage);
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::conversation::{run_segment, Reporting};
+use super::conversation::{run_segment, History, Reporting};
 use super::run_loop::{AgentConfig, RunStart};
 use super::stream::AgentEventSink;
 use super::{AgentError, AgentRunOptions, AgentRunResult, AgentSession, AgentStream};
@@ -103,13 +103,18 @@ impl Agent {
         context: &mut AgentContext,
         reporting: Reporting<'_>,
     ) -> Result<(AgentRunResult, Vec<super::AgentStreamRecord>), AgentError> {
+        // No session keeps the history: a failed run's messages go with it.
         let mut messages = Vec::new();
+        let mut failed_run = None;
         let output = run_segment(
             &self.config,
             &AgentRunOptions::default(),
             context,
             &ConversationId::default(),
-            &mut messages,
+            History {
+                messages: &mut messages,
+                failed_run: &mut failed_run,
+            },
             RunStart::Prompt(prompt),
             reporting,
         )

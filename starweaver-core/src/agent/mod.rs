@@ -30,5 +30,5 @@ pub use policy::{AgentRuntimePolicy, ToolExecutionPolicy};
 pub use result::{AgentRunResult, AgentRunStatus};
 pub use run_loop::HITL_ARGUMENTS_METADATA_KEY;
 pub use session::AgentSession;
-pub use state::AgentSessionState;
+pub use state::{AgentSessionState, FailedRun};
 pub use stream::{AgentEventSink, AgentStream, AgentStreamEvent, AgentStreamRecord};

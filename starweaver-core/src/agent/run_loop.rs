@@ -60,6 +60,9 @@ enum Answer {
 enum Next {
     Request(Vec<RequestPart>),
     Wait(WaitingState),
+    /// The batch ends the run; its returns still go into the history, so
+    /// a failed run shows what its tools did.
+    Fail(Vec<RequestPart>, AgentError),
 }
 
 /// Context key under which a resumed approval exposes the call's
@@ -202,11 +205,9 @@ impl<'a, 'r> Run<'a, 'r> {
                 }
                 let (returns, fresh) = self.resume_calls(&waiting, &results).await?;
                 progress = waiting.progress;
-                match self.process_returns(&mut progress, waiting.calls, returns, &fresh)? {
-                    Next::Request(parts) => {
-                        messages.push(ModelMessage::Request(ModelRequest { parts }))
-                    }
-                    Next::Wait(waiting) => return Ok(RunEnd::Waiting(waiting)),
+                let next = self.process_returns(&mut progress, waiting.calls, returns, &fresh);
+                if let Some(waiting) = apply(messages, next)? {
+                    return Ok(RunEnd::Waiting(waiting));
                 }
             }
         }
@@ -260,16 +261,10 @@ impl<'a, 'r> Run<'a, 'r> {
             }
             let returns = self.execute_calls(&mut progress, &calls).await;
             let fresh = vec![true; returns.len()];
-            match self.process_returns(
-                &mut progress,
-                calls,
-                returns.into_iter().map(Some).collect(),
-                &fresh,
-            )? {
-                Next::Request(parts) => {
-                    messages.push(ModelMessage::Request(ModelRequest { parts }))
-                }
-                Next::Wait(waiting) => return Ok(RunEnd::Waiting(waiting)),
+            let returns = returns.into_iter().map(Some).collect();
+            let next = self.process_returns(&mut progress, calls, returns, &fresh);
+            if let Some(waiting) = apply(messages, next)? {
+                return Ok(RunEnd::Waiting(waiting));
             }
         }
     }
@@ -547,9 +542,41 @@ impl<'a, 'r> Run<'a, 'r> {
         calls: Vec<ToolCallPart>,
         returns: Vec<Option<ToolReturnPart>>,
         fresh: &[bool],
-    ) -> Result<Next, AgentError> {
+    ) -> Next {
         // Budgets first: a batch that exhausts one fails before it can
-        // pause for approvals whose effects would then be rolled back.
+        // pause for approvals that would never be resumed.
+        if let Some(error) = self.count_retries(progress, &returns, fresh) {
+            return Next::Fail(request_parts(returns), error);
+        }
+        let pending: Vec<AgentHitlRequest> = returns
+            .iter()
+            .flatten()
+            .filter_map(AgentHitlRequest::from_return)
+            .collect();
+        if !pending.is_empty() {
+            let returns = returns
+                .into_iter()
+                .map(|part| part.filter(|part| !part.kind.is_control_flow()))
+                .collect();
+            return Next::Wait(WaitingState {
+                progress: progress.clone(),
+                calls,
+                returns,
+                pending,
+                message_checkpoint: 0,
+            });
+        }
+        Next::Request(request_parts(returns))
+    }
+
+    /// Counts the fresh model-retry returns against their tools' budgets;
+    /// the error of the first budget exceeded.
+    fn count_retries(
+        &self,
+        progress: &mut RunProgress,
+        returns: &[Option<ToolReturnPart>],
+        fresh: &[bool],
+    ) -> Option<AgentError> {
         for (index, part) in returns.iter().enumerate() {
             let Some(part) = part else { continue };
             if !part.kind.is_model_retry() || !fresh.get(index).copied().unwrap_or(true) {
@@ -562,50 +589,60 @@ impl<'a, 'r> Run<'a, 'r> {
             *used = used.saturating_add(1);
             let max_retries = self.registry.max_retries_for(&part.tool_name);
             if *used > max_retries {
-                return Err(AgentError::ToolRetriesExhausted {
+                return Some(AgentError::ToolRetriesExhausted {
                     tool: part.tool_name.clone(),
                     max_retries,
                     message: retry_message(part),
                 });
             }
         }
-        let pending: Vec<AgentHitlRequest> = returns
-            .iter()
-            .flatten()
-            .filter_map(AgentHitlRequest::from_return)
-            .collect();
-        if !pending.is_empty() {
-            let returns = returns
-                .into_iter()
-                .map(|part| part.filter(|part| !part.kind.is_control_flow()))
-                .collect();
-            return Ok(Next::Wait(WaitingState {
-                progress: progress.clone(),
-                calls,
-                returns,
-                pending,
-                message_checkpoint: 0,
-            }));
-        }
-        let mut parts = Vec::with_capacity(returns.len());
-        for part in returns.into_iter().flatten() {
-            if part.kind.is_model_retry() {
-                let message = retry_message(&part);
-                parts.push(RequestPart::RetryPrompt(RetryPromptPart {
-                    tool_call_id: Some(part.tool_call_id),
-                    tool_name: Some(part.tool_name),
-                    content: format!("{message}\nFix the call and try again."),
-                }));
-            } else {
-                parts.push(RequestPart::ToolReturn(part));
-            }
-        }
-        Ok(Next::Request(parts))
+        None
     }
 
     fn forward_events(&mut self) {
         forward(self.context, &mut self.seen_events, self.recorder);
     }
+}
+
+/// Puts what a batch produced into the history: the next request, or
+/// the returns of a batch that failed the run. `Some` when the run waits.
+fn apply(messages: &mut Vec<ModelMessage>, next: Next) -> Result<Option<WaitingState>, AgentError> {
+    match next {
+        Next::Request(parts) => {
+            messages.push(ModelMessage::Request(ModelRequest { parts }));
+            Ok(None)
+        }
+        Next::Wait(waiting) => Ok(Some(waiting)),
+        Next::Fail(parts, error) => {
+            if !parts.is_empty() {
+                messages.push(ModelMessage::Request(ModelRequest { parts }));
+            }
+            Err(error)
+        }
+    }
+}
+
+/// The request parts of a batch's returns in model order: model-retry
+/// returns become retry prompts; calls still waiting (control flow) have
+/// none.
+fn request_parts(returns: Vec<Option<ToolReturnPart>>) -> Vec<RequestPart> {
+    let mut parts = Vec::with_capacity(returns.len());
+    for part in returns.into_iter().flatten() {
+        if part.kind.is_control_flow() {
+            continue;
+        }
+        if part.kind.is_model_retry() {
+            let message = retry_message(&part);
+            parts.push(RequestPart::RetryPrompt(RetryPromptPart {
+                tool_call_id: Some(part.tool_call_id),
+                tool_name: Some(part.tool_name),
+                content: format!("{message}\nFix the call and try again."),
+            }));
+        } else {
+            parts.push(RequestPart::ToolReturn(part));
+        }
+    }
+    parts
 }
 
 /// Reports context events published since `seen` as `Custom` records.
@@ -689,23 +726,71 @@ fn retry_message(part: &ToolReturnPart) -> String {
 }
 
 /// Gives every call of a response a distinct, non-empty id, so each
-/// return (and each human answer) lands on its own call.
+/// return (and each human answer) lands on its own call. The first call
+/// with an id keeps it; an empty id becomes `call_<step>_<index>`; a
+/// repeat becomes `<id>#<n>` with the smallest free `n` from 2, skipping
+/// every id the model sent itself (a literal `a#2` keeps its id and its
+/// return). Linear in the number of calls: each base remembers its next
+/// suffix, so a response with many repeats does not probe from 2 again.
 fn unique_call_ids(response: &mut ModelResponse, step: u32) {
-    let mut seen = std::collections::HashSet::new();
+    let mut ids = CallIds::new(response.calls().map(|call| call.id.as_str()));
     for (index, part) in response.parts.iter_mut().enumerate() {
-        let crate::model::ResponsePart::ToolCall(call) = part else {
-            continue;
-        };
-        if call.id.is_empty() {
-            call.id = format!("call_{step}_{index}");
+        if let crate::model::ResponsePart::ToolCall(call) = part {
+            call.id = ids.assign(std::mem::take(&mut call.id), step, index);
         }
-        if !seen.insert(call.id.clone()) {
-            let base = call.id.clone();
-            let mut suffix = 2;
-            while !seen.insert(format!("{base}#{suffix}")) {
-                suffix += 1;
+    }
+}
+
+/// The id bookkeeping of [`unique_call_ids`] for one response.
+struct CallIds {
+    /// Every non-empty id the model sent: generated ids never take one.
+    sent: std::collections::HashSet<String>,
+    /// Ids given out so far.
+    used: std::collections::HashSet<String>,
+    /// Per base id, the next suffix to try.
+    next_suffix: std::collections::HashMap<String, u64>,
+    /// Candidate ids looked at; the work done, for tests.
+    probes: usize,
+}
+
+impl CallIds {
+    fn new<'i>(sent: impl Iterator<Item = &'i str>) -> Self {
+        Self {
+            sent: sent
+                .filter(|id| !id.is_empty())
+                .map(str::to_string)
+                .collect(),
+            used: std::collections::HashSet::new(),
+            next_suffix: std::collections::HashMap::new(),
+            probes: 0,
+        }
+    }
+
+    /// The id for the call at `index` that the model sent as `id`.
+    fn assign(&mut self, id: String, step: u32, index: usize) -> String {
+        let (base, from_model) = if id.is_empty() {
+            (format!("call_{step}_{index}"), false)
+        } else {
+            (id, true)
+        };
+        self.probes += 1;
+        // A generated `call_<step>_<index>` must not take an id the model sent.
+        let free = !self.used.contains(&base) && (from_model || !self.sent.contains(&base));
+        if free {
+            self.used.insert(base.clone());
+            return base;
+        }
+        let suffix = self.next_suffix.entry(base.clone()).or_insert(2);
+        loop {
+            let candidate = format!("{base}#{suffix}");
+            *suffix += 1;
+            self.probes += 1;
+            // Each candidate is tried once per base and suffixes only grow,
+            // so failed probes are bounded by the ids sent and given out.
+            if !self.sent.contains(&candidate) && !self.used.contains(&candidate) {
+                self.used.insert(candidate.clone());
+                return candidate;
             }
-            call.id = format!("{base}#{suffix}");
         }
     }
 }
@@ -757,5 +842,72 @@ impl Drop for TakenContext<'_> {
         if let Some(context) = self.context.take() {
             self.handle.replace(context);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::{unique_call_ids, CallIds};
+    use crate::model::{ModelResponse, ToolCallPart};
+
+    fn response(ids: &[&str]) -> ModelResponse {
+        ModelResponse::tool_calls(ids.iter().map(|id| ToolCallPart::new(*id, "t", json!({}))))
+    }
+
+    fn ids(response: &ModelResponse) -> Vec<String> {
+        response.calls().map(|call| call.id.clone()).collect()
+    }
+
+    #[test]
+    fn repeats_get_numbered_and_empty_ids_get_positions() {
+        let mut sent = response(&["dup", "", "dup", "dup", "x"]);
+        unique_call_ids(&mut sent, 3);
+        assert_eq!(ids(&sent), ["dup", "call_3_1", "dup#2", "dup#3", "x"]);
+    }
+
+    // A repeat of `a` was renamed `a#2`, the id of another call the model sent.
+    #[test]
+    fn generated_ids_skip_the_ids_the_model_sent() {
+        let mut sent = response(&["a", "a", "a#2"]);
+        unique_call_ids(&mut sent, 1);
+        let got = ids(&sent);
+        assert_eq!(got, ["a", "a#3", "a#2"]);
+        let mut sent = response(&["", "call_1_0"]);
+        unique_call_ids(&mut sent, 1);
+        assert_eq!(ids(&sent), ["call_1_0#2", "call_1_0"]);
+    }
+
+    // Every repeat probed `base#2`, `base#3`, ... again: quadratic work.
+    #[test]
+    fn renaming_repeats_is_linear_in_the_calls() {
+        let calls = 10_000;
+        let mut ids = CallIds::new(["a", "a#5", "a#7"].into_iter());
+        for index in 0..calls {
+            ids.assign("a".to_string(), 1, index);
+        }
+        // One probe per call plus one per id that was already taken.
+        assert!(ids.probes <= 2 * calls + 3, "{} probes", ids.probes);
+    }
+
+    // 200,000 repeats of one id took the old renaming hours.
+    #[test]
+    fn a_response_of_many_repeats_is_renamed_quickly() {
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut sent = ModelResponse::tool_calls(
+                (0..200_000).map(|_| ToolCallPart::new("a", "t", json!({}))),
+            );
+            unique_call_ids(&mut sent, 1);
+            let distinct: std::collections::HashSet<String> = ids(&sent).into_iter().collect();
+            let _ = done.send(distinct.len());
+        });
+        // Generous: this takes well under a second; the quadratic version
+        // would run for hours.
+        let distinct = finished.recv_timeout(Duration::from_secs(120));
+        assert_eq!(distinct, Ok(200_000));
     }
 }

@@ -1,8 +1,8 @@
 //! A conversation with an agent across runs, approvals and processes.
 
-use super::conversation::{run_segment, Reporting, SegmentOutput};
+use super::conversation::{ran_nothing, run_segment, History, Reporting, SegmentOutput};
 use super::run_loop::{validate_results, RunStart};
-use super::state::WaitingState;
+use super::state::{FailedRun, WaitingState};
 use super::stream::AgentEventSink;
 use super::{
     Agent, AgentError, AgentHitlRequest, AgentHitlResults, AgentRunOptions, AgentRunResult,
@@ -16,7 +16,8 @@ use crate::{AgentContext, ConversationId};
 /// hits an approval-gated or deferred call leaves the session waiting;
 /// [`AgentSession::resume_after_hitl`] continues it, in this process or,
 /// after [`AgentSession::export_state`] and [`AgentSession::restore`], in
-/// another.
+/// another. A run that fails keeps its messages, marked by
+/// [`AgentSession::failed_run`], so the host sees what its tools did.
 #[derive(Debug)]
 pub struct AgentSession {
     agent: Agent,
@@ -25,6 +26,7 @@ pub struct AgentSession {
     conversation_id: ConversationId,
     waiting: Option<WaitingState>,
     waiting_options: AgentRunOptions,
+    failed_run: Option<FailedRun>,
 }
 
 impl AgentSession {
@@ -38,6 +40,7 @@ impl AgentSession {
             conversation_id: ConversationId::default(),
             waiting: None,
             waiting_options: AgentRunOptions::default(),
+            failed_run: None,
         }
     }
 
@@ -107,10 +110,36 @@ impl AgentSession {
         self.waiting.is_some()
     }
 
+    /// The last run, if it failed. Its messages are still in
+    /// [`Self::messages`] from [`FailedRun::first_message`] on, every tool
+    /// call answered (calls that never ran get a `cancelled` return marked
+    /// `metadata.run_failed`), so the host can inspect what already
+    /// happened before it retries. Cleared when the next run starts.
+    #[must_use]
+    pub fn failed_run(&self) -> Option<&FailedRun> {
+        self.failed_run.as_ref()
+    }
+
+    /// Drops the failed run's messages and its marker, returning the
+    /// messages (empty when the last run did not fail): the conversation
+    /// is as it was before that run. What its tools changed (files, the
+    /// context) is not undone.
+    pub fn discard_failed_run(&mut self) -> Vec<ModelMessage> {
+        match self.failed_run.take() {
+            Some(failed) => {
+                let first = failed.first_message.min(self.messages.len());
+                self.messages.split_off(first)
+            }
+            None => Vec::new(),
+        }
+    }
+
     /// Runs a prompt.
     ///
     /// # Errors
-    /// See [`AgentError`]; [`AgentError::SessionWaiting`] while waiting.
+    /// See [`AgentError`]; [`AgentError::SessionWaiting`] while waiting
+    /// (the session is unchanged). A run that fails once it started keeps
+    /// its messages and is reported by [`Self::failed_run`].
     pub async fn run(&mut self, prompt: impl Into<String>) -> Result<AgentRunResult, AgentError> {
         self.run_with_options(prompt, AgentRunOptions::default())
             .await
@@ -164,9 +193,10 @@ impl AgentSession {
     ///
     /// # Errors
     /// [`AgentError::NotWaiting`], [`AgentError::MissingHitlResult`],
-    /// [`AgentError::UnknownHitlResult`], [`AgentError::MissingTool`] and
-    /// [`AgentError::InvalidHitlInput`] leave the session waiting; other
-    /// errors end the paused run.
+    /// [`AgentError::UnknownHitlResult`], [`AgentError::MissingTool`],
+    /// [`AgentError::InvalidHitlInput`] and [`AgentError::InvalidToolName`]
+    /// ran nothing and leave the session waiting; other errors end the
+    /// paused run, whose messages stay, marked by [`Self::failed_run`].
     pub async fn resume_after_hitl(
         &mut self,
         results: impl Into<AgentHitlResults>,
@@ -204,7 +234,10 @@ impl AgentSession {
             &options,
             &mut self.context,
             &self.conversation_id,
-            &mut self.messages,
+            History {
+                messages: &mut self.messages,
+                failed_run: &mut self.failed_run,
+            },
             RunStart::Prompt(prompt),
             reporting,
         )
@@ -243,7 +276,10 @@ impl AgentSession {
             &options,
             &mut self.context,
             &self.conversation_id,
-            &mut self.messages,
+            History {
+                messages: &mut self.messages,
+                failed_run: &mut self.failed_run,
+            },
             RunStart::Resume(Box::new(waiting), results),
             reporting,
         )
@@ -253,9 +289,9 @@ impl AgentSession {
                 self.waiting.clone_from(&output.waiting);
                 Ok(output)
             }
-            // Rejected input ran nothing: still waiting, as before, but
-            // the records already sent keep their sequence numbers.
-            Err(error @ AgentError::InvalidHitlInput { .. }) => {
+            // Nothing ran: still waiting, as before, but the records
+            // already sent keep their sequence numbers.
+            Err(error) if ran_nothing(&error) => {
                 if let Some(waiting) = self.waiting.as_mut() {
                     waiting.progress.next_sequence = next_sequence;
                 }
@@ -269,7 +305,7 @@ impl AgentSession {
     }
 
     /// Everything needed to continue elsewhere: messages, the
-    /// serializable context and the paused run. Run-scoped tools given
+    /// serializable context, the paused run and the failed-run marker. Run-scoped tools given
     /// through [`AgentRunOptions`] are not part of it: a restored session
     /// resumes with the agent's own tools.
     #[must_use]
@@ -280,6 +316,7 @@ impl AgentSession {
             messages: self.messages.clone(),
             context: self.context.to_state(),
             waiting: self.waiting.clone(),
+            failed_run: self.failed_run.clone(),
         }
     }
 
@@ -295,6 +332,7 @@ impl AgentSession {
             conversation_id: state.conversation_id,
             waiting: state.waiting,
             waiting_options: AgentRunOptions::default(),
+            failed_run: state.failed_run,
         }
     }
 }

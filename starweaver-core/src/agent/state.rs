@@ -33,10 +33,26 @@ pub(crate) struct WaitingState {
     pub(crate) returns: Vec<Option<ToolReturnPart>>,
     /// Calls that wait.
     pub(crate) pending: Vec<AgentHitlRequest>,
-    /// Message count before the paused run began; a resume that fails
-    /// rolls the conversation back to here.
+    /// Message count before the paused run began: where a resume that
+    /// fails marks the failed run as starting.
     #[serde(default)]
     pub(crate) message_checkpoint: usize,
+}
+
+/// A session's last run, which failed. Its messages stay in the history
+/// (from [`FailedRun::first_message`] on), so a host can see what the
+/// tools already did before it retries, continues or discards them with
+/// [`super::AgentSession::discard_failed_run`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct FailedRun {
+    /// The run that failed.
+    pub run_id: RunId,
+    /// Why it failed: the error's message.
+    pub error: String,
+    /// Index in the session's messages of the run's first message (its
+    /// prompt; for a failed resume, the prompt of the paused run).
+    pub first_message: usize,
 }
 
 /// Everything a session needs to continue in another process: export it
@@ -55,6 +71,10 @@ pub struct AgentSessionState {
     /// The paused run, if the session waits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) waiting: Option<WaitingState>,
+    /// The last run, if it failed; absent in states exported before
+    /// failed runs were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) failed_run: Option<FailedRun>,
 }
 
 impl AgentSessionState {
@@ -67,6 +87,12 @@ impl AgentSessionState {
         self.waiting
             .as_ref()
             .map_or(&[], |waiting| waiting.pending.as_slice())
+    }
+
+    /// The session's last run, if it failed.
+    #[must_use]
+    pub fn failed_run(&self) -> Option<&FailedRun> {
+        self.failed_run.as_ref()
     }
 
     /// JSON form.
