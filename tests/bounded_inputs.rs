@@ -70,15 +70,7 @@ async fn call_with(
     name: &str,
     arguments: Value,
 ) -> ToolReturnPart {
-    let mut context = AgentContext::default();
-    attach_environment(&mut context, provider);
-    ToolRegistry::new()
-        .with_toolset(&options.into_toolset())
-        .execute_call(
-            ambient(context),
-            &ToolCallPart::new("call-1", name, arguments),
-        )
-        .await
+    common::environment::call_through(&options.into_toolset(), provider, name, arguments).await
 }
 
 mod file_sizes {

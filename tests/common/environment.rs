@@ -18,7 +18,7 @@ use starweaver::environment::{
     VirtualEnvironmentProvider,
 };
 use starweaver::model::{ToolCallPart, ToolReturnPart};
-use starweaver::{filesystem_tools, AgentContext, BoxFuture, ToolRegistry};
+use starweaver::{filesystem_tools, AgentContext, BoxFuture, DynToolset, ToolRegistry};
 
 /// Runs one filesystem-bundle call with `provider` attached to the
 /// ambient agent context.
@@ -27,10 +27,21 @@ pub async fn call_on(
     name: &str,
     arguments: Value,
 ) -> ToolReturnPart {
+    call_through(&filesystem_tools(), provider, name, arguments).await
+}
+
+/// Runs one call of `toolset` with `provider` attached to the ambient
+/// agent context.
+pub async fn call_through(
+    toolset: &DynToolset,
+    provider: Arc<dyn EnvironmentProvider>,
+    name: &str,
+    arguments: Value,
+) -> ToolReturnPart {
     let mut context = AgentContext::default();
     attach_environment(&mut context, provider);
     ToolRegistry::new()
-        .with_toolset(&filesystem_tools())
+        .with_toolset(toolset)
         .execute_call(
             super::ambient(context),
             &ToolCallPart::new("call-1", name, arguments),
