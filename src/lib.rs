@@ -25,7 +25,7 @@ pub use starweaver_core::bundles::*;
 pub use starweaver_core::context::*;
 pub use starweaver_core::environment::attach_environment;
 pub use starweaver_core::model::{
-    DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, Usage,
+    DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, ToolDefinition, Usage,
 };
 pub use starweaver_core::skills::*;
 pub use starweaver_core::tools::*;

@@ -25,7 +25,7 @@ pub(crate) fn sequential_reason(
     if calls
         .iter()
         .filter_map(|call| registry.definition(&call.name))
-        .any(crate::tools::ToolDefinition::is_sequential)
+        .any(crate::model::ToolDefinition::is_sequential)
     {
         return Some("sequential_tool");
     }

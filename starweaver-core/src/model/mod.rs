@@ -1,6 +1,7 @@
 //! Provider-neutral messages and parts, the [`Model`] trait, and the test
 //! doubles [`TestModel`] and [`FunctionModel`].
 
+mod definition;
 mod function_model;
 mod messages;
 mod model_trait;
@@ -11,6 +12,7 @@ mod test_model;
 mod tool_call;
 mod tool_return;
 
+pub use definition::ToolDefinition;
 pub use function_model::FunctionModel;
 pub use messages::{
     InstructionsPart, ModelMessage, ModelRequest, ModelResponse, RequestPart, ResponsePart,

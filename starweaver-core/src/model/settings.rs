@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::tools::ToolDefinition;
+use super::ToolDefinition;
 use crate::JsonMap;
 
 /// Sampling and length settings; `None` leaves the provider default.

@@ -6,9 +6,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::options::{tool_builder_methods, ToolOptions};
-use super::{
-    CompiledSchema, Tool, ToolDefinition, ToolError, ToolResult, ToolUserInputPreprocessResult,
-};
+use super::{CompiledSchema, Tool, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use crate::model::ToolDefinition;
 use crate::{AgentContext, BoxFuture, ToolContext};
 
 pub(crate) type Handler = Arc<

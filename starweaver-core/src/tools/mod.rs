@@ -1,7 +1,6 @@
 //! Tools: definitions, results, errors, function and typed tools, the
 //! registry that dispatches calls, hooks and dependency profiles.
 
-mod definition;
 mod dependency_profile;
 mod error;
 mod function;
@@ -19,7 +18,6 @@ mod typed;
 mod user_input;
 pub(crate) mod wrapped;
 
-pub use definition::ToolDefinition;
 pub use dependency_profile::{
     ToolDependencyProfile, ToolDependencyRequirements, TOOL_DEPENDENCIES_METADATA_KEY,
 };

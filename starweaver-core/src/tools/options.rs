@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{ToolDefinition, ToolError, ToolUserInputPreprocessResult};
+use super::{ToolError, ToolUserInputPreprocessResult};
+use crate::model::ToolDefinition;
 use crate::{AgentContext, BoxFuture, ToolContext};
 
 pub(crate) type AvailabilityFn = Arc<dyn Fn(&AgentContext) -> bool + Send + Sync>;
@@ -224,7 +225,7 @@ macro_rules! tool_builder_methods {
         #[must_use]
         pub fn with_prepare_definition<F>(mut self, prepare: F) -> Self
         where
-            F: Fn(&$crate::AgentContext, $crate::tools::ToolDefinition) -> Option<$crate::tools::ToolDefinition>
+            F: Fn(&$crate::AgentContext, $crate::model::ToolDefinition) -> Option<$crate::model::ToolDefinition>
                 + Send
                 + Sync
                 + 'static,

@@ -4,7 +4,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{ToolDefinition, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use super::{ToolError, ToolResult, ToolUserInputPreprocessResult};
+use crate::model::ToolDefinition;
 use crate::{AgentContext, BoxFuture, ToolContext};
 
 /// A shared, type-erased tool.

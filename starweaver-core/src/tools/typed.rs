@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use super::options::tool_builder_methods;
 use super::{
-    schema_for_type, FunctionTool, Tool, ToolDefinition, ToolError, ToolResult,
-    ToolUserInputPreprocessResult,
+    schema_for_type, FunctionTool, Tool, ToolError, ToolResult, ToolUserInputPreprocessResult,
 };
+use crate::model::ToolDefinition;
 use crate::{AgentContext, BoxFuture, ToolContext};
 
 /// A tool whose arguments deserialize into `A`.

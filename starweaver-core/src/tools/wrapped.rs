@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{DynTool, Tool, ToolDefinition, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use super::{DynTool, Tool, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use crate::model::ToolDefinition;
 use crate::{AgentContext, BoxFuture, ToolContext};
 
 pub(crate) type LoadedFn = Arc<dyn Fn(&AgentContext) -> bool + Send + Sync>;

@@ -9,8 +9,9 @@ use serde_json::{json, Value};
 use super::search::{IndexedTool, SearchIndex};
 use super::{DynToolset, IntoDynToolset, Toolset};
 use crate::agent::HITL_ARGUMENTS_METADATA_KEY;
+use crate::model::ToolDefinition;
 use crate::tools::{
-    is_available_in, is_loaded_in, prepare_definition_in, typed_tool, DynTool, ToolDefinition,
+    is_available_in, is_loaded_in, prepare_definition_in, typed_tool, DynTool,
     ToolDependencyRequirements, ToolError, ToolInstruction, ToolRegistry, ToolResult,
     ToolUserInputPreprocessResult, DELEGATED_EXECUTION_KEY,
 };

@@ -15,9 +15,10 @@ pub(crate) use returns::DELEGATED_EXECUTION_KEY;
 
 use super::instruction::dedup_by_group;
 use super::{
-    tool_metadata_requires_approval, DynTool, Tool, ToolDefinition, ToolDependencyRequirements,
-    ToolExecutionHook, ToolInstruction, ToolLimits, DEFERRED_CALL_METADATA_KEY,
+    tool_metadata_requires_approval, DynTool, Tool, ToolDependencyRequirements, ToolExecutionHook,
+    ToolInstruction, ToolLimits, DEFERRED_CALL_METADATA_KEY,
 };
+use crate::model::ToolDefinition;
 use crate::toolsets::{DynToolset, IntoDynToolset};
 use crate::AgentContext;
 
