@@ -38,7 +38,7 @@ pub mod tools {
     pub use starweaver_core::context::{
         AgentContext, AgentContextHandle, ContextHandoffHandle, ConversationId, Dependencies,
         HostCapabilities, RunId, ShellEnvironmentSnapshot, TaskContextHandle, ToolCapabilityGrant,
-        ToolContext, ToolRuntimeSnapshot, ToolSearchContextHandle, UsageContextHandle,
+        ToolRuntimeSnapshot, ToolSearchContextHandle, UsageContextHandle,
     };
     pub use starweaver_core::tools::*;
     pub use starweaver_core::toolsets::*;

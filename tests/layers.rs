@@ -46,12 +46,10 @@ struct CratePaths {
 impl CratePaths {
     fn use_tree(&mut self, tree: &syn::UseTree, after_crate: bool) {
         match tree {
-            syn::UseTree::Path(path) if !after_crate => {
-                if path.ident == "crate" {
-                    self.use_tree(&path.tree, true);
-                }
+            syn::UseTree::Path(path) if !after_crate && path.ident == "crate" => {
+                self.use_tree(&path.tree, true);
             }
-            syn::UseTree::Path(path) => {
+            syn::UseTree::Path(path) if after_crate => {
                 self.first_segments.insert(path.ident.to_string());
             }
             syn::UseTree::Name(name) if after_crate => {
@@ -86,6 +84,32 @@ impl<'ast> Visit<'ast> for CratePaths {
     }
 }
 
+/// What is wrong with the imports of one file of `module`.
+fn problems_in(file: &str, module: &str, text: &str) -> Vec<String> {
+    let Some(own) = level(module) else {
+        return vec![format!("{file}: module `{module}` has no layer")];
+    };
+    let syntax = syn::parse_file(text).unwrap();
+    let mut paths = CratePaths::default();
+    paths.visit_file(&syntax);
+    let mut problems = Vec::new();
+    for target in paths.first_segments {
+        if ROOT_ITEMS.contains(&target.as_str()) {
+            continue;
+        }
+        match level(&target) {
+            None => problems.push(format!(
+                "{file}: `crate::{target}` goes through the crate root; import it from the module that owns it"
+            )),
+            Some(theirs) if theirs > own => problems.push(format!(
+                "{file}: layer `{module}` imports `crate::{target}`, a layer above it"
+            )),
+            Some(_) => {}
+        }
+    }
+    problems
+}
+
 #[test]
 fn core_layers_import_only_downwards() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("starweaver-core/src");
@@ -104,33 +128,8 @@ fn core_layers_import_only_downwards() {
         if module == "lib" {
             continue;
         }
-        let Some(own) = level(&module) else {
-            problems.push(format!(
-                "{}: module `{module}` has no layer",
-                relative.display()
-            ));
-            continue;
-        };
         let text = std::fs::read_to_string(file).unwrap();
-        let syntax = syn::parse_file(&text).unwrap();
-        let mut paths = CratePaths::default();
-        paths.visit_file(&syntax);
-        for target in paths.first_segments {
-            if ROOT_ITEMS.contains(&target.as_str()) {
-                continue;
-            }
-            match level(&target) {
-                None => problems.push(format!(
-                    "{}: `crate::{target}` goes through the crate root; import it from the module that owns it",
-                    relative.display()
-                )),
-                Some(theirs) if theirs > own => problems.push(format!(
-                    "{}: layer `{module}` imports `crate::{target}`, a layer above it",
-                    relative.display()
-                )),
-                Some(_) => {}
-            }
-        }
+        problems.extend(problems_in(&relative.display().to_string(), &module, &text));
     }
     assert!(
         problems.is_empty(),
@@ -138,4 +137,32 @@ fn core_layers_import_only_downwards() {
         problems.len(),
         problems.join("\n")
     );
+}
+
+// The check itself: each of the edges the layering removed is caught again.
+#[test]
+fn the_check_catches_upward_and_root_imports() {
+    let cases = [
+        ("toolsets", "use crate::agent::HITL_ARGUMENTS_METADATA_KEY;"),
+        ("model", "use crate::tools::ToolDefinition;"),
+        (
+            "tools",
+            "use crate::toolsets::{DynToolset, IntoDynToolset};",
+        ),
+        ("context", "fn f(_: crate::tools::ToolContext) {}"),
+        ("agent", "use crate::{AgentContext, ToolContext};"),
+    ];
+    for (module, text) in cases {
+        assert_eq!(
+            problems_in("x.rs", module, text).len().min(1),
+            1,
+            "{module}: {text}"
+        );
+    }
+    assert!(problems_in(
+        "x.rs",
+        "agent",
+        "use crate::tools::ToolContext; use crate::JsonMap; use std::fmt;"
+    )
+    .is_empty());
 }

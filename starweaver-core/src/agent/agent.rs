@@ -6,9 +6,9 @@ use super::conversation::{run_segment, History, Reporting};
 use super::run_loop::{AgentConfig, RunStart};
 use super::stream::AgentEventSink;
 use super::{AgentError, AgentRunOptions, AgentRunResult, AgentSession, AgentStream};
+use crate::context::{AgentContext, ConversationId};
 use crate::model::DynModel;
 use crate::tools::ToolRegistry;
-use crate::{AgentContext, ConversationId};
 
 /// A model with tools and policies. Cheap to clone; every run starts a
 /// fresh conversation (use [`AgentSession`] to keep one).

@@ -4,11 +4,11 @@ use std::sync::Arc;
 
 use super::run_loop::AgentConfig;
 use super::{Agent, AgentApp, AgentRuntimePolicy};
+use crate::context::{ContextEvent, ToolConfig};
 use crate::model::{DynModel, ModelSettings};
 use crate::skills::SkillScanReport;
+use crate::tools::IntoDynToolset;
 use crate::tools::{DynTool, ToolRegistry};
-use crate::toolsets::IntoDynToolset;
-use crate::{ContextEvent, ToolConfig};
 
 /// Builds an [`Agent`]: a model plus instructions, tools and policies.
 pub struct AgentBuilder {

@@ -9,10 +9,10 @@ use super::run_loop::{AgentConfig, Run, RunEnd, RunStart};
 use super::state::{FailedRun, RunProgress, WaitingState};
 use super::stream::{AgentEventSink, AgentStreamRecord, Recorder};
 use super::{AgentError, AgentRunOptions, AgentRunResult, AgentRunStatus};
+use crate::context::{AgentContext, AgentContextHandle, ConversationId, RunId};
 use crate::model::{
     ModelMessage, ModelRequest, RequestPart, ToolCallPart, ToolReturnKind, ToolReturnPart,
 };
-use crate::{AgentContext, AgentContextHandle, ConversationId, RunId};
 
 /// What a segment produced.
 pub(crate) struct SegmentOutput {

@@ -28,7 +28,6 @@ pub use hitl::{
 pub use options::AgentRunOptions;
 pub use policy::{AgentRuntimePolicy, ToolExecutionPolicy};
 pub use result::{AgentRunResult, AgentRunStatus};
-pub use run_loop::HITL_ARGUMENTS_METADATA_KEY;
 pub use session::AgentSession;
 pub use state::{AgentSessionState, FailedRun};
 pub use stream::{AgentEventSink, AgentStream, AgentStreamEvent, AgentStreamRecord};

@@ -3,8 +3,8 @@
 use tokio_util::sync::CancellationToken;
 
 use crate::model::ModelSettings;
+use crate::tools::IntoDynToolset;
 use crate::tools::{DynTool, ToolRegistry};
-use crate::toolsets::IntoDynToolset;
 use crate::JsonMap;
 
 /// Tools, toolsets, settings, params and instructions for one run.

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::AgentHitlRequest;
+use crate::context::RunId;
 use crate::model::{ModelMessage, Usage};
-use crate::RunId;
 
 /// Whether a run finished or waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,13 +13,15 @@ use super::{
     AgentError, AgentHitlRequest, AgentHitlResults, AgentRunOptions, AgentRuntimePolicy,
     AgentStreamEvent,
 };
+use crate::context::ToolConfig;
+use crate::context::{AgentContext, AgentContextHandle, ContextEvent, ConversationId};
 use crate::model::{
     DynModel, ModelMessage, ModelRequest, ModelRequestParameters, ModelResponse, ModelSettings,
     ModelStreamEvent, RequestPart, RetryPromptPart, ToolCallPart, ToolReturnKind, ToolReturnPart,
 };
+use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
-use crate::ToolConfig;
-use crate::{AgentContext, AgentContextHandle, ContextEvent, ConversationId, JsonMap, ToolContext};
+use crate::JsonMap;
 
 /// Everything an agent was built with.
 pub(crate) struct AgentConfig {
@@ -64,10 +66,6 @@ enum Next {
     /// a failed run shows what its tools did.
     Fail(Vec<RequestPart>, AgentError),
 }
-
-/// Context key under which a resumed approval exposes the call's
-/// arguments to the tool's user-input preprocessor.
-pub const HITL_ARGUMENTS_METADATA_KEY: &str = "starweaver.hitl.arguments";
 
 pub(crate) struct Run<'a, 'r> {
     config: &'a AgentConfig,
@@ -463,47 +461,44 @@ impl<'a, 'r> Run<'a, 'r> {
             }
             None => return Ok(Answer::Denied(None, request_record)),
         };
-        if interaction.user_input.is_none()
-            && request.request_kind() == crate::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND
-        {
-            return Err(AgentError::InvalidHitlInput {
-                tool_call_id: call.id.clone(),
-                tool: call.name.clone(),
-                message: "clarifying questions need the user's answers; resume with \
-                          AgentHitlUserInteraction::approved(id).with_user_input(answers)"
-                    .to_string(),
-            });
-        }
         let ctx = ctx
             .with_approved(true)
-            .with_metadata(HITL_ARGUMENTS_METADATA_KEY, shown);
+            .with_metadata(crate::tools::HITL_ARGUMENTS_METADATA_KEY, shown);
         let mut arguments = arguments;
         let mut approval = JsonMap::new();
         approval.insert("approved".to_string(), Value::Bool(true));
         if let Some(record) = request_record {
             approval.insert("request".to_string(), record);
         }
-        if let Some(input) = &interaction.user_input {
-            let preprocessed = self
-                .registry
-                .preprocess_user_input(ctx.clone(), &call.id, &call.name, input.clone())
-                .await
-                .map_err(|error| AgentError::InvalidHitlInput {
-                    tool_call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    message: error.to_string(),
-                })?;
-            match preprocessed {
-                Some(preprocessed) => {
-                    if let Some(replacement) = preprocessed.override_arguments {
-                        arguments = replacement;
-                    }
-                    approval.extend(preprocessed.approval_metadata);
+        // The tool's preprocessor sees every approved call, with `null`
+        // when the user gave no input, and decides whether that is enough
+        // (clarifying questions reject it): the loop knows no tool kinds.
+        let input = interaction.user_input.clone();
+        let preprocessed = self
+            .registry
+            .preprocess_user_input(
+                ctx.clone(),
+                &call.id,
+                &call.name,
+                input.clone().unwrap_or(Value::Null),
+            )
+            .await
+            .map_err(|error| AgentError::InvalidHitlInput {
+                tool_call_id: call.id.clone(),
+                tool: call.name.clone(),
+                message: error.to_string(),
+            })?;
+        match (preprocessed, input) {
+            (Some(preprocessed), _) => {
+                if let Some(replacement) = preprocessed.override_arguments {
+                    arguments = replacement;
                 }
-                None => {
-                    approval.insert("user_input".to_string(), input.clone());
-                }
+                approval.extend(preprocessed.approval_metadata);
             }
+            (None, Some(input)) => {
+                approval.insert("user_input".to_string(), input);
+            }
+            (None, None) => {}
         }
         Ok(Answer::Run {
             ctx: Box::new(ctx),
@@ -703,7 +698,7 @@ pub(crate) fn validate_results(
 }
 
 /// Whether a toolset, or one it wraps, sets up before its inventory is read.
-fn needs_setup(toolset: &dyn crate::toolsets::Toolset) -> bool {
+fn needs_setup(toolset: &dyn crate::tools::Toolset) -> bool {
     toolset.lifecycle_policy().enter_before_prepare
         || toolset
             .wrapped_toolsets()

@@ -7,8 +7,8 @@ use futures::stream::{FuturesUnordered, StreamExt};
 
 use super::{AgentRuntimePolicy, ToolExecutionPolicy};
 use crate::model::{ToolCallPart, ToolReturnPart};
+use crate::tools::ToolContext;
 use crate::tools::{ToolDependencyProfile, ToolRegistry};
-use crate::ToolContext;
 
 /// Why a batch runs sequentially, or `None` for concurrent execution.
 pub(crate) fn sequential_reason(

@@ -8,9 +8,9 @@ use super::{
     Agent, AgentError, AgentHitlRequest, AgentHitlResults, AgentRunOptions, AgentRunResult,
     AgentSessionState, AgentStream,
 };
+use crate::context::{AgentContext, ConversationId};
 use crate::environment::{attach_environment, attached_environment, DynEnvironment};
 use crate::model::ModelMessage;
-use crate::{AgentContext, ConversationId};
 
 /// A conversation: messages and context persist between runs. A run that
 /// hits an approval-gated or deferred call leaves the session waiting;

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::AgentHitlRequest;
+use crate::context::{AgentContextState, ConversationId, RunId};
 use crate::model::{ModelMessage, ToolCallPart, ToolReturnPart, Usage};
-use crate::{AgentContextState, ConversationId, RunId};
 
 /// Counters of one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

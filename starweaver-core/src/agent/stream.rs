@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{AgentHitlRequest, AgentRunResult};
+use crate::context::{ContextEvent, RunId};
 use crate::model::{ToolCallPart, ToolReturnPart};
-use crate::{ContextEvent, RunId};
 
 /// One thing that happened in a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

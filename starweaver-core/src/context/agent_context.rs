@@ -76,7 +76,7 @@ impl AgentContext {
     }
 
     /// Records tools and namespaces as loaded by tool search. Publishes no
-    /// event; [`crate::ToolSearchToolset`] does that for model-driven and
+    /// event; [`crate::toolsets::ToolSearchToolset`] does that for model-driven and
     /// host preloads.
     pub fn record_tool_search_loaded<T, N>(&mut self, tools: T, namespaces: N)
     where

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One event published on an [`crate::AgentContext`].
+/// One event published on an [`crate::context::AgentContext`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ContextEvent {
     /// Stable event kind, such as `tools_unavailable`.

@@ -1,5 +1,6 @@
-//! The state a run carries: [`AgentContext`] for the agent and
-//! [`ToolContext`] for one tool call.
+//! The state a run carries: [`AgentContext`], with its notes, events,
+//! dependencies, grants and durable form. (One tool call's view of it,
+//! `ToolContext`, belongs to the tool layer.)
 
 mod agent_context;
 mod config;
@@ -12,7 +13,6 @@ mod ids;
 mod notes;
 mod snapshots;
 mod state;
-mod tool_context;
 
 pub use agent_context::AgentContext;
 pub use config::{ToolAvailabilityPolicy, ToolConfig};
@@ -31,4 +31,3 @@ pub use ids::{ConversationId, RunId};
 pub use notes::Notes;
 pub use snapshots::{HostCapabilities, ShellEnvironmentSnapshot, ToolRuntimeSnapshot};
 pub use state::{ContextHandoff, ContextTask, ContextUsage, ToolSearchState};
-pub use tool_context::ToolContext;

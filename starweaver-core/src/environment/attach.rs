@@ -1,7 +1,8 @@
 //! How tools find the active environment: a named host capability.
 
 use super::DynEnvironment;
-use crate::{AgentContext, ToolContext};
+use crate::context::AgentContext;
+use crate::tools::ToolContext;
 
 /// Host-capability name under which the active environment is attached.
 /// First-party bundles request it through their Filtered profile.
@@ -28,7 +29,7 @@ pub fn attached_environment(context: &AgentContext) -> Option<DynEnvironment> {
 /// dependencies.
 #[must_use]
 pub fn tool_environment(ctx: &ToolContext) -> Option<DynEnvironment> {
-    let capabilities = ctx.dependency::<crate::HostCapabilities>();
+    let capabilities = ctx.dependency::<crate::context::HostCapabilities>();
     capabilities
         .and_then(|host| host.get::<DynEnvironment>(ENVIRONMENT_CAPABILITY))
         .or_else(|| ctx.named_dependency::<DynEnvironment>(ENVIRONMENT_CAPABILITY))

@@ -6,8 +6,8 @@ use serde_json::json;
 use super::file::read_skill_file_or_folder;
 use super::summary::{summarize, SkillLocation};
 use super::{SkillError, SkillRegistry, SkillSummary, SKILL_ACTIVATED_EVENT_KIND};
+use crate::context::{AgentContext, ContextEvent};
 use crate::environment::DynEnvironment;
-use crate::{AgentContext, ContextEvent};
 
 /// A skill whose markdown is loaded: its summary (read fresh from the
 /// file) and its body.

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use super::text::one_line;
 use super::SkillSummary;
+use crate::tools::DynToolset;
 use crate::tools::ToolInstruction;
-use crate::toolsets::{DynToolset, StaticToolset};
+use crate::toolsets::StaticToolset;
 
 /// Name of the toolset [`skill_tools`] returns.
 pub const SKILLS_TOOLSET_NAME: &str = "skills";

@@ -14,8 +14,8 @@ use super::{
     SkillRegistry, SkillReloadReason, SkillScanDiagnostic, SkillSourceScope,
     SKILL_RELOAD_EVENT_KIND,
 };
+use crate::context::{AgentContext, ContextEvent};
 use crate::environment::DynEnvironment;
-use crate::{AgentContext, ContextEvent};
 
 /// How a skill changed between two scans.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,11 +1,12 @@
 //! Deterministic reload scheduling for hosts that own skill-directory
 //! versions or file-watcher events, on the same [`RefreshSchedule`] as
-//! [`crate::ToolSearchRefreshBinding`]: the host supplies clock readings,
+//! [`crate::toolsets::ToolSearchRefreshBinding`]: the host supplies clock readings,
 //! the binding never sleeps.
 
 use super::{SkillError, SkillRegistry, SkillReloadReport, SkillSourceScope};
+use crate::context::AgentContext;
 use crate::environment::DynEnvironment;
-use crate::{AgentContext, RefreshDecision, RefreshReason, RefreshSchedule};
+use crate::schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
 
 /// Why a reload is due.
 pub type SkillReloadReason = RefreshReason;

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{SkillDiagnosticSeverity, SkillRegistry, SkillScanDiagnostic, SKILL_SCAN_EVENT_KIND};
-use crate::ContextEvent;
+use crate::context::ContextEvent;
 
 /// What [`SkillRegistry::scan_with_report`] found: the skills that
 /// loaded, and a diagnostic for every skipped file, override and

@@ -7,7 +7,7 @@
 //!   no broad handle, shell values only through the dedicated
 //!   [`ShellEnvironmentSnapshot`] when requested, requested context handles.
 //! * Strict: no ambient dependencies; requested authority intersected
-//!   with the host's [`crate::ToolCapabilityGrant`] for the tool.
+//!   with the host's [`crate::context::ToolCapabilityGrant`] for the tool.
 //!
 //! Malformed metadata fails closed to Strict with nothing requested.
 
@@ -106,7 +106,7 @@ impl ToolDependencyRequirements {
     }
 
     /// Requests a mutable context capability, such as
-    /// [`crate::CONTEXT_TASKS_CAPABILITY`].
+    /// [`crate::context::CONTEXT_TASKS_CAPABILITY`].
     #[must_use]
     pub fn with_context_capability(mut self, name: impl Into<String>) -> Self {
         self.context_capabilities.push(name.into());

@@ -7,8 +7,10 @@ use serde_json::Value;
 
 use super::options::{tool_builder_methods, ToolOptions};
 use super::{CompiledSchema, Tool, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use crate::context::AgentContext;
 use crate::model::ToolDefinition;
-use crate::{AgentContext, BoxFuture, ToolContext};
+use crate::tools::ToolContext;
+use crate::BoxFuture;
 
 pub(crate) type Handler = Arc<
     dyn Fn(ToolContext, &Value) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync,

@@ -7,7 +7,8 @@
 use serde_json::Value;
 
 use super::{ToolError, ToolResult};
-use crate::{BoxFuture, ToolContext};
+use crate::tools::ToolContext;
+use crate::BoxFuture;
 
 /// The outcome of a call as output hooks see it.
 #[derive(Clone, Debug)]

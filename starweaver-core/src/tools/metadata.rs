@@ -23,6 +23,10 @@ pub const APPROVAL_REQUIRED_METADATA_KEY: &str = "approval_required";
 /// `clarifying_questions`).
 pub const APPROVAL_REQUEST_KIND_METADATA_KEY: &str = "approval_request_kind";
 
+/// Tool-context metadata key under which a resumed approval exposes the
+/// call's arguments to the tool's user-input preprocessor.
+pub const HITL_ARGUMENTS_METADATA_KEY: &str = "starweaver.hitl.arguments";
+
 /// The default request kind of an approval request.
 pub(crate) const TOOL_APPROVAL_REQUEST_KIND: &str = "tool_approval";
 /// The request kind of a deferred call.

@@ -1,11 +1,13 @@
 //! Tools: definitions, results, errors, function and typed tools, the
 //! registry that dispatches calls, hooks and dependency profiles.
 
+mod context;
 mod dependency_profile;
 mod error;
 mod function;
 mod hooks;
 pub(crate) mod instruction;
+mod lifecycle;
 mod limits;
 pub(crate) mod metadata;
 pub(crate) mod name;
@@ -14,10 +16,12 @@ mod registry;
 mod result;
 mod schema;
 mod tool;
+mod toolset;
 mod typed;
 mod user_input;
 pub(crate) mod wrapped;
 
+pub use context::ToolContext;
 pub use dependency_profile::{
     ToolDependencyProfile, ToolDependencyRequirements, TOOL_DEPENDENCIES_METADATA_KEY,
 };
@@ -25,6 +29,11 @@ pub use error::ToolError;
 pub use function::{string_tool, FunctionTool};
 pub use hooks::{ToolExecutionHook, ToolExecutionOutcome, ToolHookInput, ToolHookOutput};
 pub use instruction::ToolInstruction;
+pub use lifecycle::{
+    ToolsetLifecyclePolicy, ToolsetLifecycleReport, ToolsetLifecycleStatus,
+    TOOLSET_CLOSED_EVENT_KIND, TOOLSET_FAILED_EVENT_KIND, TOOLSET_INITIALIZED_EVENT_KIND,
+    TOOLSET_UNAVAILABLE_EVENT_KIND,
+};
 pub use limits::{
     ToolLimits, DEFAULT_MAX_ARGUMENT_DEPTH, DEFAULT_MAX_ECHO_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_MAX_RETURN_BYTES,
@@ -33,7 +42,7 @@ pub use metadata::{
     tool_metadata_hidden_by_tags, tool_metadata_kind, tool_metadata_requires_approval,
     tool_metadata_tags, ToolKind, APPROVAL_REQUEST_KIND_METADATA_KEY,
     APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY, HIDDEN_BY_TAGS_METADATA_KEY,
-    TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
+    HITL_ARGUMENTS_METADATA_KEY, TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
 pub(crate) use metadata::{DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND};
 pub use name::{validate_tool_name, MAX_TOOL_NAME_CHARS};
@@ -47,6 +56,7 @@ pub use registry::{
 pub use result::ToolResult;
 pub use schema::{schema_for_type, CompiledSchema};
 pub use tool::{DynTool, Tool};
+pub use toolset::{DynToolset, IntoDynToolset, Toolset};
 pub use typed::{typed_tool, TypedFunctionTool};
 pub use user_input::ToolUserInputPreprocessResult;
 

@@ -6,8 +6,10 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{ToolError, ToolUserInputPreprocessResult};
+use crate::context::AgentContext;
 use crate::model::ToolDefinition;
-use crate::{AgentContext, BoxFuture, ToolContext};
+use crate::tools::ToolContext;
+use crate::BoxFuture;
 
 pub(crate) type AvailabilityFn = Arc<dyn Fn(&AgentContext) -> bool + Send + Sync>;
 pub(crate) type PrepareFn =
@@ -215,7 +217,7 @@ macro_rules! tool_builder_methods {
         #[must_use]
         pub fn with_availability<F>(mut self, available: F) -> Self
         where
-            F: Fn(&$crate::AgentContext) -> bool + Send + Sync + 'static,
+            F: Fn(&$crate::context::AgentContext) -> bool + Send + Sync + 'static,
         {
             self.$($path).+.availability = Some(std::sync::Arc::new(available));
             self
@@ -225,7 +227,7 @@ macro_rules! tool_builder_methods {
         #[must_use]
         pub fn with_prepare_definition<F>(mut self, prepare: F) -> Self
         where
-            F: Fn(&$crate::AgentContext, $crate::model::ToolDefinition) -> Option<$crate::model::ToolDefinition>
+            F: Fn(&$crate::context::AgentContext, $crate::model::ToolDefinition) -> Option<$crate::model::ToolDefinition>
                 + Send
                 + Sync
                 + 'static,
@@ -239,7 +241,7 @@ macro_rules! tool_builder_methods {
         #[must_use]
         pub fn with_argument_validator<F>(mut self, validator: F) -> Self
         where
-            F: Fn(&$crate::ToolContext, &mut serde_json::Value) -> Result<(), $crate::tools::ToolError>
+            F: Fn(&$crate::tools::ToolContext, &mut serde_json::Value) -> Result<(), $crate::tools::ToolError>
                 + Send
                 + Sync
                 + 'static,
@@ -252,7 +254,7 @@ macro_rules! tool_builder_methods {
         #[must_use]
         pub fn with_user_input_preprocessor<F, Fut>(mut self, preprocess: F) -> Self
         where
-            F: Fn($crate::ToolContext, serde_json::Value) -> Fut + Send + Sync + 'static,
+            F: Fn($crate::tools::ToolContext, serde_json::Value) -> Fut + Send + Sync + 'static,
             Fut: std::future::Future<
                     Output = Result<$crate::tools::ToolUserInputPreprocessResult, $crate::tools::ToolError>,
                 > + Send

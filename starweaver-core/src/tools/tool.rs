@@ -5,8 +5,10 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{ToolError, ToolResult, ToolUserInputPreprocessResult};
+use crate::context::AgentContext;
 use crate::model::ToolDefinition;
-use crate::{AgentContext, BoxFuture, ToolContext};
+use crate::tools::ToolContext;
+use crate::BoxFuture;
 
 /// A shared, type-erased tool.
 pub type DynTool = Arc<dyn Tool>;
@@ -103,8 +105,10 @@ pub trait Tool: Send + Sync {
     }
 
     /// Turns human input supplied with an approval into replacement
-    /// arguments and approval metadata. `None` when the tool has no
-    /// preprocessor.
+    /// arguments and approval metadata. Runs for every approved call,
+    /// with `null` when the user gave no input, so a tool that needs input
+    /// (clarifying questions) can refuse its absence. `None` when the tool
+    /// has no preprocessor.
     fn preprocess_user_input(
         &self,
         _ctx: ToolContext,

@@ -11,8 +11,10 @@ use super::options::tool_builder_methods;
 use super::{
     schema_for_type, FunctionTool, Tool, ToolError, ToolResult, ToolUserInputPreprocessResult,
 };
+use crate::context::AgentContext;
 use crate::model::ToolDefinition;
-use crate::{AgentContext, BoxFuture, ToolContext};
+use crate::tools::ToolContext;
+use crate::BoxFuture;
 
 /// A tool whose arguments deserialize into `A`.
 ///

@@ -6,8 +6,10 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{DynTool, Tool, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use crate::context::AgentContext;
 use crate::model::ToolDefinition;
-use crate::{AgentContext, BoxFuture, ToolContext};
+use crate::tools::ToolContext;
+use crate::BoxFuture;
 
 pub(crate) type LoadedFn = Arc<dyn Fn(&AgentContext) -> bool + Send + Sync>;
 

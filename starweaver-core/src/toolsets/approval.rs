@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{DynToolset, IntoDynToolset, Toolset};
 use crate::tools::wrapped::WrappedTool;
 use crate::tools::{DynTool, APPROVAL_REQUIRED_METADATA_KEY};
+use crate::tools::{DynToolset, IntoDynToolset, Toolset};
 
 /// Puts another toolset's tools behind human approval: a call of a gated
 /// tool makes the run wait until the host answers with

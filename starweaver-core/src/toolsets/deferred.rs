@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::Toolset;
 use crate::tools::wrapped::WrappedTool;
+use crate::tools::Toolset;
 use crate::tools::{
     DynTool, ToolInstruction, ToolKind, DEFERRED_CALL_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
@@ -14,7 +14,7 @@ use crate::tools::{
 /// `deferred_call: true`). The registry then never runs them: a call
 /// without an inline deferred result returns [`crate::tools::ToolError::CallDeferred`],
 /// which the agent runtime turns into a durable waiting request; a call
-/// resumed with [`crate::ToolContext::with_deferred_result`] returns that
+/// resumed with [`crate::tools::ToolContext::with_deferred_result`] returns that
 /// result. Arguments are still validated by the wrapped tool first.
 #[derive(Clone, Default)]
 pub struct DeferredToolset {

@@ -22,28 +22,28 @@ macro_rules! forward_toolset_to_inner {
             self.inner.max_retries()
         }
 
-        fn is_available(&self, context: &$crate::AgentContext) -> bool {
+        fn is_available(&self, context: &$crate::context::AgentContext) -> bool {
             self.inner.is_available(context)
         }
 
-        fn lifecycle_policy(&self) -> $crate::toolsets::ToolsetLifecyclePolicy {
+        fn lifecycle_policy(&self) -> $crate::tools::ToolsetLifecyclePolicy {
             self.inner.lifecycle_policy()
         }
 
-        fn wrapped_toolsets(&self) -> Vec<$crate::toolsets::DynToolset> {
+        fn wrapped_toolsets(&self) -> Vec<$crate::tools::DynToolset> {
             self.inner.wrapped_toolsets()
         }
 
         fn enter_with_context<'a>(
             &'a self,
-            context: &'a mut $crate::AgentContext,
+            context: &'a mut $crate::context::AgentContext,
         ) -> $crate::BoxFuture<'a, Result<(), $crate::tools::ToolError>> {
             self.inner.enter_with_context(context)
         }
 
         fn exit_with_context<'a>(
             &'a self,
-            context: &'a mut $crate::AgentContext,
+            context: &'a mut $crate::context::AgentContext,
         ) -> $crate::BoxFuture<'a, Result<(), $crate::tools::ToolError>> {
             self.inner.exit_with_context(context)
         }

@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use super::{DynToolset, IntoDynToolset, Toolset};
 use crate::tools::wrapped::WrappedTool;
 use crate::tools::DynTool;
+use crate::tools::{DynToolset, IntoDynToolset, Toolset};
 
 /// Exposes another toolset's tools as `<prefix>_<name>`, so several copies
 /// (two proxies, two environments) can live in one registry.

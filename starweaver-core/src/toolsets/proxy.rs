@@ -7,15 +7,16 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::search::{IndexedTool, SearchIndex};
-use super::{DynToolset, IntoDynToolset, Toolset};
-use crate::agent::HITL_ARGUMENTS_METADATA_KEY;
 use crate::model::ToolDefinition;
+use crate::tools::ToolContext;
+use crate::tools::HITL_ARGUMENTS_METADATA_KEY;
 use crate::tools::{
     is_available_in, is_loaded_in, prepare_definition_in, typed_tool, DynTool,
     ToolDependencyRequirements, ToolError, ToolInstruction, ToolRegistry, ToolResult,
     ToolUserInputPreprocessResult, DELEGATED_EXECUTION_KEY,
 };
-use crate::{JsonMap, ToolContext};
+use crate::tools::{DynToolset, IntoDynToolset, Toolset};
+use crate::JsonMap;
 
 const PROXY_NAME: &str = "tool_proxy";
 const DEFAULT_MAX_RESULTS: usize = 10;

@@ -1,8 +1,8 @@
 //! A fixed list of tools with shared instructions and defaults.
 
-use super::{Toolset, ToolsetLifecyclePolicy};
 use crate::tools::instruction::dedup_by_group;
 use crate::tools::{DynTool, ToolInstruction};
+use crate::tools::{Toolset, ToolsetLifecyclePolicy};
 
 /// A named, fixed group of tools.
 #[derive(Clone, Default)]

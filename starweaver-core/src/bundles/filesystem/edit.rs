@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::environment::{environment, environment_error, normalized, too_large, write_error};
 use super::lock::lock_path;
 use super::{mutating, requirements, FilesystemOptions};
+use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
-use crate::ToolContext;
 
 /// Name of the file-editing tool.
 pub const EDIT_FILE_TOOL_NAME: &str = "edit_file";

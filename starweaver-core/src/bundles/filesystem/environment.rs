@@ -6,8 +6,8 @@ use serde_json::json;
 use crate::environment::{
     normalize_path_with, tool_environment, DynEnvironment, EnvironmentError, SearchError,
 };
+use crate::tools::ToolContext;
 use crate::tools::ToolError;
-use crate::ToolContext;
 
 /// The environment attached to the run. Missing is an integration
 /// mistake, not something the model can fix.

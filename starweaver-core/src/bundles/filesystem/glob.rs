@@ -10,8 +10,8 @@ use super::reminder::skill_reminder;
 use super::unreadable::{is_zero, join_hints, unreadable_hint};
 use super::{read_only, requirements};
 use crate::environment::{glob, GlobOptions};
+use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
-use crate::ToolContext;
 
 /// Name of the path-finding tool.
 pub const GLOB_TOOL_NAME: &str = "glob";

@@ -11,8 +11,8 @@ use super::reminder::skill_reminder;
 use super::unreadable::{is_zero, join_hints, unreadable_hint};
 use super::{read_only, requirements};
 use crate::environment::{grep, GrepOptions};
+use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
-use crate::ToolContext;
 
 /// Name of the content-search tool.
 pub const GREP_TOOL_NAME: &str = "grep";

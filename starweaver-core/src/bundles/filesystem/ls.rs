@@ -9,8 +9,8 @@ use super::environment::{environment, normalized, search_error};
 use super::reminder::skill_reminder;
 use super::{read_only, requirements};
 use crate::environment::{walk, EntryKind, WalkOptions};
+use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
-use crate::ToolContext;
 
 /// Name of the directory-listing tool.
 pub const LS_TOOL_NAME: &str = "ls";

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::environment::{environment, environment_error, normalized, too_large};
 use super::{read_only, requirements, FilesystemOptions};
 use crate::environment::{as_text, EnvironmentError};
+use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
-use crate::ToolContext;
 
 /// Name of the file-reading tool.
 pub const READ_FILE_TOOL_NAME: &str = "read_file";

@@ -10,8 +10,9 @@ use super::read::read_file_tool;
 use super::write::write_file_tool;
 use super::FilesystemOptions;
 use crate::environment::ENVIRONMENT_CAPABILITY;
+use crate::tools::DynToolset;
 use crate::tools::{ToolDependencyRequirements, ToolInstruction};
-use crate::toolsets::{DynToolset, StaticToolset};
+use crate::toolsets::StaticToolset;
 
 /// Name (and instruction group) of the filesystem toolset.
 pub const FILESYSTEM_TOOLSET_NAME: &str = "filesystem";

@@ -9,8 +9,8 @@ use super::environment::{environment, environment_error, normalized, too_large, 
 use super::lock::lock_path;
 use super::{mutating, requirements, FilesystemOptions};
 use crate::environment::EnvironmentError;
+use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
-use crate::ToolContext;
 
 /// Name of the file-writing tool.
 pub const WRITE_FILE_TOOL_NAME: &str = "write_file";

@@ -8,13 +8,14 @@ use serde_json::{json, Value};
 use super::{
     normalize_clarifying_question_answers, resolve_clarifying_question_answers, AskUserQuestionArgs,
 };
-use crate::agent::HITL_ARGUMENTS_METADATA_KEY;
+use crate::tools::DynToolset;
+use crate::tools::ToolContext;
+use crate::tools::HITL_ARGUMENTS_METADATA_KEY;
 use crate::tools::{
     typed_tool, DynTool, ToolError, ToolInstruction, ToolKind, ToolResult,
     ToolUserInputPreprocessResult, APPROVAL_REQUEST_KIND_METADATA_KEY,
 };
-use crate::toolsets::{DynToolset, StaticToolset};
-use crate::ToolContext;
+use crate::toolsets::StaticToolset;
 
 /// Name of the clarifying-question tool.
 pub const ASK_USER_QUESTION_TOOL_NAME: &str = "ask_user_question";
@@ -73,6 +74,12 @@ fn ask_user_question() -> DynTool {
         parse_args(arguments)?.validate()
     })
     .with_user_input_preprocessor(|ctx: ToolContext, user_input: Value| async move {
+        if user_input.is_null() {
+            return Err(ToolError::user_error(
+                "clarifying questions need the user's answers; resume with \
+                 AgentHitlUserInteraction::approved(id).with_user_input(answers)",
+            ));
+        }
         let arguments = ctx
             .metadata()
             .get(HITL_ARGUMENTS_METADATA_KEY)

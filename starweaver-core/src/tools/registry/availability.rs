@@ -5,9 +5,9 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::ToolRegistry;
+use crate::context::{AgentContext, ToolAvailabilityPolicy};
 use crate::model::ToolDefinition;
 use crate::tools::{tool_metadata_hidden_by_tags, tool_metadata_tags};
-use crate::{AgentContext, ToolAvailabilityPolicy};
 
 /// Context event published when filtering leaves tools out of a request.
 pub const TOOLS_UNAVAILABLE_EVENT_KIND: &str = "tools_unavailable";

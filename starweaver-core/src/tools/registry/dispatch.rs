@@ -13,13 +13,15 @@ use futures::FutureExt;
 use serde_json::Value;
 
 use super::{CallLimits, ToolEntry, ToolRegistry};
+use crate::context::{AgentContextHandle, ToolRuntimeSnapshot};
 use crate::model::{ToolCallPart, ToolReturnPart};
+use crate::tools::ToolContext;
 use crate::tools::{
     ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
     ToolHookOutput, ToolLimits, ToolResult, ToolUserInputPreprocessResult,
     APPROVAL_REQUEST_KIND_METADATA_KEY, DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
 };
-use crate::{AgentContextHandle, JsonMap, ToolContext, ToolRuntimeSnapshot};
+use crate::JsonMap;
 
 /// A dispatched call with its typed outcome, before it becomes a
 /// [`ToolReturnPart`].
@@ -228,7 +230,7 @@ impl ToolRegistry {
                     ctx.dependencies_mut().remove::<AgentContextHandle>()
                 }
                 ToolDependencyProfile::Strict => {
-                    ctx.set_dependencies(crate::Dependencies::default())
+                    ctx.set_dependencies(crate::context::Dependencies::default())
                 }
             }
         }
@@ -268,7 +270,10 @@ impl ToolRegistry {
     }
 
     /// Why the model cannot call this tool in this context, if it cannot.
-    fn check_visible_in(entry: &ToolEntry, context: &crate::AgentContext) -> Option<ToolError> {
+    fn check_visible_in(
+        entry: &ToolEntry,
+        context: &crate::context::AgentContext,
+    ) -> Option<ToolError> {
         let name = entry.definition.name.as_str();
         if !super::survives(|| entry.tool.is_loaded(context)) {
             return Some(ToolError::NotFound {

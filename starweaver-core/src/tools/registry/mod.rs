@@ -18,9 +18,9 @@ use super::{
     tool_metadata_requires_approval, DynTool, Tool, ToolDependencyRequirements, ToolExecutionHook,
     ToolInstruction, ToolLimits, DEFERRED_CALL_METADATA_KEY,
 };
+use crate::context::AgentContext;
 use crate::model::ToolDefinition;
-use crate::toolsets::{DynToolset, IntoDynToolset};
-use crate::AgentContext;
+use crate::tools::{DynToolset, IntoDynToolset};
 
 /// Retry budget when neither tool, toolset nor registry sets one.
 pub const DEFAULT_MAX_RETRIES: u32 = 3;

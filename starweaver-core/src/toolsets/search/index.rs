@@ -2,8 +2,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::tools::DynToolset;
 use crate::tools::{tool_metadata_tags, DynTool};
-use crate::toolsets::DynToolset;
 
 /// One searchable tool.
 pub(crate) struct IndexedTool {

@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use super::toolset::to_json;
 use super::{ToolSearchRefreshReport, ToolSearchToolset, TOOL_SEARCH_REFRESHED_EVENT_KIND};
-use crate::{AgentContext, RefreshDecision, RefreshReason, RefreshSchedule};
+use crate::context::AgentContext;
+use crate::schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
 
 /// Why a refresh is due.
 pub type ToolSearchRefreshReason = RefreshReason;

@@ -14,13 +14,14 @@ use super::events::{
 };
 use super::index::IndexedTool;
 use super::{SearchIndex, ToolSearchRefreshReport, ToolSearchReport};
+use crate::context::{AgentContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY};
 use crate::tools::wrapped::WrappedTool;
+use crate::tools::ToolContext;
 use crate::tools::{
     is_available_in, typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolInstruction,
     ToolResult,
 };
-use crate::toolsets::{DynToolset, IntoDynToolset, Toolset};
-use crate::{AgentContext, ToolContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY};
+use crate::tools::{DynToolset, IntoDynToolset, Toolset};
 
 /// Name of the model-facing search tool.
 const TOOL_SEARCH_NAME: &str = "tool_search";

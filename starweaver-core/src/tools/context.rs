@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{AgentContextHandle, ConversationId, Dependencies, RunId};
+use crate::context::{AgentContextHandle, ConversationId, Dependencies, RunId};
 use crate::JsonMap;
 
 /// What a tool sees of the run: ids, retry counters, cancellation, trace

@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use super::ToolsetLifecyclePolicy;
-use crate::tools::{DynTool, ToolError, ToolInstruction};
-use crate::{AgentContext, BoxFuture};
+use super::{DynTool, ToolError, ToolInstruction};
+use crate::context::AgentContext;
+use crate::BoxFuture;
 
 /// A shared, type-erased toolset.
 pub type DynToolset = Arc<dyn Toolset>;

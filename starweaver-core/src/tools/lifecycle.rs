@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::DynToolset;
-use crate::tools::ToolRegistry;
-use crate::{AgentContext, BoxFuture};
+use super::ToolRegistry;
+use crate::context::AgentContext;
+use crate::BoxFuture;
 
 /// Published when a toolset's setup succeeded.
 pub const TOOLSET_INITIALIZED_EVENT_KIND: &str = "toolset_initialized";
