@@ -1,10 +1,10 @@
 //! Starweaver: a declarative, config-driven agent framework.
 //!
-//! This facade carries the whole product. Its root re-exports the agent
-//! and tool runtime (what the Tools chapter imports from
-//! `starweaver_agent`); [`tools`] and [`model`] hold the tool layer and the
-//! model layer (messages, the `Model` trait, test doubles) under their own
-//! paths.
+//! This facade carries the whole product. Its root holds the agent and
+//! tool runtime: agents, sessions, context, tools, toolsets, bundles and
+//! skills. [`tools`], [`environment`] and [`model`] each hold their whole
+//! layer. An item has at most two paths: the root and its layer module
+//! (the committed list in `tests/public_api.txt` shows them all).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -25,31 +25,32 @@ pub use starweaver_core::bundles::*;
 pub use starweaver_core::context::*;
 pub use starweaver_core::environment::attach_environment;
 pub use starweaver_core::model::{
-    DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, ToolDefinition, Usage,
+    DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, ToolCallArguments,
+    ToolCallPart, ToolDefinition, ToolReturnKind, ToolReturnPart, Usage,
 };
 pub use starweaver_core::skills::*;
 pub use starweaver_core::tools::*;
 pub use starweaver_core::toolsets::*;
-pub use starweaver_core::{BoxFuture, JsonMap, RefreshDecision, RefreshReason, RefreshSchedule};
+pub use starweaver_core::schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
+pub use starweaver_core::{BoxFuture, JsonMap};
 
-/// The tool layer: tools, definitions, results, errors, the registry,
-/// hooks and dependency profiles.
+/// The tool layer: tools, their context, results and errors, the
+/// registry, hooks, dependency profiles, the `Toolset` trait and the
+/// toolset combinators. Everything here is also at the crate root.
 pub mod tools {
-    pub use starweaver_core::context::{
-        AgentContext, AgentContextHandle, ContextHandoffHandle, ConversationId, Dependencies,
-        HostCapabilities, RunId, ShellEnvironmentSnapshot, TaskContextHandle, ToolCapabilityGrant,
-        ToolRuntimeSnapshot, ToolSearchContextHandle, UsageContextHandle,
-    };
     pub use starweaver_core::tools::*;
     pub use starweaver_core::toolsets::*;
 }
 
-/// Environments: the provider trait and the in-memory provider.
+/// Environments: the provider trait, the in-memory provider, the path
+/// space and search. `attach_environment` is also at the crate root.
 pub mod environment {
     pub use starweaver_core::environment::*;
 }
 
-/// Provider-neutral message parts.
+/// The model layer: provider-neutral messages and parts, tool
+/// definitions, the `Model` trait and the test models. The test models,
+/// call and return parts and `ToolDefinition` are also at the crate root.
 pub mod model {
     pub use starweaver_core::model::*;
 }

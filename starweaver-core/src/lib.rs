@@ -1,7 +1,10 @@
 //! Starweaver core runtime: tools, the tool registry, toolsets and the
 //! agent context they run against.
 //!
-//! Most users reach these types through the `starweaver` facade crate.
+//! Each item has one path here, in the module of its layer
+//! (`starweaver_core::tools::ToolRegistry`); nothing is re-exported at the
+//! root. Users reach these types through the `starweaver` facade crate,
+//! whose root keeps the flat namespace.
 
 pub mod agent;
 pub mod bounds;
@@ -14,13 +17,6 @@ pub mod skills;
 pub mod tools;
 pub mod toolsets;
 
-pub use agent::*;
-pub use bundles::*;
-pub use context::*;
-pub use schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
-pub use skills::*;
-pub use tools::*;
-pub use toolsets::*;
 
 /// Boxed, sendable future used by the dyn-compatible traits of this crate.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;

@@ -52,7 +52,7 @@ pub struct RefreshDecision {
 /// describes what the host already loaded, so it schedules nothing.
 ///
 /// ```
-/// use starweaver_core::{RefreshReason, RefreshSchedule};
+/// use starweaver_core::schedule::{RefreshReason, RefreshSchedule};
 ///
 /// let mut schedule = RefreshSchedule::new().with_debounce_ms(200);
 /// schedule.observe_watch_event(1_000);

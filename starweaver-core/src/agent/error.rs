@@ -6,6 +6,7 @@ use crate::tools::ToolsUnavailableError;
 /// A run that could not finish. Tool failures are not here: they go back
 /// to the model as tool returns.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AgentError {
     /// The model request failed.
     #[error(transparent)]

@@ -9,6 +9,7 @@ use crate::bounds::echo;
 /// [`Self::InvalidPath`]) store it shortened the same way, so a hostile
 /// path is never repeated back in full.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum EnvironmentError {
     /// Nothing exists at the path.
     #[error("{} does not exist; list the parent directory to see what is there", shown(.path))]

@@ -15,6 +15,7 @@ pub type DynModel = Arc<dyn Model>;
 
 /// Why a model request failed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ModelError {
     /// The provider rejected the request or failed.
     #[error("model `{model}` request failed: {message}")]

@@ -8,6 +8,7 @@ use crate::JsonMap;
 /// What kind of outcome a [`ToolReturnPart`] carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ToolReturnKind {
     /// The tool succeeded.
     Success,

@@ -57,7 +57,7 @@ where
 ///
 /// ```
 /// use starweaver_core::skills::{skill_tools, SkillSummary};
-/// use starweaver_core::Toolset;
+/// use starweaver_core::tools::Toolset;
 ///
 /// let skills = [SkillSummary::new("research", "Gather and cite sources", "skills/research/SKILL.md")];
 /// let toolset = skill_tools(&skills);

@@ -22,6 +22,7 @@ pub enum SkillDiagnosticSeverity {
 /// What a scan diagnostic is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SkillScanDiagnosticKind {
     /// No frontmatter, unclosed frontmatter, invalid YAML, or a field of
     /// the wrong shape. The skill was skipped.

@@ -7,6 +7,7 @@ use crate::environment::EnvironmentError;
 /// how to fix it. Paths and names are quoted with invisible characters
 /// spelled out as `<U+XXXX>`, so a message is always one readable line.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SkillError {
     /// The file does not start with a `---` frontmatter line.
     #[error(

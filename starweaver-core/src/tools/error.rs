@@ -13,6 +13,7 @@ use crate::JsonMap;
 /// `UserError`, `Timeout`, `Cancelled`), or control flow (`ApprovalRequired`,
 /// `CallDeferred`).
 #[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The arguments did not validate; the model should correct them.
     #[error("invalid arguments for tool `{tool}`: {message}")]

@@ -59,6 +59,3 @@ pub use tool::{DynTool, Tool};
 pub use toolset::{DynToolset, IntoDynToolset, Toolset};
 pub use typed::{typed_tool, TypedFunctionTool};
 pub use user_input::ToolUserInputPreprocessResult;
-
-/// Re-exported so tool code can name the call and return parts.
-pub use crate::model::{ToolCallArguments, ToolCallPart, ToolReturnKind, ToolReturnPart};

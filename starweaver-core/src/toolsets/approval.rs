@@ -16,7 +16,9 @@ use crate::tools::{DynToolset, IntoDynToolset, Toolset};
 ///
 /// ```
 /// use std::sync::Arc;
-/// use starweaver_core::{filesystem_tools, ApprovalRequiredToolset, DynToolset, ToolRegistry};
+/// use starweaver_core::bundles::filesystem_tools;
+/// use starweaver_core::tools::{DynToolset, ToolRegistry};
+/// use starweaver_core::toolsets::ApprovalRequiredToolset;
 ///
 /// let gated: DynToolset = Arc::new(
 ///     ApprovalRequiredToolset::new(filesystem_tools()).with_tools(["write_file", "edit_file"]),

@@ -32,7 +32,8 @@ const MUTATING_TAG: &str = "mutating";
 /// within the process, so concurrent edits are not lost).
 ///
 /// ```
-/// use starweaver_core::{filesystem_tools, ToolRegistry};
+/// use starweaver_core::bundles::filesystem_tools;
+/// use starweaver_core::tools::ToolRegistry;
 /// let registry = ToolRegistry::new().with_toolset(&filesystem_tools());
 /// assert_eq!(
 ///     registry.names(),

@@ -8,6 +8,7 @@ use crate::environment::EnvironmentError;
 /// pattern is stored and shown shortened to at most
 /// [`crate::bounds::MAX_ECHO_BYTES`], so a huge one is not sent back.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SearchError {
     /// The environment failed (the search root is missing, not a
     /// directory, outside the root, unreadable, ...).
