@@ -28,10 +28,10 @@ pub use starweaver_core::model::{
     DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, ToolCallArguments,
     ToolCallPart, ToolDefinition, ToolReturnKind, ToolReturnPart, Usage,
 };
+pub use starweaver_core::schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
 pub use starweaver_core::skills::*;
 pub use starweaver_core::tools::*;
 pub use starweaver_core::toolsets::*;
-pub use starweaver_core::schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
 pub use starweaver_core::{BoxFuture, JsonMap};
 
 /// The tool layer: tools, their context, results and errors, the

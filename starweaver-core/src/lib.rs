@@ -17,7 +17,6 @@ pub mod skills;
 pub mod tools;
 pub mod toolsets;
 
-
 /// Boxed, sendable future used by the dyn-compatible traits of this crate.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
