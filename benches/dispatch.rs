@@ -207,6 +207,7 @@ fn bench_dispatch(c: &mut Criterion) {
                 execution_attempts: 1,
                 max_retries: 3,
                 model_retries_used: 0,
+                delegated: false,
                 limits: ToolLimits::default(),
             },
             |outcome| outcome.into_return_part("call_1", "add"),

@@ -16,7 +16,7 @@ use crate::JsonMap;
 #[non_exhaustive]
 pub enum ToolError {
     /// The arguments did not validate; the model should correct them.
-    #[error("invalid arguments for tool `{tool}`: {message}")]
+    #[error("{}", invalid_arguments_text(.tool, .message))]
     InvalidArguments {
         /// Tool name.
         tool: String,
@@ -50,9 +50,14 @@ pub enum ToolError {
     Execution {
         /// Failure description.
         message: String,
+        /// The error that caused it, for hosts that log or inspect the
+        /// chain ([`std::error::Error::source`]); never shown to the model
+        /// beyond `message`.
+        #[source]
+        source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
     },
     /// The tool ran past its effective timeout.
-    #[error("tool `{tool}` timed out after {timeout_ms} ms")]
+    #[error("{}", timeout_text(.tool, *.timeout_ms))]
     Timeout {
         /// Tool name.
         tool: String,
@@ -60,7 +65,7 @@ pub enum ToolError {
         timeout_ms: u64,
     },
     /// The call was cancelled.
-    #[error("tool `{tool}` was cancelled")]
+    #[error("{}", cancelled_text(.tool))]
     Cancelled {
         /// Tool name.
         tool: String,
@@ -74,7 +79,7 @@ pub enum ToolError {
         message: String,
     },
     /// Control flow: the call needs human approval first.
-    #[error("tool `{tool}` requires approval")]
+    #[error("{}", approval_text(.tool))]
     ApprovalRequired {
         /// Tool name.
         tool: String,
@@ -82,7 +87,7 @@ pub enum ToolError {
         metadata: JsonMap,
     },
     /// Control flow: the call was handed to an external worker.
-    #[error("tool `{tool}` call was deferred")]
+    #[error("{}", deferred_text(.tool))]
     CallDeferred {
         /// Tool name.
         tool: String,
@@ -122,10 +127,20 @@ impl ToolError {
         }
     }
 
-    /// An unexpected execution failure.
+    /// An unexpected execution failure described in words.
     pub fn execution(message: impl std::fmt::Display) -> Self {
         Self::Execution {
             message: message.to_string(),
+            source: None,
+        }
+    }
+
+    /// An unexpected execution failure caused by `error`, kept as the
+    /// source so hosts see the whole chain.
+    pub fn execution_caused_by(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Execution {
+            message: error.to_string(),
+            source: Some(std::sync::Arc::new(error)),
         }
     }
 
@@ -160,29 +175,6 @@ impl ToolError {
                     private_metadata,
                 }
             }
-        }
-    }
-
-    /// Names the called tool in argument errors (a wrapped tool's inner
-    /// name, or none, would confuse the model).
-    #[must_use]
-    pub(crate) fn for_tool(self, name: &str) -> Self {
-        match self {
-            Self::InvalidArguments { tool, message } if tool != name => {
-                let message = message.replace(&format!("tool `{tool}`"), &format!("tool `{name}`"));
-                Self::InvalidArguments {
-                    tool: name.to_string(),
-                    message,
-                }
-            }
-            Self::WithPrivateMetadata {
-                error,
-                private_metadata,
-            } => Self::WithPrivateMetadata {
-                error: Box::new(error.for_tool(name)),
-                private_metadata,
-            },
-            other => other,
         }
     }
 
@@ -237,15 +229,52 @@ impl ToolError {
     pub fn model_message(&self) -> String {
         self.root().to_string()
     }
+
+    /// The message naming `tool` where the error names a tool: the
+    /// registry renders errors with the name the model called (a prefixed
+    /// tool's outer name), whatever name the tool itself put in the
+    /// error. Messages are never rewritten.
+    #[must_use]
+    pub fn message_naming(&self, tool: &str) -> String {
+        match self.root() {
+            Self::InvalidArguments { message, .. } => invalid_arguments_text(tool, message),
+            Self::Timeout { timeout_ms, .. } => timeout_text(tool, *timeout_ms),
+            Self::Cancelled { .. } => cancelled_text(tool),
+            Self::ApprovalRequired { .. } => approval_text(tool),
+            Self::CallDeferred { .. } => deferred_text(tool),
+            other => other.to_string(),
+        }
+    }
+}
+
+fn invalid_arguments_text(tool: &str, message: &str) -> String {
+    format!("invalid arguments for tool `{tool}`: {message}")
+}
+
+fn timeout_text(tool: &str, timeout_ms: u64) -> String {
+    format!("tool `{tool}` timed out after {timeout_ms} ms")
+}
+
+fn cancelled_text(tool: &str) -> String {
+    format!("tool `{tool}` was cancelled")
+}
+
+fn approval_text(tool: &str) -> String {
+    format!("tool `{tool}` requires approval")
+}
+
+fn deferred_text(tool: &str) -> String {
+    format!("tool `{tool}` call was deferred")
 }
 
 /// `?` on a JSON error: I/O failures are unexpected (retried); syntax and
 /// data errors come from the input, so the model is asked to correct its
-/// arguments (the registry fills in the tool name).
+/// arguments. The tool's name is not known here (the field stays empty);
+/// the registry names the called tool in the return it builds.
 impl From<serde_json::Error> for ToolError {
     fn from(error: serde_json::Error) -> Self {
         if error.is_io() {
-            Self::execution(error)
+            Self::execution_caused_by(error)
         } else {
             Self::InvalidArguments {
                 tool: String::new(),
@@ -257,7 +286,7 @@ impl From<serde_json::Error> for ToolError {
 
 impl From<std::io::Error> for ToolError {
     fn from(error: std::io::Error) -> Self {
-        Self::execution(error)
+        Self::execution_caused_by(error)
     }
 }
 

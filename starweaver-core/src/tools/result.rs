@@ -37,9 +37,12 @@ impl ToolResult {
     /// Returns an execution error when the value cannot be serialized
     /// (for example a map with non-string keys).
     pub fn from_serialize<T: Serialize + ?Sized>(value: &T) -> Result<Self, ToolError> {
-        serde_json::to_value(value).map(Self::new).map_err(|error| {
-            ToolError::execution(format!("tool result is not valid JSON: {error}"))
-        })
+        serde_json::to_value(value)
+            .map(Self::new)
+            .map_err(|error| ToolError::Execution {
+                message: format!("tool result is not valid JSON: {error}"),
+                source: Some(std::sync::Arc::new(error)),
+            })
     }
 
     /// Adds public metadata.

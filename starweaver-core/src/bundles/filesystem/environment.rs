@@ -38,7 +38,7 @@ pub(super) fn normalized(provider: &DynEnvironment, path: &str) -> Result<String
 /// unexpected and retried.
 pub(super) fn environment_error(error: EnvironmentError) -> ToolError {
     let kind = match &error {
-        EnvironmentError::Io { .. } => return ToolError::execution(error),
+        EnvironmentError::Io { .. } => return ToolError::execution_caused_by(error),
         EnvironmentError::NotFound { .. } => "not_found",
         EnvironmentError::IsADirectory { .. } => "is_a_directory",
         EnvironmentError::NotADirectory { .. } => "not_a_directory",

@@ -35,6 +35,10 @@ pub struct ToolCallOutcome {
     pub max_retries: u32,
     /// Model-correction retries already used before this call.
     pub model_retries_used: u32,
+    /// The tool ran another tool (the proxy's `call_tool`): its errors
+    /// speak of that tool, so the return names the tool the error names
+    /// rather than the one the model called.
+    pub delegated: bool,
     /// The bounds of the registry that dispatched the call, applied when
     /// the outcome becomes a return.
     pub limits: ToolLimits,
@@ -59,6 +63,7 @@ impl ToolRegistry {
                 execution_attempts: 0,
                 max_retries: self.max_retries_for(&call.name),
                 model_retries_used: retries_used,
+                delegated: false,
                 limits: self.limits,
             },
         };
@@ -94,6 +99,7 @@ impl ToolRegistry {
                 execution_attempts: 0,
                 max_retries: self.max_retries_for(name),
                 model_retries_used,
+                delegated: false,
                 limits: self.limits,
             };
         };
@@ -104,6 +110,7 @@ impl ToolRegistry {
             execution_attempts,
             max_retries,
             model_retries_used,
+            delegated: entry.delegates,
             limits: self.limits,
         };
         if let Some(error) = self.argument_problem(name, &arguments) {
@@ -137,9 +144,6 @@ impl ToolRegistry {
             Some(error) => (Err(error), 0),
             None => run(entry, ctx, &mut arguments, limits).await,
         };
-        // Wrapped tools (prefixed, searchable) report the name the model
-        // called, not the inner name.
-        let result = result.map_err(|error| renamed(entry, name, error));
         let result = if self.hooks.is_empty() && tool_hooks.is_empty() {
             result
         } else {
@@ -178,9 +182,7 @@ impl ToolRegistry {
             catch_panics(|| OptionFuture::from(entry.tool.preprocess_user_input(ctx, user_input)))
                 .await
                 .map_err(|panic| panicked(name, &*panic))?;
-        preprocessed
-            .transpose()
-            .map_err(|error| renamed(entry, name, error))
+        preprocessed.transpose()
     }
 
     /// The context a tool sees for one call: call identity, visibility in
@@ -501,17 +503,6 @@ fn catch_panics<F: Future>(
             let panic = Box::new(panic);
             Either::Right(future::lazy(move |_| Err(*panic)))
         }
-    }
-}
-
-/// Wrapped tools (prefixed, searchable) report the name the model
-/// called, not the inner name; a delegating tool's errors speak of the
-/// tool it ran.
-fn renamed(entry: &ToolEntry, name: &str, error: ToolError) -> ToolError {
-    if entry.delegates {
-        error
-    } else {
-        error.for_tool(name)
     }
 }
 

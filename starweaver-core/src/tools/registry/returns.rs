@@ -94,7 +94,8 @@ impl ToolCallOutcome {
                         }),
                     );
                 }
-                part.content = error_content(name, &error, &mut part.metadata, &limits);
+                part.content =
+                    error_content(name, self.delegated, &error, &mut part.metadata, &limits);
             }
         }
         part.content = bound_content(
@@ -109,6 +110,7 @@ impl ToolCallOutcome {
 /// Model-visible content of a failed call.
 fn error_content(
     name: &str,
+    delegated: bool,
     error: &ToolError,
     metadata: &mut JsonMap,
     limits: &ToolLimits,
@@ -125,11 +127,18 @@ fn error_content(
             json!({"status": kind.as_str(), "tool": name})
         }
         root => {
+            // The registry names the tool the model called; a delegating
+            // tool's errors name the tool it ran.
+            let message = if delegated {
+                root.to_string()
+            } else {
+                root.message_naming(name)
+            };
             let mut content = json!({
                 "success": false,
                 "is_error": kind.is_error(),
                 "error_kind": kind.as_str(),
-                "message": bound_message(&root.to_string(), limits),
+                "message": bound_message(&message, limits),
             });
             if let ToolError::Feedback {
                 details: Some(details),
