@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use starweaver::model::ToolCallPart;
 use starweaver::{
-    string_tool, DynToolset, PrefixedToolset, StaticToolset, ToolContext, ToolError,
-    ToolRegistry, ToolReturnKind,
+    string_tool, DynToolset, PrefixedToolset, StaticToolset, ToolContext, ToolError, ToolRegistry,
+    ToolReturnKind,
 };
 
 mod common;
@@ -68,5 +68,113 @@ mod error_names {
         assert!(error.is_retryable_execution());
         let plain = ToolError::execution("boom");
         assert!(std::error::Error::source(&plain).is_none());
+    }
+}
+
+mod lifecycle_guards {
+    use super::*;
+    use starweaver::{
+        AgentBuilder, AgentContext, BoxFuture, DynTool, TestModel, Toolset, ToolsetLifecyclePolicy,
+        TOOLSET_CLOSED_EVENT_KIND, TOOLSET_FAILED_EVENT_KIND, TOOLSET_UNAVAILABLE_EVENT_KIND,
+    };
+
+    /// A toolset whose chosen lifecycle callback panics.
+    struct Panicking {
+        name: &'static str,
+        in_check: bool,
+        in_enter: bool,
+        in_exit: bool,
+    }
+
+    impl Toolset for Panicking {
+        fn name(&self) -> &str {
+            self.name
+        }
+
+        fn get_tools(&self) -> Vec<DynTool> {
+            vec![common::echo(&format!("{}_echo", self.name), "Echo")]
+        }
+
+        fn is_available(&self, _context: &AgentContext) -> bool {
+            assert!(!self.in_check, "availability check exploded");
+            true
+        }
+
+        fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
+            ToolsetLifecyclePolicy {
+                enter_before_prepare: true,
+                exit_after_run: true,
+            }
+        }
+
+        fn enter_with_context<'a>(
+            &'a self,
+            _context: &'a mut AgentContext,
+        ) -> BoxFuture<'a, Result<(), ToolError>> {
+            assert!(!self.in_enter, "setup exploded before its future");
+            Box::pin(async move { Ok(()) })
+        }
+
+        fn exit_with_context<'a>(
+            &'a self,
+            _context: &'a mut AgentContext,
+        ) -> BoxFuture<'a, Result<(), ToolError>> {
+            Box::pin(async move {
+                assert!(!self.in_exit, "teardown exploded inside its future");
+                Ok(())
+            })
+        }
+    }
+
+    // A panicking toolset availability check, setup or teardown unwound out of Agent::run.
+    #[tokio::test]
+    async fn panicking_lifecycle_callbacks_are_reports_not_crashes() {
+        let toolsets = [
+            Panicking {
+                name: "check",
+                in_check: true,
+                in_enter: false,
+                in_exit: false,
+            },
+            Panicking {
+                name: "enter",
+                in_check: false,
+                in_enter: true,
+                in_exit: false,
+            },
+            Panicking {
+                name: "exit",
+                in_check: false,
+                in_enter: false,
+                in_exit: true,
+            },
+        ];
+        let mut builder = AgentBuilder::new(Arc::new(TestModel::with_text("done")));
+        for toolset in toolsets {
+            let toolset: DynToolset = Arc::new(toolset);
+            builder = builder.toolset(&toolset);
+        }
+        let stream = builder.build().run_stream("go").await.unwrap();
+        let events: Vec<(String, Value)> = stream
+            .events()
+            .iter()
+            .filter_map(|record| match &record.event {
+                starweaver::AgentStreamEvent::Custom { event } => {
+                    Some((event.kind.clone(), event.payload.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        let has = |kind: &str, toolset: &str| {
+            events
+                .iter()
+                .any(|(seen, payload)| seen == kind && payload.to_string().contains(toolset))
+        };
+        assert!(has(TOOLSET_UNAVAILABLE_EVENT_KIND, "check"), "{events:?}");
+        assert!(has(TOOLSET_FAILED_EVENT_KIND, "enter"), "{events:?}");
+        assert!(
+            has(TOOLSET_CLOSED_EVENT_KIND, "teardown exploded"),
+            "{events:?}"
+        );
     }
 }

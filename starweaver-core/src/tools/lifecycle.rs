@@ -4,8 +4,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::panic_guard::{catch_panics, panic_text, survives};
 use super::DynToolset;
-use super::ToolRegistry;
+use super::{ToolError, ToolRegistry};
 use crate::context::AgentContext;
 use crate::BoxFuture;
 
@@ -101,7 +102,14 @@ pub(crate) fn enter_all<'a>(
         let mut reports = Vec::new();
         for toolset in toolsets {
             let name = toolset.name().to_string();
-            if !toolset.is_available(context) {
+            // Toolset code runs behind the panic guards: a panicking
+            // check counts as unavailable, a panicking setup or teardown
+            // as failed, and the run goes on.
+            let available = {
+                let context = &*context;
+                survives(|| toolset.is_available(context))
+            };
+            if !available {
                 context.unavailable_toolsets.insert(name.clone());
                 reports.push(
                     ToolsetLifecycleReport {
@@ -120,7 +128,10 @@ pub(crate) fn enter_all<'a>(
                 reports.extend(enter_all(&wrapped, context).await);
                 continue;
             }
-            let report = match toolset.enter_with_context(context).await {
+            let entered = catch_panics(|| toolset.enter_with_context(context))
+                .await
+                .unwrap_or_else(|panic| Err(toolset_panicked(&name, &*panic)));
+            let report = match entered {
                 Ok(()) => {
                     context.unavailable_toolsets.remove(&name);
                     ToolsetLifecycleReport {
@@ -167,9 +178,9 @@ pub(crate) fn exit_all<'a>(
             if !toolset.lifecycle_policy().exit_after_run {
                 continue;
             }
-            let error = toolset
-                .exit_with_context(context)
+            let error = catch_panics(|| toolset.exit_with_context(context))
                 .await
+                .unwrap_or_else(|panic| Err(toolset_panicked(&name, &*panic)))
                 .err()
                 .map(|error| error.to_string());
             reports.push(
@@ -183,4 +194,10 @@ pub(crate) fn exit_all<'a>(
         }
         reports
     })
+}
+
+/// A toolset's panicking setup or teardown, as the error its report
+/// carries.
+fn toolset_panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
+    ToolError::execution(format!("toolset `{name}` panicked: {}", panic_text(panic)))
 }

@@ -12,6 +12,7 @@ mod limits;
 pub(crate) mod metadata;
 pub(crate) mod name;
 mod options;
+pub(crate) mod panic_guard;
 mod registry;
 mod result;
 mod schema;

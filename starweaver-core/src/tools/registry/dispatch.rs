@@ -1,20 +1,18 @@
 //! Dispatching one call: hooks, validation, approval, timeouts,
 //! cancellation, panics and the internal retry of unexpected failures.
 
-use std::any::Any;
 use std::borrow::Cow;
-use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::{self, Either, OptionFuture};
+use futures::future::OptionFuture;
 use futures::FutureExt;
 use serde_json::Value;
 
 use super::{CallLimits, ToolEntry, ToolRegistry};
 use crate::context::{AgentContextHandle, ToolRuntimeSnapshot};
 use crate::model::{ToolCallPart, ToolReturnPart};
+use crate::tools::panic_guard::{catch_panics, guard, panicked, survives};
 use crate::tools::ToolContext;
 use crate::tools::{
     ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
@@ -277,7 +275,7 @@ impl ToolRegistry {
         context: &crate::context::AgentContext,
     ) -> Option<ToolError> {
         let name = entry.definition.name.as_str();
-        if !super::survives(|| entry.tool.is_loaded(context)) {
+        if !survives(|| entry.tool.is_loaded(context)) {
             return Some(ToolError::NotFound {
                 tool: name.to_string(),
                 message: format!(
@@ -289,7 +287,7 @@ impl ToolRegistry {
             .toolset
             .as_ref()
             .is_some_and(|toolset| context.unavailable_toolsets.contains(&toolset.name));
-        (toolset_down || !super::survives(|| entry.tool.is_available(context))).then(|| {
+        (toolset_down || !survives(|| entry.tool.is_available(context))).then(|| {
             ToolError::NotFound {
                 tool: name.to_string(),
                 message: format!(
@@ -481,31 +479,6 @@ async fn limited(
     }
 }
 
-/// Runs tool-supplied synchronous code (validators, argument checks),
-/// turning a panic into an execution failure.
-fn guard(name: &str, check: impl FnOnce() -> Result<(), ToolError>) -> Result<(), ToolError> {
-    std::panic::catch_unwind(AssertUnwindSafe(check))
-        .unwrap_or_else(|panic| Err(panicked(name, &*panic)))
-}
-
-/// Starts a future now and polls it to completion when awaited, catching
-/// a panic in either step. Not an `async fn`: that would keep `start`'s
-/// captures alive beside the future and enlarge every call's state.
-fn catch_panics<F: Future>(
-    start: impl FnOnce() -> F,
-) -> impl Future<Output = Result<F::Output, Box<dyn Any + Send>>> {
-    match std::panic::catch_unwind(AssertUnwindSafe(start)) {
-        Ok(future) => Either::Left(AssertUnwindSafe(future).catch_unwind()),
-        // `lazy`, not `ready`, and the payload boxed once more: one thin
-        // pointer fits beside the started future's niche, so a caller's
-        // state machine stays as small as with the future alone.
-        Err(panic) => {
-            let panic = Box::new(panic);
-            Either::Right(future::lazy(move |_| Err(*panic)))
-        }
-    }
-}
-
 /// The metadata of an approval or deferred-call request.
 fn request_metadata(kind: &str, name: &str, arguments: &Value) -> JsonMap {
     let mut metadata = JsonMap::new();
@@ -515,15 +488,6 @@ fn request_metadata(kind: &str, name: &str, arguments: &Value) -> JsonMap {
         serde_json::json!({"kind": kind, "tool": name}),
     );
     metadata
-}
-
-fn panicked(name: &str, panic: &(dyn Any + Send)) -> ToolError {
-    let detail = panic
-        .downcast_ref::<&str>()
-        .map(|text| (*text).to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "non-string panic payload".to_string());
-    ToolError::execution(format!("tool `{name}` panicked: {detail}"))
 }
 
 /// Input hooks in order; the first error stops the call before it runs.

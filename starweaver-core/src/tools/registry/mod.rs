@@ -20,6 +20,7 @@ use super::{
 };
 use crate::context::AgentContext;
 use crate::model::ToolDefinition;
+use crate::tools::panic_guard::survives;
 use crate::tools::{DynToolset, IntoDynToolset};
 
 /// Retry budget when neither tool, toolset nor registry sets one.
@@ -409,12 +410,6 @@ impl ToolRegistry {
             max_retries: self.max_retries.or(outer.max_retries),
         }
     }
-}
-
-/// Runs a tool's availability or loading callback; a panic counts as
-/// "no", so a faulty callback hides its tool instead of crashing the run.
-pub(crate) fn survives(check: impl FnOnce() -> bool) -> bool {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(check)).unwrap_or(false)
 }
 
 /// [`Tool::is_loaded`] behind [`survives`]: a panic counts as not loaded.
