@@ -178,3 +178,37 @@ mod lifecycle_guards {
         );
     }
 }
+
+mod one_source_of_truth {
+    use super::*;
+    use starweaver::{AgentBuilder, AgentHitlUserInteraction, FunctionModel};
+
+    // A denied approval said `error_kind: "denied"` under kind feedback, unlike every other return.
+    #[tokio::test]
+    async fn a_denied_call_is_feedback_like_any_other() {
+        let gated = common::echo_tool("gated", "Gated").with_approval_required(true);
+        let model = Arc::new(FunctionModel::new(|messages, _| {
+            Ok(if common::responses_so_far(messages) == 0 {
+                common::call_response("c1", "gated", json!({}))
+            } else {
+                starweaver::model::ModelResponse::text("ok")
+            })
+        }));
+        let mut session = AgentBuilder::new(model)
+            .tool(Arc::new(gated))
+            .build_app()
+            .session();
+        session.run("go").await.unwrap();
+        session
+            .resume_after_hitl(AgentHitlUserInteraction::denied("c1"))
+            .await
+            .unwrap();
+        let returns = common::tool_returns(session.messages());
+        let denied = &returns[0];
+        assert_eq!(denied.kind, ToolReturnKind::Feedback);
+        assert_eq!(denied.content["error_kind"], denied.kind.as_str());
+        assert_eq!(denied.content["is_error"], false);
+        assert_eq!(denied.content["details"]["error"], "denied");
+        assert_eq!(denied.metadata["approval"]["approved"], false);
+    }
+}

@@ -17,10 +17,10 @@ use crate::context::ToolConfig;
 use crate::context::{AgentContext, AgentContextHandle, ContextEvent, ConversationId};
 use crate::model::{
     DynModel, ModelMessage, ModelRequest, ModelRequestParameters, ModelResponse, ModelSettings,
-    ModelStreamEvent, RequestPart, RetryPromptPart, ToolCallPart, ToolReturnKind, ToolReturnPart,
+    ModelStreamEvent, RequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart,
 };
-use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
+use crate::tools::{ToolContext, ToolError};
 use crate::JsonMap;
 
 /// Everything an agent was built with.
@@ -509,7 +509,9 @@ impl<'a, 'r> Run<'a, 'r> {
 
     async fn run_answer(&self, call: &ToolCallPart, answer: Answer) -> ToolReturnPart {
         match answer {
-            Answer::Denied(reason, request) => denied(call, reason.as_deref(), request),
+            Answer::Denied(reason, request) => {
+                denied(call, reason.as_deref(), request, *self.registry.limits())
+            }
             Answer::Run {
                 ctx,
                 arguments,
@@ -790,25 +792,36 @@ impl CallIds {
     }
 }
 
-fn denied(call: &ToolCallPart, reason: Option<&str>, request: Option<Value>) -> ToolReturnPart {
+/// A denied call's return: feedback (the model may try something else),
+/// built by the registry's return builder like every other return, so
+/// its kind, `error_kind` and bounds have one source.
+fn denied(
+    call: &ToolCallPart,
+    reason: Option<&str>,
+    request: Option<Value>,
+    limits: crate::tools::ToolLimits,
+) -> ToolReturnPart {
     let message = match reason {
         Some(reason) => format!("The user denied this tool call: {reason}"),
         None => "The user denied this tool call.".to_string(),
     };
-    let mut metadata = JsonMap::new();
-    metadata.insert(
+    let outcome = crate::tools::ToolCallOutcome {
+        result: Err(ToolError::Feedback {
+            message,
+            details: Some(json!({"error": "denied"})),
+        }),
+        execution_attempts: 0,
+        max_retries: 0,
+        model_retries_used: 0,
+        delegated: false,
+        limits,
+    };
+    let mut part = outcome.into_return_part(&call.id, &call.name);
+    part.metadata.insert(
         "approval".to_string(),
         json!({"approved": false, "reason": reason, "request": request}),
     );
-    ToolReturnPart {
-        tool_call_id: call.id.clone(),
-        tool_name: call.name.clone(),
-        content: json!({"success": false, "is_error": false, "error_kind": "denied", "message": message}),
-        is_error: false,
-        kind: ToolReturnKind::Feedback,
-        metadata,
-        private_metadata: JsonMap::new(),
-    }
+    part
 }
 
 /// The context taken out of its handle for lifecycle hooks that need
