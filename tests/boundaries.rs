@@ -212,3 +212,43 @@ mod one_source_of_truth {
         assert_eq!(denied.metadata["approval"]["approved"], false);
     }
 }
+
+mod text_rule {
+    use super::*;
+    use starweaver::environment::{
+        EnvironmentError, EnvironmentProvider, VirtualEnvironmentProvider,
+    };
+
+    // read_file and grep refused NUL bytes while edit_file accepted them, and skills used a third test.
+    #[tokio::test]
+    async fn every_reader_and_writer_shares_one_text_rule() {
+        let provider = Arc::new(VirtualEnvironmentProvider::new("t").with_file("nul.txt", "a\0b"));
+        assert!(matches!(
+            provider.read_text("nul.txt").await,
+            Err(EnvironmentError::NotText { .. })
+        ));
+        let dynamic: Arc<dyn EnvironmentProvider> = provider.clone();
+        let read =
+            common::environment::call_on(dynamic.clone(), "read_file", json!({"path": "nul.txt"}))
+                .await;
+        assert_eq!(read.kind, ToolReturnKind::Feedback);
+        let edit = common::environment::call_on(
+            dynamic.clone(),
+            "edit_file",
+            json!({"path": "nul.txt", "old_string": "a", "new_string": "c"}),
+        )
+        .await;
+        assert_eq!(edit.kind, ToolReturnKind::Feedback, "{:?}", edit.content);
+        assert_eq!(edit.content["details"]["error"], "not_text");
+        assert_eq!(provider.read_bytes("nul.txt").await.unwrap(), b"a\0b");
+        // Writes keep files text.
+        let write = common::environment::call_on(
+            dynamic,
+            "write_file",
+            json!({"path": "new.txt", "content": "x\u{0}y"}),
+        )
+        .await;
+        assert_eq!(write.kind, ToolReturnKind::ModelRetry);
+        assert!(!provider.exists("new.txt").await.unwrap());
+    }
+}

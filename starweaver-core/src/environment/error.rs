@@ -48,8 +48,8 @@ pub enum EnvironmentError {
         /// Why it was rejected.
         reason: String,
     },
-    /// The file is not UTF-8 text.
-    #[error("{} is not UTF-8 text (binary file?)", shown(.path))]
+    /// The file is not text: not UTF-8, or it holds NUL bytes.
+    #[error("{} is not text (not UTF-8, or it holds NUL bytes): a binary file", shown(.path))]
     NotText {
         /// The root-relative path.
         path: String,

@@ -36,11 +36,12 @@ pub trait EnvironmentProvider: Send + Sync + fmt::Debug {
     /// Reads a file's bytes.
     fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>>;
 
-    /// Reads a UTF-8 text file.
+    /// Reads a text file: valid UTF-8 with no NUL byte (anything else is
+    /// [`EnvironmentError::NotText`], the rule every text reader shares).
     fn read_text<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<String, EnvironmentError>> {
         Box::pin(async move {
             let bytes = self.read_bytes(path).await?;
-            String::from_utf8(bytes).map_err(|_| EnvironmentError::NotText {
+            super::into_text(bytes).ok_or_else(|| EnvironmentError::NotText {
                 path: normalize_path_with(path, &self.path_limits())
                     .unwrap_or_else(|_| echo(path).into_owned()),
             })

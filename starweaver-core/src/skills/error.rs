@@ -95,8 +95,12 @@ pub enum SkillError {
         /// The path as given.
         path: String,
     },
-    /// The skill file is not UTF-8 text.
-    #[error("`{}` is not UTF-8 text; save SKILL.md as UTF-8", printable(.path))]
+    /// The skill file is not text (not UTF-8, or it holds NUL bytes).
+    #[error(
+        "`{}` is not text (not UTF-8, or it holds a NUL byte, U+0000); save SKILL.md as UTF-8 \
+         text without NUL bytes",
+        printable(.path)
+    )]
     NotText {
         /// The SKILL.md path.
         path: String,

@@ -33,7 +33,8 @@ pub(crate) async fn read_skill_file(
         .map_err(|error| read_error(&path, error))?;
     let size = bytes.len() as u64;
     let fingerprint = fingerprint(&bytes);
-    let text = String::from_utf8(bytes).map_err(|_| SkillError::NotText { path: path.clone() })?;
+    let text = crate::environment::into_text(bytes)
+        .ok_or_else(|| SkillError::NotText { path: path.clone() })?;
     let parsed = parse_skill_file(&text).map_err(|error| frontmatter_error(&path, error))?;
     Ok(SkillFile {
         path,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::environment::{environment, environment_error, normalized, too_large, write_error};
 use super::lock::lock_path;
 use super::{mutating, requirements, FilesystemOptions};
+use crate::environment::is_text;
 use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
 
@@ -77,6 +78,11 @@ async fn edit_file(
             "old_string is empty; copy the exact text to replace from `{path}`, or use \
              write_file to create or replace the whole file"
         )));
+    }
+    if !is_text(&args.new_string) {
+        return Err(ToolError::model_retry(
+            "new_string holds a NUL byte; the filesystem tools read and write text only",
+        ));
     }
     if args.old_string == args.new_string {
         return Err(ToolError::model_retry(

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::environment::{environment, environment_error, normalized, too_large, write_error};
 use super::lock::lock_path;
 use super::{mutating, requirements, FilesystemOptions};
-use crate::environment::EnvironmentError;
+use crate::environment::{is_text, EnvironmentError};
 use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
 
@@ -71,6 +71,11 @@ async fn write_file(
 ) -> Result<ToolResult, ToolError> {
     let provider = environment(ctx)?;
     let path = normalized(&provider, &args.path)?;
+    if !is_text(&args.content) {
+        return Err(ToolError::model_retry(
+            "content holds a NUL byte; the filesystem tools read and write text only",
+        ));
+    }
     let bytes = args.content.len() as u64;
     if bytes > options.max_file_bytes {
         return Err(too_large(
