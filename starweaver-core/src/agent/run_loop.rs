@@ -245,12 +245,12 @@ impl<'a, 'r> Run<'a, 'r> {
             let mut usage = response.usage;
             usage.requests = usage.requests.max(1);
             progress.usage.add(&usage);
-            self.context.update(|context| {
-                let counters = &mut context.usage;
-                counters.requests = counters.requests.saturating_add(usage.requests);
-                counters.input_tokens = counters.input_tokens.saturating_add(usage.input_tokens);
-                counters.output_tokens = counters.output_tokens.saturating_add(usage.output_tokens);
-            });
+            // Tool calls are counted when they run, below.
+            let requested = crate::model::Usage {
+                tool_calls: 0,
+                ..usage
+            };
+            self.context.update(|context| context.usage.add(&requested));
             let calls: Vec<ToolCallPart> = response.calls().cloned().collect();
             let output = response.text_content();
             messages.push(ModelMessage::Response(response));

@@ -7,9 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::{
-    ContextEvents, ContextHandoff, ContextTask, ContextUsage, Dependencies, Notes,
-    ShellEnvironmentSnapshot, ToolCapabilityGrant, ToolConfig, ToolSearchState,
+    ContextEvents, ContextHandoff, ContextTask, Dependencies, Notes, ShellEnvironmentSnapshot,
+    ToolCapabilityGrant, ToolConfig, ToolSearchState,
 };
+use crate::model::Usage;
 use crate::JsonMap;
 
 /// State shared by an agent, its runtime and its tools.
@@ -30,7 +31,7 @@ pub struct AgentContext {
     /// The run's task list.
     pub tasks: Vec<ContextTask>,
     /// Usage counters.
-    pub usage: ContextUsage,
+    pub usage: Usage,
     /// Pending handoff, if a tool requested one.
     pub handoff: Option<ContextHandoff>,
     /// Shell settings the host configured, if any.

@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::ToolConfig;
 use super::{
-    AgentContext, ContextHandoff, ContextTask, ContextUsage, Notes, ShellEnvironmentSnapshot,
-    ToolSearchState,
+    AgentContext, ContextHandoff, ContextTask, Notes, ShellEnvironmentSnapshot, ToolSearchState,
 };
+use crate::model::Usage;
 use crate::JsonMap;
 
 /// What survives an export: notes, metadata, loaded tool-search state,
@@ -31,7 +31,7 @@ pub struct AgentContextState {
     pub tasks: Vec<ContextTask>,
     /// Usage counters.
     #[serde(default)]
-    pub usage: ContextUsage,
+    pub usage: Usage,
     /// Pending handoff.
     #[serde(default)]
     pub handoff: Option<ContextHandoff>,

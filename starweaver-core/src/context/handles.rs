@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::Value;
 
-use super::{AgentContext, ContextHandoff, ContextTask, ContextUsage, ToolSearchState};
+use super::{AgentContext, ContextHandoff, ContextTask, ToolSearchState};
+use crate::model::Usage;
 
 /// Shared, lockable agent context. Legacy tools receive this handle; the
 /// lock is never held across an await.
@@ -128,19 +129,13 @@ impl UsageContextHandle {
 
     /// Current usage.
     #[must_use]
-    pub fn usage(&self) -> ContextUsage {
+    pub fn usage(&self) -> Usage {
         self.0.read(|context| context.usage)
     }
 
     /// Adds to the usage counters.
-    pub fn record(&self, delta: ContextUsage) {
-        self.0.update(|context| {
-            let usage = &mut context.usage;
-            usage.requests = usage.requests.saturating_add(delta.requests);
-            usage.tool_calls = usage.tool_calls.saturating_add(delta.tool_calls);
-            usage.input_tokens = usage.input_tokens.saturating_add(delta.input_tokens);
-            usage.output_tokens = usage.output_tokens.saturating_add(delta.output_tokens);
-        });
+    pub fn record(&self, delta: Usage) {
+        self.0.update(|context| context.usage.add(&delta));
     }
 }
 

@@ -30,4 +30,4 @@ pub use handles::{
 pub use ids::{ConversationId, RunId};
 pub use notes::Notes;
 pub use snapshots::{HostCapabilities, ShellEnvironmentSnapshot, ToolRuntimeSnapshot};
-pub use state::{ContextHandoff, ContextTask, ContextUsage, ToolSearchState};
+pub use state::{ContextHandoff, ContextTask, ToolSearchState};

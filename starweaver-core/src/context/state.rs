@@ -40,20 +40,6 @@ pub struct ContextTask {
     pub status: String,
 }
 
-/// Usage counters a run accumulates.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ContextUsage {
-    /// Model requests made.
-    pub requests: u64,
-    /// Tool calls executed.
-    pub tool_calls: u64,
-    /// Input tokens reported by the model.
-    pub input_tokens: u64,
-    /// Output tokens reported by the model.
-    pub output_tokens: u64,
-}
-
 /// A request to hand the conversation to another agent.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContextHandoff {
