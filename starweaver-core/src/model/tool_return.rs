@@ -5,9 +5,9 @@ use serde_json::Value;
 
 use crate::JsonMap;
 
-/// What kind of outcome a [`ToolReturnPart`] carries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// What kind of outcome a [`ToolReturnPart`] carries. Its stable names
+/// ([`ToolReturnKind::as_str`]) are also its serialized form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ToolReturnKind {
     /// The tool succeeded.
@@ -35,7 +35,29 @@ pub enum ToolReturnKind {
 }
 
 impl ToolReturnKind {
-    /// Stable snake_case name, as used in tool return content.
+    /// Every kind.
+    pub const ALL: [Self; 11] = [
+        Self::Success,
+        Self::Feedback,
+        Self::ModelRetry,
+        Self::InvalidArguments,
+        Self::NotFound,
+        Self::UserError,
+        Self::ExecutionFailed,
+        Self::Timeout,
+        Self::Cancelled,
+        Self::ApprovalRequired,
+        Self::Deferred,
+    ];
+
+    /// Parses a stable name.
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+
+    /// Stable snake_case name, as used in tool return content: the one
+    /// mapping between kinds and names (parsing and serde use it too).
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -79,6 +101,24 @@ impl ToolReturnKind {
     }
 }
 
+impl Serialize for ToolReturnKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolReturnKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        Self::parse(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown tool return kind `{}`",
+                crate::bounds::echo(&name)
+            ))
+        })
+    }
+}
+
 /// The result of one tool call. Every dispatch outcome, failures included,
 /// is one of these: the registry never returns `Err` to its caller.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -107,5 +147,21 @@ impl ToolReturnPart {
     #[must_use]
     pub fn is_success(&self) -> bool {
         self.kind == ToolReturnKind::Success
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_serde_share_one_mapping() {
+        for kind in ToolReturnKind::ALL {
+            let value = serde_json::to_value(kind).unwrap_or_default();
+            assert_eq!(value, kind.as_str());
+            assert_eq!(ToolReturnKind::parse(kind.as_str()), Some(kind));
+            assert_eq!(serde_json::from_value::<ToolReturnKind>(value).ok(), Some(kind));
+        }
+        assert!(serde_json::from_value::<ToolReturnKind>(serde_json::json!("oops")).is_err());
     }
 }

@@ -32,9 +32,9 @@ pub(crate) const TOOL_APPROVAL_REQUEST_KIND: &str = "tool_approval";
 /// The request kind of a deferred call.
 pub(crate) const DEFERRED_CALL_REQUEST_KIND: &str = "deferred_call";
 
-/// What sort of tool a definition describes, for hosts and UIs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// What sort of tool a definition describes, for hosts and UIs. Its
+/// stable names ([`ToolKind::as_str`]) are also its serialized form.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ToolKind {
     /// An ordinary function tool.
     #[default]
@@ -50,7 +50,17 @@ pub enum ToolKind {
 }
 
 impl ToolKind {
-    /// Stable snake_case name.
+    /// Every kind.
+    pub const ALL: [Self; 5] = [
+        Self::Function,
+        Self::Output,
+        Self::External,
+        Self::Unapproved,
+        Self::Deferred,
+    ];
+
+    /// Stable snake_case name: the one mapping between kinds and names
+    /// (parsing and serde use it too).
     #[must_use]
     pub const fn as_str(self) -> &'static str {
         match self {
@@ -65,13 +75,26 @@ impl ToolKind {
     /// Parses a stable name.
     #[must_use]
     pub fn parse(name: &str) -> Option<Self> {
-        Some(match name {
-            "function" => Self::Function,
-            "output" => Self::Output,
-            "external" => Self::External,
-            "unapproved" => Self::Unapproved,
-            "deferred" => Self::Deferred,
-            _ => return None,
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
+impl Serialize for ToolKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        Self::parse(&name).ok_or_else(|| {
+            let known: Vec<&str> = Self::ALL.iter().map(|kind| kind.as_str()).collect();
+            serde::de::Error::custom(format!(
+                "unknown tool kind `{}`; expected one of {}",
+                crate::bounds::echo(&name),
+                known.join(", ")
+            ))
         })
     }
 }
@@ -139,6 +162,17 @@ pub(crate) fn push_tags(metadata: &mut JsonMap, key: &str, tags: impl IntoIterat
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_and_serde_share_one_mapping() {
+        for kind in ToolKind::ALL {
+            let value = serde_json::to_value(kind).unwrap_or_default();
+            assert_eq!(value, kind.as_str());
+            assert_eq!(ToolKind::parse(kind.as_str()), Some(kind));
+            assert_eq!(serde_json::from_value::<ToolKind>(value).ok(), Some(kind));
+        }
+        assert!(serde_json::from_value::<ToolKind>(serde_json::json!("tool")).is_err());
+    }
 
     #[test]
     fn kinds_round_trip_through_metadata() {
