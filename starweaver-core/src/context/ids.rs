@@ -1,20 +1,15 @@
 //! Run and conversation identifiers.
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-/// Unique-enough id: wall-clock nanoseconds plus a process-wide counter.
+/// A fresh id: the prefix and a UUID v7, unique across processes and
+/// machines (a durable store may hold runs from many), and sorted by
+/// creation time.
 fn fresh_id(prefix: &str) -> Arc<str> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_nanos());
-    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-    Arc::from(format!("{prefix}-{nanos:x}-{count:x}"))
+    Arc::from(format!("{prefix}-{}", uuid::Uuid::now_v7().as_hyphenated()))
 }
 
 macro_rules! id_type {
@@ -38,7 +33,7 @@ macro_rules! id_type {
         }
 
         impl Default for $name {
-            /// A fresh, process-unique id.
+            /// A fresh, globally unique id (`run-` or `conv-` and a UUID v7).
             fn default() -> Self {
                 Self(fresh_id($prefix))
             }
@@ -71,5 +66,20 @@ mod tests {
     fn default_ids_are_unique() {
         assert_ne!(RunId::default(), RunId::default());
         assert_eq!(RunId::new("r1").as_str(), "r1");
+    }
+
+    // Ids were minted from the clock plus a process counter: two
+    // processes could mint the same one.
+    #[test]
+    fn default_ids_are_uuids_in_creation_order() {
+        let first = ConversationId::default();
+        let second = ConversationId::default();
+        let uuid = |id: &ConversationId| {
+            id.as_str()
+                .strip_prefix("conv-")
+                .and_then(|text| uuid::Uuid::parse_str(text).ok())
+        };
+        assert_eq!(uuid(&first).map(|id| id.get_version_num()), Some(7));
+        assert!(uuid(&first) < uuid(&second));
     }
 }
