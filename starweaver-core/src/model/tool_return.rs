@@ -160,7 +160,10 @@ mod tests {
             let value = serde_json::to_value(kind).unwrap_or_default();
             assert_eq!(value, kind.as_str());
             assert_eq!(ToolReturnKind::parse(kind.as_str()), Some(kind));
-            assert_eq!(serde_json::from_value::<ToolReturnKind>(value).ok(), Some(kind));
+            assert_eq!(
+                serde_json::from_value::<ToolReturnKind>(value).ok(),
+                Some(kind)
+            );
         }
         assert!(serde_json::from_value::<ToolReturnKind>(serde_json::json!("oops")).is_err());
     }

@@ -48,7 +48,7 @@ pub use metadata::{
 pub(crate) use metadata::{DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND};
 pub use name::{validate_tool_name, MAX_TOOL_NAME_CHARS};
 pub(crate) use registry::{
-    is_available_in, is_loaded_in, prepare_definition_in, InheritedLimits, DELEGATED_EXECUTION_KEY,
+    is_loaded_in, is_usable_in, prepare_definition_in, InheritedLimits, DELEGATED_EXECUTION_KEY,
 };
 pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,

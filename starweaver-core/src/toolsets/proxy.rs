@@ -11,7 +11,7 @@ use crate::model::ToolDefinition;
 use crate::tools::ToolContext;
 use crate::tools::HITL_ARGUMENTS_METADATA_KEY;
 use crate::tools::{
-    is_available_in, is_loaded_in, prepare_definition_in, typed_tool, DynTool,
+    is_loaded_in, is_usable_in, prepare_definition_in, typed_tool, DynTool,
     ToolDependencyRequirements, ToolError, ToolInstruction, ToolRegistry, ToolResult,
     ToolUserInputPreprocessResult, DELEGATED_EXECUTION_KEY,
 };
@@ -255,9 +255,8 @@ fn search(
             inner
                 .index
                 .search(&args.query, limit, |tool: &IndexedTool| {
-                    if context.unavailable_toolsets.contains(&tool.toolset)
-                        || !is_loaded_in(&*tool.tool, context)
-                        || !is_available_in(&*tool.tool, context)
+                    if !is_loaded_in(&*tool.tool, context)
+                        || !is_usable_in(&*tool.tool, Some(&tool.toolset), context)
                     {
                         return None;
                     }

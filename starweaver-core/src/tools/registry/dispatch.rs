@@ -283,17 +283,10 @@ impl ToolRegistry {
                 ),
             });
         }
-        let toolset_down = entry
-            .toolset
-            .as_ref()
-            .is_some_and(|toolset| context.unavailable_toolsets.contains(&toolset.name));
-        (toolset_down || !survives(|| entry.tool.is_available(context))).then(|| {
-            ToolError::NotFound {
-                tool: name.to_string(),
-                message: format!(
-                    "tool `{name}` is not available in this context; use another tool"
-                ),
-            }
+        let toolset = entry.toolset.as_ref().map(|toolset| toolset.name.as_str());
+        (!super::is_usable_in(&*entry.tool, toolset, context)).then(|| ToolError::NotFound {
+            tool: name.to_string(),
+            message: format!("tool `{name}` is not available in this context; use another tool"),
         })
     }
 

@@ -423,6 +423,15 @@ pub(crate) fn is_available_in(tool: &dyn Tool, context: &AgentContext) -> bool {
     survives(|| tool.is_available(context))
 }
 
+/// Whether the model may call `tool` now: the toolset it came from (if
+/// any) is up, and its own availability check passes behind
+/// [`survives`]. The one rule the registry, the proxy and tool search
+/// share.
+pub(crate) fn is_usable_in(tool: &dyn Tool, toolset: Option<&str>, context: &AgentContext) -> bool {
+    toolset.is_none_or(|name| !context.unavailable_toolsets.contains(name))
+        && is_available_in(tool, context)
+}
+
 /// [`Tool::prepare_definition`], with a panic counting as `None` (hidden).
 pub(crate) fn prepare_definition_in(
     tool: &dyn Tool,

@@ -18,7 +18,7 @@ use crate::context::{AgentContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_
 use crate::tools::wrapped::WrappedTool;
 use crate::tools::ToolContext;
 use crate::tools::{
-    is_available_in, typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolInstruction,
+    is_usable_in, typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolInstruction,
     ToolResult,
 };
 use crate::tools::{DynToolset, IntoDynToolset, Toolset};
@@ -362,7 +362,7 @@ fn loaded_event(
 /// Whether a search may offer the tool: its toolset is up and it is
 /// available, with the registry's guard (a panicking check means no).
 fn is_usable(tool: &IndexedTool, context: &AgentContext) -> bool {
-    !context.unavailable_toolsets.contains(&tool.toolset) && is_available_in(&*tool.tool, context)
+    is_usable_in(&*tool.tool, Some(&tool.toolset), context)
 }
 
 fn validate_query(query: &str) -> Result<(), ToolError> {
