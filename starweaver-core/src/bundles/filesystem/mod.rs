@@ -1,6 +1,6 @@
 //! The filesystem bundle: `ls`, `read_file`, `write_file`, `edit_file`,
 //! `glob` and `grep` over the environment attached to the run, so one
-//! toolset works against virtual, local and sandbox providers.
+//! toolset works against any environment provider.
 
 mod edit;
 mod environment;

@@ -1,6 +1,6 @@
 //! Ripgrep-style search over any [`super::EnvironmentProvider`]: walks,
 //! globs and greps built on `list_dir` and `read_bytes`, so the same
-//! rules hold for virtual, local and sandbox providers.
+//! rules hold for every provider.
 //!
 //! Shared rules: output is deterministic (depth-first, names sorted);
 //! hidden paths are skipped unless asked for, except the search root's
