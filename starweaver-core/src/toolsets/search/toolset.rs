@@ -1,42 +1,37 @@
-//! The tool search toolset and its `tool_search` tool.
+//! The tool search toolset: its index, preloads, reports and refreshes.
+//! The model-facing `tool_search` tool is in `tool.rs`.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use schemars::JsonSchema;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::events::{
-    TOOL_SEARCH_FAILED_EVENT_KIND, TOOL_SEARCH_INITIALIZED_EVENT_KIND,
-    TOOL_SEARCH_INVALIDATED_EVENT_KIND, TOOL_SEARCH_LOADED_EVENT_KIND,
-    TOOL_SEARCH_NO_MATCH_EVENT_KIND, TOOL_SEARCH_REFRESHED_EVENT_KIND,
+    TOOL_SEARCH_INITIALIZED_EVENT_KIND, TOOL_SEARCH_INVALIDATED_EVENT_KIND,
+    TOOL_SEARCH_LOADED_EVENT_KIND, TOOL_SEARCH_REFRESHED_EVENT_KIND,
 };
 use super::index::IndexedTool;
+use super::tool::{search_tool, validate_query, MAX_QUERY_CHARS};
 use super::{SearchIndex, ToolSearchRefreshReport, ToolSearchReport};
-use crate::context::{AgentContext, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY};
+use crate::context::AgentContext;
 use crate::tools::wrapped::WrappedTool;
-use crate::tools::ToolContext;
-use crate::tools::{
-    is_usable_in, typed_tool, DynTool, ToolDependencyRequirements, ToolError, ToolInstruction,
-    ToolResult,
-};
+use crate::tools::{is_usable_in, DynTool, ToolError, ToolInstruction};
 use crate::tools::{DynToolset, IntoDynToolset, Toolset};
 
 /// Name of the model-facing search tool.
-const TOOL_SEARCH_NAME: &str = "tool_search";
+pub(super) const TOOL_SEARCH_NAME: &str = "tool_search";
 const DEFAULT_MAX_RESULTS: usize = 8;
-const MAX_QUERY_CHARS: usize = 256;
 
-struct Shared {
-    name: String,
+/// What the toolset and its `tool_search` tool share.
+pub(super) struct Shared {
+    pub(super) name: String,
     toolsets: Vec<DynToolset>,
     index: RwLock<Arc<SearchIndex>>,
-    max_results: usize,
+    pub(super) max_results: usize,
 }
 
 impl Shared {
-    fn index(&self) -> Arc<SearchIndex> {
+    pub(super) fn index(&self) -> Arc<SearchIndex> {
         self.index
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -68,14 +63,6 @@ pub fn tool_search_toolset<T: IntoDynToolset>(toolsets: Vec<T>) -> Arc<ToolSearc
             .map(IntoDynToolset::to_dyn_toolset)
             .collect(),
     ))
-}
-
-#[derive(Deserialize, JsonSchema)]
-struct ToolSearchArgs {
-    /// Words describing the capability you need, or an exact tool or namespace name.
-    query: String,
-    /// Maximum number of tools to load.
-    limit: Option<usize>,
 }
 
 impl ToolSearchToolset {
@@ -303,27 +290,6 @@ impl ToolSearchToolset {
         context.emit(TOOL_SEARCH_INVALIDATED_EVENT_KIND, to_json(&report));
         report
     }
-
-    fn search_tool(&self) -> DynTool {
-        let shared = self.shared.clone();
-        let tool = typed_tool::<ToolSearchArgs, _, _>(
-            TOOL_SEARCH_NAME,
-            Some(
-                "Search the tool library and load the best matching tools; loaded tools can be called \
-                 directly from your next turn."
-                    .to_string(),
-            ),
-            move |ctx: ToolContext, args: ToolSearchArgs| {
-                let shared = shared.clone();
-                async move { run_search(&shared, &ctx, &args) }
-            },
-        )
-        .with_dependencies(
-            ToolDependencyRequirements::filtered(Vec::<String>::new())
-                .with_context_capability(CONTEXT_TOOL_SEARCH_CAPABILITY),
-        );
-        Arc::new(tool)
-    }
 }
 
 fn owned(
@@ -343,7 +309,7 @@ pub(super) fn to_json<T: serde::Serialize>(value: &T) -> Value {
 }
 
 /// The `tool_search_loaded` payload, for searches and preloads alike.
-fn loaded_event(
+pub(super) fn loaded_event(
     toolset: &str,
     source: &str,
     query: Option<&str>,
@@ -361,94 +327,8 @@ fn loaded_event(
 
 /// Whether a search may offer the tool: its toolset is up and it is
 /// available, with the registry's guard (a panicking check means no).
-fn is_usable(tool: &IndexedTool, context: &AgentContext) -> bool {
+pub(super) fn is_usable(tool: &IndexedTool, context: &AgentContext) -> bool {
     is_usable_in(&*tool.tool, Some(&tool.toolset), context)
-}
-
-fn validate_query(query: &str) -> Result<(), ToolError> {
-    let length = query.trim().chars().count();
-    if length == 0 {
-        return Err(ToolError::model_retry(
-            "tool_search needs a non-empty query: describe the capability you need in a few words",
-        ));
-    }
-    if length > MAX_QUERY_CHARS {
-        return Err(ToolError::model_retry(format!(
-            "tool_search queries are limited to {MAX_QUERY_CHARS} characters; use a few keywords"
-        )));
-    }
-    Ok(())
-}
-
-fn run_search(
-    shared: &Shared,
-    ctx: &ToolContext,
-    args: &ToolSearchArgs,
-) -> Result<ToolResult, ToolError> {
-    let handle = ctx.dependency::<ToolSearchContextHandle>().ok_or_else(|| {
-        ToolError::user_error(
-            "tool_search needs the starweaver.context.tool_search capability: run it through an agent, \
-             or attach the agent context with ToolContext::with_agent_context",
-        )
-    })?;
-    if let Err(error) = validate_query(&args.query) {
-        handle.emit(
-            TOOL_SEARCH_FAILED_EVENT_KIND,
-            json!({"toolset": shared.name, "query": args.query, "reason": error.to_string()}),
-        );
-        return Err(error);
-    }
-    let index = shared.index();
-    let limit = args
-        .limit
-        .unwrap_or(shared.max_results)
-        .clamp(1, shared.max_results);
-    let query = args.query.trim();
-    let (found, namespaces) = handle.read(|context| {
-        let found = index.search(query, limit, |tool| {
-            is_usable(tool, context).then_some(tool)
-        });
-        let namespaces: Vec<String> = index
-            .namespaces
-            .keys()
-            .filter(|namespace| namespace.eq_ignore_ascii_case(query))
-            .cloned()
-            .collect();
-        (found, namespaces)
-    });
-    if found.is_empty() && namespaces.is_empty() {
-        handle.emit(
-            TOOL_SEARCH_NO_MATCH_EVENT_KIND,
-            json!({"toolset": shared.name, "query": query}),
-        );
-        return Ok(ToolResult::new(json!({
-            "matches": [],
-            "loaded_tools": [],
-            "loaded_namespaces": [],
-            "message": "No tools matched. Try other keywords or a broader description.",
-        })));
-    }
-    let matches: Vec<Value> = found
-        .iter()
-        .map(|tool| {
-            json!({"name": tool.name, "description": tool.description, "namespace": tool.namespace})
-        })
-        .collect();
-    let tools: Vec<String> = found.iter().map(|tool| tool.name.clone()).collect();
-    handle.record_loaded(
-        &tools,
-        &namespaces,
-        (
-            TOOL_SEARCH_LOADED_EVENT_KIND,
-            loaded_event(&shared.name, "search", Some(query), &tools, &namespaces),
-        ),
-    );
-    Ok(ToolResult::new(json!({
-        "matches": matches,
-        "loaded_tools": tools,
-        "loaded_namespaces": namespaces,
-        "message": "The loaded tools can be called directly from your next turn.",
-    })))
 }
 
 impl Toolset for ToolSearchToolset {
@@ -480,7 +360,7 @@ impl Toolset for ToolSearchToolset {
             .write()
             .unwrap_or_else(PoisonError::into_inner) = index.clone();
         let mut tools = Vec::with_capacity(index.tools.len() + 1);
-        tools.push(self.search_tool());
+        tools.push(search_tool(self.shared.clone()));
         for indexed in &index.tools {
             let name = indexed.name.clone();
             let namespace = indexed
