@@ -1,11 +1,14 @@
 //! The run loop: request, schedule tool calls, apply returns, repeat.
 
 use futures::StreamExt;
-use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+mod call_ids;
+mod resume;
+
+pub(crate) use resume::validate_results;
+
 use super::deep_arguments::{discard_call, drop_deep_arguments};
-use super::hitl::AgentHitlRequestKind;
 use super::scheduling::{execute_batch, sequential_reason};
 use super::state::{RunProgress, WaitingState};
 use super::stream::Recorder;
@@ -19,9 +22,9 @@ use crate::model::{
     DynModel, ModelMessage, ModelRequest, ModelRequestParameters, ModelResponse, ModelSettings,
     ModelStreamEvent, RequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart,
 };
+use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
-use crate::tools::{ToolContext, ToolError};
-use crate::JsonMap;
+use call_ids::unique_call_ids;
 
 /// Everything an agent was built with.
 pub(crate) struct AgentConfig {
@@ -47,16 +50,6 @@ pub(crate) enum RunEnd {
         progress: RunProgress,
     },
     Waiting(WaitingState),
-}
-
-/// What a resumed pending call does.
-enum Answer {
-    Denied(Option<String>, Option<Value>),
-    Run {
-        ctx: Box<ToolContext>,
-        arguments: Value,
-        approval: Option<JsonMap>,
-    },
 }
 
 enum Next {
@@ -380,157 +373,6 @@ impl<'a, 'r> Run<'a, 'r> {
         returns
     }
 
-    /// Answers the pending calls of a waiting run. User input is
-    /// preprocessed for every approval first; if any input is rejected,
-    /// nothing has run and the error leaves the session waiting. The
-    /// session has already checked `results` with [`validate_results`].
-    async fn resume_calls(
-        &mut self,
-        waiting: &WaitingState,
-        results: &AgentHitlResults,
-    ) -> Result<(Vec<Option<ToolReturnPart>>, Vec<bool>), AgentError> {
-        let mut answers = Vec::with_capacity(waiting.pending.len());
-        for request in &waiting.pending {
-            let Some(index) = waiting
-                .calls
-                .iter()
-                .position(|call| call.id == request.tool_call_id)
-            else {
-                continue;
-            };
-            let call = &waiting.calls[index];
-            let answer = self
-                .prepare_answer(&waiting.progress, call, request, results)
-                .await?;
-            answers.push((index, answer));
-        }
-        let mut returns = waiting.returns.clone();
-        let mut fresh = vec![false; returns.len()];
-        for (index, answer) in answers {
-            if let Some(flag) = fresh.get_mut(index) {
-                *flag = true;
-            }
-            let call = &waiting.calls[index];
-            let part = self.run_answer(call, answer).await;
-            self.recorder
-                .emit(AgentStreamEvent::ToolReturn { part: part.clone() });
-            self.forward_events();
-            if let Some(slot) = returns.get_mut(index) {
-                *slot = Some(part);
-            }
-        }
-        self.forward_events();
-        Ok((returns, fresh))
-    }
-
-    /// Decides what to run for one pending call, preprocessing user input.
-    async fn prepare_answer(
-        &self,
-        progress: &RunProgress,
-        call: &ToolCallPart,
-        request: &AgentHitlRequest,
-        results: &AgentHitlResults,
-    ) -> Result<Answer, AgentError> {
-        let ctx = self.tool_context(progress, call);
-        // What the human saw, and what runs: the call as the model sent it
-        // (hooks and validation run again on the way in).
-        let parsed = call.arguments.to_json().ok();
-        let shown = if request.arguments.is_null() {
-            parsed.clone().unwrap_or(Value::Null)
-        } else {
-            request.arguments.clone()
-        };
-        let arguments = parsed.unwrap_or_else(|| shown.clone());
-        let request_record = request.metadata.get("request").cloned();
-        if request.kind == AgentHitlRequestKind::Deferred {
-            let result = results
-                .deferred_results
-                .get(&call.id)
-                .cloned()
-                .unwrap_or(Value::Null);
-            return Ok(Answer::Run {
-                ctx: Box::new(ctx.with_deferred_result(result)),
-                arguments,
-                approval: None,
-            });
-        }
-        let interaction = match results.interactions.get(&call.id) {
-            Some(interaction) if interaction.approved => interaction,
-            Some(interaction) => {
-                return Ok(Answer::Denied(interaction.reason.clone(), request_record))
-            }
-            None => return Ok(Answer::Denied(None, request_record)),
-        };
-        let ctx = ctx
-            .with_approved(true)
-            .with_metadata(crate::tools::HITL_ARGUMENTS_METADATA_KEY, shown);
-        let mut arguments = arguments;
-        let mut approval = JsonMap::new();
-        approval.insert("approved".to_string(), Value::Bool(true));
-        if let Some(record) = request_record {
-            approval.insert("request".to_string(), record);
-        }
-        // The tool's preprocessor sees every approved call, with `null`
-        // when the user gave no input, and decides whether that is enough
-        // (clarifying questions reject it): the loop knows no tool kinds.
-        let input = interaction.user_input.clone();
-        let preprocessed = self
-            .registry
-            .preprocess_user_input(
-                ctx.clone(),
-                &call.id,
-                &call.name,
-                input.clone().unwrap_or(Value::Null),
-            )
-            .await
-            .map_err(|error| AgentError::InvalidHitlInput {
-                tool_call_id: call.id.clone(),
-                tool: call.name.clone(),
-                message: error.to_string(),
-            })?;
-        match (preprocessed, input) {
-            (Some(preprocessed), _) => {
-                if let Some(replacement) = preprocessed.override_arguments {
-                    arguments = replacement;
-                }
-                approval.extend(preprocessed.approval_metadata);
-            }
-            (None, Some(input)) => {
-                approval.insert("user_input".to_string(), input);
-            }
-            (None, None) => {}
-        }
-        Ok(Answer::Run {
-            ctx: Box::new(ctx),
-            arguments,
-            approval: Some(approval),
-        })
-    }
-
-    async fn run_answer(&self, call: &ToolCallPart, answer: Answer) -> ToolReturnPart {
-        match answer {
-            Answer::Denied(reason, request) => {
-                denied(call, reason.as_deref(), request, *self.registry.limits())
-            }
-            Answer::Run {
-                ctx,
-                arguments,
-                approval,
-            } => {
-                let mut part = self
-                    .registry
-                    .call_tool(*ctx, &call.id, &call.name, arguments)
-                    .await
-                    .into_return_part(&call.id, &call.name);
-                if let Some(approval) = approval {
-                    part.metadata
-                        .insert("approval".to_string(), Value::Object(approval));
-                }
-                part
-            }
-        }
-    }
-
     /// Applies returns in model order: pending calls make the run wait;
     /// model-retry returns become retry prompts within the budget.
     fn process_returns(
@@ -659,46 +501,6 @@ fn forward(context: &AgentContextHandle, seen: &mut usize, recorder: &mut Record
     }
 }
 
-/// Every answer names a pending call and every pending call has one.
-pub(crate) fn validate_results(
-    waiting: &WaitingState,
-    results: &AgentHitlResults,
-) -> Result<(), AgentError> {
-    let pending_ids: Vec<&str> = waiting
-        .pending
-        .iter()
-        .map(|request| request.tool_call_id.as_str())
-        .collect();
-    for id in results
-        .interactions
-        .keys()
-        .chain(results.deferred_results.keys())
-    {
-        if !pending_ids.contains(&id.as_str()) {
-            return Err(AgentError::UnknownHitlResult {
-                tool_call_id: id.clone(),
-                pending: pending_ids.join(", "),
-            });
-        }
-    }
-    for request in &waiting.pending {
-        let answered = match request.kind {
-            AgentHitlRequestKind::Approval => {
-                results.interactions.contains_key(&request.tool_call_id)
-            }
-            AgentHitlRequestKind::Deferred => {
-                results.deferred_results.contains_key(&request.tool_call_id)
-            }
-        };
-        if !answered {
-            return Err(AgentError::MissingHitlResult {
-                tool_call_id: request.tool_call_id.clone(),
-            });
-        }
-    }
-    Ok(())
-}
-
 /// Whether a toolset, or one it wraps, sets up before its inventory is read.
 fn needs_setup(toolset: &dyn crate::tools::Toolset) -> bool {
     toolset.lifecycle_policy().enter_before_prepare
@@ -720,108 +522,6 @@ fn retry_message(part: &ToolReturnPart) -> String {
         .as_str()
         .unwrap_or_default()
         .to_string()
-}
-
-/// Gives every call of a response a distinct, non-empty id, so each
-/// return (and each human answer) lands on its own call. The first call
-/// with an id keeps it; an empty id becomes `call_<step>_<index>`; a
-/// repeat becomes `<id>#<n>` with the smallest free `n` from 2, skipping
-/// every id the model sent itself (a literal `a#2` keeps its id and its
-/// return). Linear in the number of calls: each base remembers its next
-/// suffix, so a response with many repeats does not probe from 2 again.
-fn unique_call_ids(response: &mut ModelResponse, step: u32) {
-    let mut ids = CallIds::new(response.calls().map(|call| call.id.as_str()));
-    for (index, part) in response.parts.iter_mut().enumerate() {
-        if let crate::model::ResponsePart::ToolCall(call) = part {
-            call.id = ids.assign(std::mem::take(&mut call.id), step, index);
-        }
-    }
-}
-
-/// The id bookkeeping of [`unique_call_ids`] for one response.
-struct CallIds {
-    /// Every non-empty id the model sent: generated ids never take one.
-    sent: std::collections::HashSet<String>,
-    /// Ids given out so far.
-    used: std::collections::HashSet<String>,
-    /// Per base id, the next suffix to try.
-    next_suffix: std::collections::HashMap<String, u64>,
-    /// Candidate ids looked at; the work done, for tests.
-    probes: usize,
-}
-
-impl CallIds {
-    fn new<'i>(sent: impl Iterator<Item = &'i str>) -> Self {
-        Self {
-            sent: sent
-                .filter(|id| !id.is_empty())
-                .map(str::to_string)
-                .collect(),
-            used: std::collections::HashSet::new(),
-            next_suffix: std::collections::HashMap::new(),
-            probes: 0,
-        }
-    }
-
-    /// The id for the call at `index` that the model sent as `id`.
-    fn assign(&mut self, id: String, step: u32, index: usize) -> String {
-        let (base, from_model) = if id.is_empty() {
-            (format!("call_{step}_{index}"), false)
-        } else {
-            (id, true)
-        };
-        self.probes += 1;
-        // A generated `call_<step>_<index>` must not take an id the model sent.
-        let free = !self.used.contains(&base) && (from_model || !self.sent.contains(&base));
-        if free {
-            self.used.insert(base.clone());
-            return base;
-        }
-        let suffix = self.next_suffix.entry(base.clone()).or_insert(2);
-        loop {
-            let candidate = format!("{base}#{suffix}");
-            *suffix += 1;
-            self.probes += 1;
-            // Each candidate is tried once per base and suffixes only grow,
-            // so failed probes are bounded by the ids sent and given out.
-            if !self.sent.contains(&candidate) && !self.used.contains(&candidate) {
-                self.used.insert(candidate.clone());
-                return candidate;
-            }
-        }
-    }
-}
-
-/// A denied call's return: feedback (the model may try something else),
-/// built by the registry's return builder like every other return, so
-/// its kind, `error_kind` and bounds have one source.
-fn denied(
-    call: &ToolCallPart,
-    reason: Option<&str>,
-    request: Option<Value>,
-    limits: crate::tools::ToolLimits,
-) -> ToolReturnPart {
-    let message = match reason {
-        Some(reason) => format!("The user denied this tool call: {reason}"),
-        None => "The user denied this tool call.".to_string(),
-    };
-    let outcome = crate::tools::ToolCallOutcome {
-        result: Err(ToolError::Feedback {
-            message,
-            details: Some(json!({"error": "denied"})),
-        }),
-        execution_attempts: 0,
-        max_retries: 0,
-        model_retries_used: 0,
-        delegated: false,
-        limits,
-    };
-    let mut part = outcome.into_return_part(&call.id, &call.name);
-    part.metadata.insert(
-        "approval".to_string(),
-        json!({"approved": false, "reason": reason, "request": request}),
-    );
-    part
 }
 
 /// The context taken out of its handle for lifecycle hooks that need
@@ -850,72 +550,5 @@ impl Drop for TakenContext<'_> {
         if let Some(context) = self.context.take() {
             self.handle.replace(context);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use serde_json::json;
-
-    use super::{unique_call_ids, CallIds};
-    use crate::model::{ModelResponse, ToolCallPart};
-
-    fn response(ids: &[&str]) -> ModelResponse {
-        ModelResponse::tool_calls(ids.iter().map(|id| ToolCallPart::new(*id, "t", json!({}))))
-    }
-
-    fn ids(response: &ModelResponse) -> Vec<String> {
-        response.calls().map(|call| call.id.clone()).collect()
-    }
-
-    #[test]
-    fn repeats_get_numbered_and_empty_ids_get_positions() {
-        let mut sent = response(&["dup", "", "dup", "dup", "x"]);
-        unique_call_ids(&mut sent, 3);
-        assert_eq!(ids(&sent), ["dup", "call_3_1", "dup#2", "dup#3", "x"]);
-    }
-
-    // A repeat of `a` was renamed `a#2`, the id of another call the model sent.
-    #[test]
-    fn generated_ids_skip_the_ids_the_model_sent() {
-        let mut sent = response(&["a", "a", "a#2"]);
-        unique_call_ids(&mut sent, 1);
-        let got = ids(&sent);
-        assert_eq!(got, ["a", "a#3", "a#2"]);
-        let mut sent = response(&["", "call_1_0"]);
-        unique_call_ids(&mut sent, 1);
-        assert_eq!(ids(&sent), ["call_1_0#2", "call_1_0"]);
-    }
-
-    // Every repeat probed `base#2`, `base#3`, ... again: quadratic work.
-    #[test]
-    fn renaming_repeats_is_linear_in_the_calls() {
-        let calls = 10_000;
-        let mut ids = CallIds::new(["a", "a#5", "a#7"].into_iter());
-        for index in 0..calls {
-            ids.assign("a".to_string(), 1, index);
-        }
-        // One probe per call plus one per id that was already taken.
-        assert!(ids.probes <= 2 * calls + 3, "{} probes", ids.probes);
-    }
-
-    // 200,000 repeats of one id took the old renaming hours.
-    #[test]
-    fn a_response_of_many_repeats_is_renamed_quickly() {
-        let (done, finished) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut sent = ModelResponse::tool_calls(
-                (0..200_000).map(|_| ToolCallPart::new("a", "t", json!({}))),
-            );
-            unique_call_ids(&mut sent, 1);
-            let distinct: std::collections::HashSet<String> = ids(&sent).into_iter().collect();
-            let _ = done.send(distinct.len());
-        });
-        // Generous: this takes well under a second; the quadratic version
-        // would run for hours.
-        let distinct = finished.recv_timeout(Duration::from_secs(120));
-        assert_eq!(distinct, Ok(200_000));
     }
 }
