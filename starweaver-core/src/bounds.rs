@@ -38,6 +38,28 @@ pub fn shorten(text: &str, max_bytes: usize) -> Cow<'_, str> {
     Cow::Owned(shortened)
 }
 
+/// `text` cut to at most `max_chars` characters (not bytes), the last
+/// one an ellipsis when it was cut: for text people read in characters
+/// (skill names and descriptions, the test model's summaries). Borrowed
+/// when it already fits; a cut always keeps the ellipsis, even at 0.
+///
+/// ```
+/// use starweaver_core::bounds::shorten_chars;
+/// assert_eq!(shorten_chars("héllo wörld", 5), "héll…");
+/// assert_eq!(shorten_chars("héllo", 5), "héllo");
+/// ```
+#[must_use]
+pub fn shorten_chars(text: &str, max_chars: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max_chars) {
+        None => Cow::Borrowed(text),
+        Some(_) => {
+            let mut shortened: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+            shortened.push('…');
+            Cow::Owned(shortened)
+        }
+    }
+}
+
 /// A value for an error message: at most [`MAX_ECHO_BYTES`] bytes.
 #[must_use]
 pub fn echo(value: &str) -> Cow<'_, str> {

@@ -153,13 +153,10 @@ fn summary(messages: &[ModelMessage]) -> String {
     format!("Called {} tool(s). {}", returns.len(), returns.join("; "))
 }
 
+/// A return's content for the test model's summary: 120 characters at
+/// most.
 fn shorten(value: &Value) -> String {
-    let text = value.to_string();
-    if text.chars().count() <= 120 {
-        return text;
-    }
-    let cut: String = text.chars().take(117).collect();
-    format!("{cut}...")
+    crate::bounds::shorten_chars(&value.to_string(), 120).into_owned()
 }
 
 impl Model for TestModel {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::file::SkillFile;
 use super::text::{code_point, is_invisible, one_line};
 use super::{SkillDirectoryKind, SkillError, SkillSource};
+use crate::bounds::shorten_chars;
 use crate::environment::{file_name, parent_path};
 use crate::tools::name::{name_problem, NameProblem};
 use crate::JsonMap;
@@ -185,7 +186,7 @@ pub(crate) fn summarize(
         })?;
     validate_name(name).map_err(|reason| SkillError::InvalidName {
         path: path.clone(),
-        name: shorten(name, MAX_SKILL_NAME_CHARS + 16),
+        name: shorten_chars(name, MAX_SKILL_NAME_CHARS + 16).into_owned(),
         reason,
     })?;
     let description = frontmatter
@@ -201,7 +202,7 @@ pub(crate) fn summarize(
     let chars = description.chars().count();
     let description = if chars > MAX_SKILL_DESCRIPTION_CHARS {
         notes.push(SummaryNote::DescriptionTruncated { chars });
-        shorten(&description, MAX_SKILL_DESCRIPTION_CHARS)
+        shorten_chars(&description, MAX_SKILL_DESCRIPTION_CHARS).into_owned()
     } else {
         description
     };
@@ -258,16 +259,6 @@ fn describe_char(c: char) -> String {
     }
 }
 
-/// At most `max` characters, ending in `…` when shortened.
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut shortened: String = text.chars().take(max.saturating_sub(1)).collect();
-    shortened.push('…');
-    shortened
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,9 +289,9 @@ mod tests {
 
     #[test]
     fn shorten_counts_characters() {
-        assert_eq!(shorten("héllo", 5), "héllo");
-        assert_eq!(shorten("héllo wörld", 5), "héll…");
-        assert_eq!(shorten("ab", 0), "…");
+        assert_eq!(shorten_chars("héllo", 5), "héllo");
+        assert_eq!(shorten_chars("héllo wörld", 5), "héll…");
+        assert_eq!(shorten_chars("ab", 0), "…");
     }
 
     #[test]
