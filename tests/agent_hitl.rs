@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse, RequestPart, ToolCallPart, ToolReturnPart};
+use starweaver::model::{ModelResponse, RequestPart, ToolCallPart};
 use starweaver::{
     normalize_clarifying_question_answers, resolve_clarifying_question_answers, string_tool,
     typed_tool, user_input_tools, Agent, AgentBuilder, AgentError, AgentHitlRequestKind,
@@ -20,51 +20,10 @@ use starweaver::{
 };
 
 mod common;
-use common::{call_response, last_request_parts, open_schema, tool_returns, Log};
-
-/// The tool return for `id` anywhere in `messages`.
-fn tool_return(messages: &[ModelMessage], id: &str) -> ToolReturnPart {
-    tool_returns(messages)
-        .into_iter()
-        .find(|part| part.tool_call_id == id)
-        .unwrap_or_else(|| panic!("no tool return for {id} in {messages:#?}"))
-}
-
-/// A `deploy` tool that needs approval and records the arguments it ran
-/// with.
-fn deploy_tool(log: &Log) -> FunctionTool {
-    let log = log.clone();
-    string_tool(
-        "deploy",
-        Some("Deploys a service".to_string()),
-        json!({
-            "type": "object",
-            "properties": {"service": {"type": "string"}},
-            "required": ["service"]
-        }),
-        move |_ctx: ToolContext, args: Value| {
-            let log = log.clone();
-            async move {
-                log.lock().unwrap().push(args.clone());
-                Ok(ToolResult::new(json!({"deployed": args["service"]})))
-            }
-        },
-    )
-    .with_approval_required(true)
-}
-
-fn deploy_agent(model: &Arc<TestModel>, log: &Log) -> Agent {
-    AgentBuilder::new(model.clone())
-        .tool(Arc::new(deploy_tool(log)))
-        .build()
-}
-
-fn deploy_script(final_text: &str) -> Vec<ModelResponse> {
-    vec![
-        call_response("d1", "deploy", json!({"service": "api"})),
-        ModelResponse::text(final_text),
-    ]
-}
+use common::{
+    call_response, deploy_agent, deploy_script, deploy_tool, last_request_parts, open_schema,
+    tool_return, Log,
+};
 
 // ---------------------------------------------------------------------
 // Approvals
@@ -1102,7 +1061,7 @@ struct Seen {
     capability: Option<String>,
 }
 
-fn observe(ctx: &ToolContext) -> Seen {
+fn observe_seen(ctx: &ToolContext) -> Seen {
     let handle = ctx.dependency::<starweaver::AgentContextHandle>();
     Seen {
         handle: handle.is_some(),
@@ -1130,7 +1089,7 @@ fn observed_tool(
         move |ctx: ToolContext, _args: Value| {
             let seen = body_seen.clone();
             async move {
-                seen.lock().unwrap().push(("body", observe(&ctx)));
+                seen.lock().unwrap().push(("body", observe_seen(&ctx)));
                 Ok(ToolResult::new(json!({})))
             }
         },
@@ -1139,7 +1098,9 @@ fn observed_tool(
     .with_user_input_preprocessor(move |ctx: ToolContext, _input: Value| {
         let seen = pre_seen.clone();
         async move {
-            seen.lock().unwrap().push(("preprocess", observe(&ctx)));
+            seen.lock()
+                .unwrap()
+                .push(("preprocess", observe_seen(&ctx)));
             Ok(ToolUserInputPreprocessResult::new())
         }
     });

@@ -21,16 +21,13 @@ use starweaver::{
 };
 
 mod common;
-use common::{call_response, counter, last_request_parts, open_schema, tool_returns};
-
-#[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
-struct EchoArgs {
-    /// Text to echo.
-    value: String,
-}
+use common::{
+    always_retry, assert_sample_valid, assert_valid, call_response, counter, last_request_parts,
+    open_schema, tool_returns, EchoArgs,
+};
 
 /// Typed `echo` tool counting its executions.
-fn echo_tool(runs: &Arc<AtomicU32>) -> starweaver::TypedFunctionTool<EchoArgs> {
+fn typed_echo(runs: &Arc<AtomicU32>) -> starweaver::TypedFunctionTool<EchoArgs> {
     let runs = runs.clone();
     typed_tool::<EchoArgs, _, _>(
         "echo",
@@ -136,7 +133,7 @@ async fn invalid_typed_arguments_get_a_retry_prompt() {
         ModelResponse::text("done"),
     ]));
     let agent = AgentBuilder::new(model.clone())
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build();
 
     let result = agent.run("go").await.unwrap();
@@ -159,7 +156,7 @@ async fn unknown_tool_gets_a_did_you_mean_retry_prompt() {
         ModelResponse::text("done"),
     ]));
     let agent = AgentBuilder::new(model.clone())
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build();
 
     let result = agent.run("go").await.unwrap();
@@ -182,7 +179,7 @@ async fn malformed_json_arguments_get_a_retry_prompt() {
         ModelResponse::text("done"),
     ]));
     let agent = AgentBuilder::new(model.clone())
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build();
 
     let result = agent.run("go").await.unwrap();
@@ -199,22 +196,6 @@ async fn malformed_json_arguments_get_a_retry_prompt() {
 // ---------------------------------------------------------------------
 // Retry budgets
 // ---------------------------------------------------------------------
-
-fn always_retry(runs: &Arc<AtomicU32>) -> FunctionTool {
-    let runs = runs.clone();
-    string_tool(
-        "stubborn",
-        Some("Always asks for a retry".to_string()),
-        open_schema(),
-        move |_ctx: ToolContext, _args: Value| {
-            let runs = runs.clone();
-            async move {
-                runs.fetch_add(1, Ordering::SeqCst);
-                Err(ToolError::model_retry("still wrong"))
-            }
-        },
-    )
-}
 
 /// A model that always calls `name`, with fresh call ids.
 fn looping_model(name: &'static str, arguments: Value) -> FunctionModel {
@@ -306,7 +287,7 @@ async fn unknown_tool_loop_exhausts_the_retry_budget_cleanly() {
     let runs = counter();
     let model = Arc::new(looping_model("missing_tool", json!({})));
     let agent = AgentBuilder::new(model.clone())
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build();
     let error = agent.run("go").await.unwrap_err();
     assert!(
@@ -324,7 +305,7 @@ async fn endless_tool_loop_stops_at_max_steps() {
     let runs = counter();
     let model = Arc::new(looping_model("echo", json!({"value": "again"})));
     let agent = AgentBuilder::new(model.clone())
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .max_steps(5)
         .build();
 
@@ -388,7 +369,7 @@ async fn default_policy_skips_unavailable_tools_and_reports_them() {
     let model = Arc::new(TestModel::with_text("fine"));
     let agent = AgentBuilder::new(model.clone())
         .tool(Arc::new(gated_tool()))
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build();
 
     let stream = agent.run_stream("go").await.unwrap();
@@ -432,18 +413,6 @@ struct AutoArgs {
     inner: Inner,
     #[schemars(length(min = 2))]
     tags: Vec<String>,
-}
-
-fn assert_valid(schema: &Value, instance: &Value) {
-    let validator = jsonschema::validator_for(schema).expect("tool schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|error| error.to_string())
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "{instance} does not validate against {schema}: {errors:?}"
-    );
 }
 
 #[tokio::test]
@@ -589,7 +558,7 @@ async fn scripted_model_running_out_fails_the_run() {
         json!({"value": "x"}),
     )]));
     let agent = AgentBuilder::new(model.clone())
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build();
     let error = agent.run("go").await.unwrap_err();
     match &error {
@@ -633,7 +602,7 @@ async fn function_model_sees_messages_and_parameters() {
     }));
     let runs = counter();
     let agent = AgentBuilder::new(model.clone())
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build();
     let result = agent.run("ping").await.unwrap();
     assert_eq!(result.output, "ping / 1 tool(s)");
@@ -684,7 +653,7 @@ async fn run_options_are_scoped_to_one_run() {
             temperature: Some(0.9),
             ..Default::default()
         })
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build();
     let mut session = agent.session();
 
@@ -888,7 +857,7 @@ async fn usage_counts_requests_and_tool_calls() {
         ModelResponse::text("done"),
     ]));
     let mut session = AgentBuilder::new(model)
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build()
         .session();
     let result = session.run("go").await.unwrap();
@@ -981,7 +950,7 @@ async fn streamed_run_reports_events_in_order() {
         ModelResponse::text("all done"),
     ]));
     let agent = AgentBuilder::new(model)
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build();
     let stream = agent.run_stream("go").await.unwrap();
     let records = stream.events();
@@ -1122,7 +1091,7 @@ async fn execution_failures_are_retried_internally_without_the_model() {
 
     // Always failing: the budget runs out and the model gets an error
     // return, not a retry prompt and not a run failure.
-    let always = common::counter();
+    let always = crate::common::counter();
     let model = Arc::new(TestModel::scripted(vec![
         call_response("c1", "broken", json!({})),
         ModelResponse::text("gave up"),
@@ -1217,7 +1186,7 @@ async fn a_cancelled_token_ends_the_run_before_the_model_is_asked() {
         ModelResponse::text("cancelled"),
     ]));
     let mut session = AgentBuilder::new(model.clone())
-        .tool(Arc::new(echo_tool(&runs)))
+        .tool(Arc::new(typed_echo(&runs)))
         .build()
         .session();
     let result = session
@@ -1239,11 +1208,6 @@ async fn a_cancelled_token_ends_the_run_before_the_model_is_asked() {
 // ---------------------------------------------------------------------
 // Schema samples used by TestModel::auto
 // ---------------------------------------------------------------------
-
-fn assert_sample_valid(schema: &Value) {
-    let sample = starweaver::model::sample_value(schema);
-    assert_valid(schema, &sample);
-}
 
 #[test]
 fn schema_samples_cover_the_common_tool_subset() {

@@ -13,16 +13,11 @@ use starweaver::{
 };
 
 mod common;
+use common::environment::gated_writes;
 use common::tool_returns;
 
 fn workspace() -> Arc<VirtualEnvironmentProvider> {
     Arc::new(VirtualEnvironmentProvider::new("ws").with_file("notes.md", "old\n"))
-}
-
-fn gated_writes() -> DynToolset {
-    Arc::new(
-        ApprovalRequiredToolset::new(filesystem_tools()).with_tools(["write_file", "edit_file"]),
-    )
 }
 
 /// A read and a write in one response, then an answer.

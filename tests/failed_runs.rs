@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use starweaver::model::{
-    ModelMessage, ModelRequest, ModelResponse, RequestPart, ToolReturnKind, ToolReturnPart,
-};
+use starweaver::model::{ModelMessage, ModelRequest, ModelResponse, RequestPart, ToolReturnKind};
 use starweaver::{
     string_tool, user_input_tools, Agent, AgentBuilder, AgentError, AgentHitlUserInteraction,
     AgentRunOptions, AgentRuntimePolicy, AgentSession, AgentSessionState, FunctionModel,
@@ -20,7 +18,7 @@ use starweaver::{
 use tokio_util::sync::CancellationToken;
 
 mod common;
-use common::{call, call_response, counter, open_schema, recording_tool, tool_returns, Log};
+use common::{call, call_response, counter, open_schema, recording_tool, tool_return, Log};
 
 /// Every tool call is answered by the request right after its response.
 fn assert_well_formed(messages: &[ModelMessage]) {
@@ -52,13 +50,6 @@ fn assert_well_formed(messages: &[ModelMessage]) {
 
 fn user(text: &str) -> ModelMessage {
     ModelMessage::Request(ModelRequest::user(text))
-}
-
-fn return_of(messages: &[ModelMessage], id: &str) -> ToolReturnPart {
-    tool_returns(messages)
-        .into_iter()
-        .find(|part| part.tool_call_id == id)
-        .unwrap_or_else(|| panic!("no return for {id} in {messages:#?}"))
 }
 
 fn model_down() -> ModelError {
@@ -107,7 +98,7 @@ async fn a_model_failure_after_a_tool_ran_keeps_the_run_marked_failed() {
     let messages = session.messages().to_vec();
     assert_eq!(messages.len(), 3, "{messages:#?}");
     assert_eq!(messages[0], user("edit the file"));
-    assert!(return_of(&messages, "w1").is_success());
+    assert!(tool_return(&messages, "w1").is_success());
     let failed = session.failed_run().unwrap();
     assert_eq!(failed.first_message, 0);
     assert!(failed.error.contains("provider is down"), "{failed:?}");
@@ -145,8 +136,8 @@ async fn max_steps_keeps_every_step_of_the_run() {
     let messages = session.messages();
     // Prompt, then two calls each with its return.
     assert_eq!(messages.len(), 5, "{messages:#?}");
-    assert!(return_of(messages, "w0").is_success());
-    assert!(return_of(messages, "w1").is_success());
+    assert!(tool_return(messages, "w0").is_success());
+    assert!(tool_return(messages, "w1").is_success());
     assert_well_formed(messages);
     assert!(session
         .failed_run()
@@ -243,8 +234,8 @@ async fn cancellation_mid_run_answers_the_calls_that_never_ran() {
     assert_eq!(later_runs.load(Ordering::SeqCst), 0);
     assert_eq!(model.requests().len(), 1);
     let messages = session.messages().to_vec();
-    assert!(return_of(&messages, "c1").is_success());
-    assert_eq!(return_of(&messages, "c2").kind, ToolReturnKind::Cancelled);
+    assert!(tool_return(&messages, "c1").is_success());
+    assert_eq!(tool_return(&messages, "c2").kind, ToolReturnKind::Cancelled);
     assert_well_formed(&messages);
     assert_eq!(session.failed_run().unwrap().error, "the run was cancelled");
 
@@ -350,8 +341,8 @@ async fn a_dropped_run_keeps_what_it_recorded_marked_failed() {
     }
     let messages = session.messages().to_vec();
     assert_eq!(messages.len(), 5, "{messages:#?}");
-    assert!(return_of(&messages, "w1").is_success());
-    let h1 = return_of(&messages, "h1");
+    assert!(tool_return(&messages, "w1").is_success());
+    let h1 = tool_return(&messages, "h1");
     assert_eq!(h1.kind, ToolReturnKind::Cancelled);
     assert!(h1.content["message"]
         .as_str()
@@ -400,8 +391,8 @@ async fn a_failed_resume_keeps_the_whole_paused_run() {
     let messages = session.messages().to_vec();
     assert_eq!(messages.len(), 5, "{messages:#?}");
     assert_eq!(messages[2], user("deploy"));
-    assert!(return_of(&messages, "p1").is_success());
-    assert!(return_of(&messages, "d1").is_success());
+    assert!(tool_return(&messages, "p1").is_success());
+    assert!(tool_return(&messages, "d1").is_success());
     assert_well_formed(&messages);
     assert_eq!(session.failed_run().unwrap().first_message, 2);
 
@@ -599,7 +590,7 @@ async fn rejected_user_input_leaves_the_paused_run_as_it_was() {
         call_response(
             "ask",
             "ask_user_question",
-            json!({"questions": common::one_question()}),
+            json!({"questions": crate::common::one_question()}),
         ),
         ModelResponse::text("ok"),
     ]));

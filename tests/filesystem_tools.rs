@@ -8,7 +8,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use starweaver::environment::{
     glob, grep, is_hidden_excluded, walk, EntryKind, EnvironmentError, EnvironmentProvider,
     GlobOptions, GrepOptions, SearchError, VirtualEnvironmentProvider, WalkOptions,
@@ -16,83 +16,21 @@ use starweaver::environment::{
 };
 use starweaver::model::{ModelMessage, ModelResponse, ToolCallPart};
 use starweaver::{
-    attach_environment, filesystem_tools, tool_metadata_tags, tool_proxy_toolset, AgentBuilder,
-    AgentContext, AgentSession, DynToolset, FunctionModel, PrefixedToolset, TestModel, ToolContext,
+    filesystem_tools, tool_metadata_tags, tool_proxy_toolset, AgentBuilder, AgentContext,
+    AgentSession, DynToolset, FunctionModel, PrefixedToolset, TestModel, ToolContext,
     ToolDependencyProfile, ToolDependencyRequirements, ToolRegistry, ToolReturnKind,
 };
 
 mod common;
-use common::environment::{call_on, TestEnvironment};
-use common::{ambient, call_response, responses_so_far, tool_returns};
+use common::environment::{
+    call_on, context_with, filesystem_registry, hidden_tree, match_paths, ok_on, project,
+    TestEnvironment,
+};
+use common::{ambient, call_response, responses_so_far, strings, tool_returns};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// A small source tree: root-level and nested Rust files, docs.
-fn project() -> VirtualEnvironmentProvider {
-    VirtualEnvironmentProvider::new("project")
-        .with_file("main.rs", "fn main() {}\n")
-        .with_file("src/lib.rs", "pub mod cli;\n// FOLLOWUP: docs\n")
-        .with_file("src/bin/cli.rs", "fn run() {\n    followup!()\n}\n")
-        .with_file("docs/guide.md", "# Guide\nSee FOLLOWUP list.\n")
-}
-
-/// Hidden paths, and `.agents` at the root and deeper down.
-fn hidden_tree() -> VirtualEnvironmentProvider {
-    VirtualEnvironmentProvider::new("hidden")
-        .with_file(
-            ".agents/skills/research/SKILL.md",
-            "needle: research skill\n",
-        )
-        .with_file(".agents/.cache/state.md", "needle: cache\n")
-        .with_file(".git/config", "needle: git\n")
-        .with_file(".env", "needle: secret\n")
-        .with_file("a/.agents/skills/x/SKILL.md", "needle: nested skill\n")
-        .with_file("src/lib.rs", "needle: source\n")
-}
-
-/// A registry with the filesystem bundle.
-fn registry() -> ToolRegistry {
-    ToolRegistry::new().with_toolset(&filesystem_tools())
-}
-
-/// An agent context with `provider` attached as the environment.
-fn context_with(provider: Arc<dyn EnvironmentProvider>) -> AgentContext {
-    let mut context = AgentContext::default();
-    attach_environment(&mut context, provider);
-    context
-}
-
-/// [`call_on`] that must succeed; returns the content.
-async fn ok_on(provider: Arc<dyn EnvironmentProvider>, name: &str, arguments: Value) -> Value {
-    let part = call_on(provider, name, arguments.clone()).await;
-    assert_eq!(
-        part.kind,
-        ToolReturnKind::Success,
-        "{name}({arguments}) failed: {}",
-        part.content
-    );
-    part.content
-}
-
-fn strings(value: &Value) -> Vec<String> {
-    value
-        .as_array()
-        .unwrap_or(&Vec::new())
-        .iter()
-        .map(|item| item.as_str().unwrap_or_default().to_string())
-        .collect()
-}
-
-fn match_paths(content: &Value) -> Vec<String> {
-    content["matches"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|found| found["path"].as_str().unwrap().to_string())
-        .collect()
-}
 
 async fn glob_paths(
     provider: &dyn EnvironmentProvider,
@@ -540,12 +478,12 @@ async fn grep_filters_by_glob_searches_single_files_and_adds_context() {
 
 #[test]
 fn every_tool_is_filtered_to_the_environment_and_documents_its_arguments() {
-    let registry = registry();
+    let filesystem_registry = filesystem_registry();
     assert_eq!(
-        registry.names(),
+        filesystem_registry.names(),
         ["edit_file", "glob", "grep", "ls", "read_file", "write_file"]
     );
-    for definition in registry.definitions() {
+    for definition in filesystem_registry.definitions() {
         let requirements = ToolDependencyRequirements::from_metadata(&definition.metadata);
         assert_eq!(requirements.profile, ToolDependencyProfile::Filtered);
         assert_eq!(requirements.host_capabilities, [ENVIRONMENT_CAPABILITY]);
@@ -892,7 +830,7 @@ async fn a_missing_environment_is_a_user_error() {
     ] {
         // An ambient context without an environment, and no context at all.
         for ctx in [ambient(AgentContext::default()), ToolContext::default()] {
-            let part = registry()
+            let part = filesystem_registry()
                 .execute_call(ctx, &ToolCallPart::new("c", name, arguments.clone()))
                 .await;
             assert_eq!(part.kind, ToolReturnKind::UserError, "{name}");
@@ -976,15 +914,15 @@ async fn results_with_a_skill_file_carry_a_reminder() {
 async fn the_bundle_works_behind_a_prefixed_tool_proxy() {
     let proxy = tool_proxy_toolset(vec![filesystem_tools()]);
     let prefixed: DynToolset = Arc::new(PrefixedToolset::new("workspace", proxy));
-    let registry = ToolRegistry::new().with_toolset(&prefixed);
+    let filesystem_registry = ToolRegistry::new().with_toolset(&prefixed);
     assert_eq!(
-        registry.names(),
+        filesystem_registry.names(),
         ["workspace_call_tool", "workspace_search_tools"]
     );
 
     let provider: Arc<dyn EnvironmentProvider> =
         Arc::new(VirtualEnvironmentProvider::new("docs").with_file("README.md", "hello"));
-    let found = registry
+    let found = filesystem_registry
         .execute_call(
             ambient(context_with(provider.clone())),
             &ToolCallPart::new(
@@ -1005,7 +943,7 @@ async fn the_bundle_works_behind_a_prefixed_tool_proxy() {
 
     // The wrapped tool still resolves the environment through its own
     // Filtered profile.
-    let read = registry
+    let read = filesystem_registry
         .execute_call(
             ambient(context_with(provider)),
             &ToolCallPart::new(
@@ -1295,7 +1233,7 @@ async fn misspelled_arguments_are_invalid_arguments_naming_the_field() {
 async fn schema_sampled_arguments_still_deserialize_and_an_auto_run_does_not_panic() {
     // What `TestModel::auto` sends: each tool's schema sampled.
     let env: Arc<dyn EnvironmentProvider> = Arc::new(project());
-    for definition in registry().definitions() {
+    for definition in filesystem_registry().definitions() {
         let arguments = starweaver::model::sample_value(&definition.parameters);
         let part = call_on(env.clone(), &definition.name, arguments.clone()).await;
         assert_ne!(

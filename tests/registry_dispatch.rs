@@ -55,15 +55,15 @@ where
 }
 
 /// A tool that echoes its arguments and counts executions.
-fn echo(name: &str, executions: &Arc<AtomicU32>) -> FunctionTool {
+fn counting_echo(name: &str, executions: &Arc<AtomicU32>) -> FunctionTool {
     scripted(name, executions, |_ctx, _n, args| Ok(ToolResult::new(args)))
 }
 
-async fn call(registry: &ToolRegistry, name: &str, arguments: Value) -> ToolReturnPart {
-    call_with(registry, ToolContext::default(), name, arguments).await
+async fn execute(registry: &ToolRegistry, name: &str, arguments: Value) -> ToolReturnPart {
+    execute_with(registry, ToolContext::default(), name, arguments).await
 }
 
-async fn call_with(
+async fn execute_with(
     registry: &ToolRegistry,
     ctx: ToolContext,
     name: &str,
@@ -99,7 +99,7 @@ async fn execution_error_is_retried_internally_until_the_default_budget_is_exhau
         },
     )));
 
-    let part = call(&registry, "flaky", json!({})).await;
+    let part = execute(&registry, "flaky", json!({})).await;
 
     assert_eq!(DEFAULT_MAX_RETRIES, 3);
     assert_eq!(runs(&executions), 4, "1 attempt + 3 internal retries");
@@ -137,7 +137,7 @@ async fn execution_error_followed_by_success_returns_success_after_three_attempt
         },
     )));
 
-    let part = call(&registry, "recovering", json!({})).await;
+    let part = execute(&registry, "recovering", json!({})).await;
 
     assert_eq!(runs(&executions), 3);
     assert_eq!(part.kind, ToolReturnKind::Success);
@@ -163,7 +163,7 @@ async fn model_retry_runs_once_and_records_model_retry_metadata() {
 
     // Two model retries already used: this is the third.
     let ctx = ToolContext::new(RunId::default(), ConversationId::default(), 2);
-    let part = call_with(&registry, ctx, "pick", json!({})).await;
+    let part = execute_with(&registry, ctx, "pick", json!({})).await;
     assert_eq!(
         runs(&executions),
         1,
@@ -180,7 +180,7 @@ async fn model_retry_runs_once_and_records_model_retry_metadata() {
 
     // Budget 2, third model retry: exhausted.
     let ctx = ToolContext::new(RunId::default(), ConversationId::default(), 2);
-    let part = call_with(&registry, ctx, "tight", json!({})).await;
+    let part = execute_with(&registry, ctx, "tight", json!({})).await;
     assert_eq!(runs(&executions), 2);
     assert_eq!(
         part.metadata["retry"],
@@ -189,7 +189,7 @@ async fn model_retry_runs_once_and_records_model_retry_metadata() {
 
     // Default budget 3, fourth model retry: exhausted.
     let ctx = ToolContext::default().with_retry(3);
-    let part = call_with(&registry, ctx, "pick", json!({})).await;
+    let part = execute_with(&registry, ctx, "pick", json!({})).await;
     assert_eq!(
         part.metadata["retry"],
         json!({"class": "model", "retry": 4, "max_retries": 3, "exhausted": true})
@@ -216,7 +216,7 @@ async fn typed_tool_with_a_missing_field_is_invalid_arguments_and_never_runs() {
     );
     let registry = ToolRegistry::new().with_tool(Arc::new(lookup));
 
-    let part = call(&registry, "lookup", json!({"q": "typo"})).await;
+    let part = execute(&registry, "lookup", json!({"q": "typo"})).await;
 
     assert_eq!(runs(&executions), 0);
     assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
@@ -227,7 +227,7 @@ async fn typed_tool_with_a_missing_field_is_invalid_arguments_and_never_runs() {
     assert_eq!(part.metadata["retry"]["retry"], json!(1));
 
     // Sanity: a valid call does run.
-    let part = call(&registry, "lookup", json!({"query": "ok"})).await;
+    let part = execute(&registry, "lookup", json!({"query": "ok"})).await;
     assert_eq!(part.kind, ToolReturnKind::Success);
     assert_eq!(runs(&executions), 1);
 }
@@ -254,7 +254,7 @@ async fn manual_schema_type_mismatch_is_invalid_arguments_naming_the_json_pointe
     );
     let registry = ToolRegistry::new().with_tool(Arc::new(tool));
 
-    let part = call(&registry, "repeat", json!({"word": "hi", "count": "many"})).await;
+    let part = execute(&registry, "repeat", json!({"word": "hi", "count": "many"})).await;
 
     assert_eq!(runs(&executions), 0);
     assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
@@ -283,7 +283,7 @@ async fn feedback_runs_once_and_is_not_an_error() {
             },
         )));
 
-    let part = call(&registry, "read", json!({})).await;
+    let part = execute(&registry, "read", json!({})).await;
     assert_eq!(runs(&executions), 1);
     assert_eq!(part.kind, ToolReturnKind::Feedback);
     assert!(!part.is_error);
@@ -296,7 +296,7 @@ async fn feedback_runs_once_and_is_not_an_error() {
         "feedback consumes no retry budget: {part:?}"
     );
 
-    let part = call(&registry, "fetch", json!({})).await;
+    let part = execute(&registry, "fetch", json!({})).await;
     assert_eq!(runs(&executions), 2);
     assert_eq!(part.kind, ToolReturnKind::Feedback);
     assert_eq!(part.content["details"], json!({"status": 404}));
@@ -312,7 +312,7 @@ async fn user_error_runs_once_and_carries_no_retry_metadata() {
             ))
         })));
 
-    let part = call(&registry, "needs_db", json!({})).await;
+    let part = execute(&registry, "needs_db", json!({})).await;
 
     assert_eq!(runs(&executions), 1);
     assert_eq!(part.kind, ToolReturnKind::UserError);
@@ -334,23 +334,23 @@ async fn timeout_and_retry_precedence_is_tool_then_toolset_then_registry_then_de
             .with_timeout_ms(2_000)
             .with_max_retries(1)
             .with_tool(Arc::new(
-                echo("own_limits", &executions)
+                counting_echo("own_limits", &executions)
                     .with_timeout_ms(1_000)
                     .with_max_retries(0),
             ))
-            .with_tool(Arc::new(echo("toolset_limits", &executions))),
+            .with_tool(Arc::new(counting_echo("toolset_limits", &executions))),
     );
     let configured = ToolRegistry::new()
         .with_timeout_ms(5_000)
         .with_max_retries(2)
         .with_toolset(&toolset)
-        .with_tool(Arc::new(echo("registry_limits", &executions)))
+        .with_tool(Arc::new(counting_echo("registry_limits", &executions)))
         .with_tool(Arc::new(
-            echo("tool_over_registry", &executions)
+            counting_echo("tool_over_registry", &executions)
                 .with_timeout_ms(10)
                 .with_max_retries(7),
         ));
-    let plain = ToolRegistry::new().with_tool(Arc::new(echo("defaults", &executions)));
+    let plain = ToolRegistry::new().with_tool(Arc::new(counting_echo("defaults", &executions)));
 
     assert_eq!(configured.timeout_ms_for("own_limits"), Some(1_000));
     assert_eq!(configured.max_retries_for("own_limits"), 0);
@@ -385,7 +385,7 @@ async fn retry_precedence_is_observable_in_the_number_of_executions() {
     let registry = ToolRegistry::new()
         .with_max_retries(5)
         .with_toolset(&toolset);
-    let part = call(&registry, "toolset_budget", json!({})).await;
+    let part = execute(&registry, "toolset_budget", json!({})).await;
     assert_eq!(runs(&executions), 2);
     assert_eq!(
         part.metadata["retry"],
@@ -404,7 +404,7 @@ async fn retry_precedence_is_observable_in_the_number_of_executions() {
     let registry = ToolRegistry::new()
         .with_max_retries(5)
         .with_toolset(&toolset);
-    call(&registry, "tool_budget", json!({})).await;
+    execute(&registry, "tool_budget", json!({})).await;
     assert_eq!(runs(&executions), 3);
 
     // Registry budget 0 beats the default: 1 execution.
@@ -412,14 +412,14 @@ async fn retry_precedence_is_observable_in_the_number_of_executions() {
     let registry = ToolRegistry::new()
         .with_max_retries(0)
         .with_tool(Arc::new(failing("registry_budget", &executions)));
-    let part = call(&registry, "registry_budget", json!({})).await;
+    let part = execute(&registry, "registry_budget", json!({})).await;
     assert_eq!(runs(&executions), 1);
     assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
 
     // Nothing configured: default budget 3, 4 executions.
     let executions = counter();
     let registry = ToolRegistry::new().with_tool(Arc::new(failing("default_budget", &executions)));
-    call(&registry, "default_budget", json!({})).await;
+    execute(&registry, "default_budget", json!({})).await;
     assert_eq!(runs(&executions), 4);
 }
 
@@ -448,7 +448,7 @@ async fn timeout_precedence_is_observable_in_the_outcome() {
     let registry = ToolRegistry::new()
         .with_timeout_ms(50)
         .with_tool(Arc::new(sleeper("slow", 100, &executions)));
-    let part = call(&registry, "slow", json!({})).await;
+    let part = execute(&registry, "slow", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Timeout);
     assert!(message(&part).contains("50 ms"), "{part:?}");
 
@@ -461,7 +461,7 @@ async fn timeout_precedence_is_observable_in_the_outcome() {
     let registry = ToolRegistry::new()
         .with_timeout_ms(50)
         .with_toolset(&toolset);
-    let part = call(&registry, "slow", json!({})).await;
+    let part = execute(&registry, "slow", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Success, "{part:?}");
 
     // Toolset timeout (50) beats registry timeout (1000).
@@ -473,7 +473,7 @@ async fn timeout_precedence_is_observable_in_the_outcome() {
     let registry = ToolRegistry::new()
         .with_timeout_ms(1_000)
         .with_toolset(&toolset);
-    let part = call(&registry, "slow", json!({})).await;
+    let part = execute(&registry, "slow", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Timeout);
     assert!(message(&part).contains("50 ms"), "{part:?}");
 
@@ -486,7 +486,7 @@ async fn timeout_precedence_is_observable_in_the_outcome() {
             )),
     );
     let registry = ToolRegistry::new().with_toolset(&toolset);
-    let part = call(&registry, "slow", json!({})).await;
+    let part = execute(&registry, "slow", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Success, "{part:?}");
 
     // Tool timeout (50) beats toolset (1000) and registry (1000).
@@ -500,7 +500,7 @@ async fn timeout_precedence_is_observable_in_the_outcome() {
     let registry = ToolRegistry::new()
         .with_timeout_ms(1_000)
         .with_toolset(&toolset);
-    let part = call(&registry, "slow", json!({})).await;
+    let part = execute(&registry, "slow", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Timeout);
     assert!(message(&part).contains("50 ms"), "{part:?}");
 
@@ -519,7 +519,7 @@ async fn timeout_is_enforced_and_not_retried() {
     ));
 
     let started = tokio::time::Instant::now();
-    let part = call(&registry, "hang", json!({})).await;
+    let part = execute(&registry, "hang", json!({})).await;
     let elapsed = started.elapsed();
 
     assert_eq!(part.kind, ToolReturnKind::Timeout);
@@ -559,7 +559,7 @@ async fn panicking_tool_becomes_execution_failed_and_is_retried_within_budget() 
     let executions = counter();
     let registry =
         ToolRegistry::new().with_tool(Arc::new(async_panicker("async_panic", &executions)));
-    let part = call(&registry, "async_panic", json!({})).await;
+    let part = execute(&registry, "async_panic", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
     assert!(part.is_error);
     assert_eq!(part.content["error_kind"], json!("execution_failed"));
@@ -582,13 +582,13 @@ async fn panicking_tool_becomes_execution_failed_and_is_retried_within_budget() 
             assert!(n != 0, "first attempt explodes");
             Ok(ToolResult::new(json!({"attempt": n})))
         })))
-        .with_tool(Arc::new(echo("healthy", &executions)));
-    let part = call(&registry, "sync_panic", json!({})).await;
+        .with_tool(Arc::new(counting_echo("healthy", &executions)));
+    let part = execute(&registry, "sync_panic", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Success, "{part:?}");
     assert_eq!(part.content, json!({"attempt": 1}));
 
     // The caller did not crash and the registry keeps working.
-    let part = call(&registry, "healthy", json!({"still": "alive"})).await;
+    let part = execute(&registry, "healthy", json!({"still": "alive"})).await;
     assert_eq!(part.kind, ToolReturnKind::Success);
     assert_eq!(part.content, json!({"still": "alive"}));
 }
@@ -607,12 +607,12 @@ async fn panic_message_is_reported_in_the_content() {
             )
             .with_max_retries(0),
         ));
-    let part = call(&registry, "async_panic", json!({})).await;
+    let part = execute(&registry, "async_panic", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
     assert!(message(&part).contains("kaboom in attempt 3"), "{part:?}");
 
     // `&'static str` payload, zero budget.
-    let part = call(&registry, "explode", json!({})).await;
+    let part = execute(&registry, "explode", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
     assert!(
         message(&part).contains("static str panic payload"),
@@ -625,14 +625,14 @@ async fn panicking_argument_validator_is_reported_not_propagated() {
     // A validator is tool-supplied code run by the registry during
     // dispatch; `execute_call` promises that panics become tool returns.
     let executions = counter();
-    let tool = echo("fragile", &executions).with_argument_validator(|_ctx, _args| {
+    let tool = counting_echo("fragile", &executions).with_argument_validator(|_ctx, _args| {
         panic!("validator exploded");
     });
     let registry = ToolRegistry::new().with_tool(Arc::new(tool));
 
     let call_registry = registry.clone();
     let outcome =
-        tokio::spawn(async move { call(&call_registry, "fragile", json!({})).await }).await;
+        tokio::spawn(async move { execute(&call_registry, "fragile", json!({})).await }).await;
 
     let part = outcome.expect("execute_call must not unwind into the caller");
     assert_eq!(runs(&executions), 0);
@@ -668,7 +668,7 @@ async fn arbitrary_json_results_are_returned_verbatim_as_content() {
             &executions,
             move |_, _, _| Ok(ToolResult::new(returned.clone())),
         )));
-        let part = call(&registry, "garbage", json!({})).await;
+        let part = execute(&registry, "garbage", json!({})).await;
         assert_eq!(part.kind, ToolReturnKind::Success, "case {index}");
         assert!(!part.is_error, "case {index}");
         assert_eq!(part.content, expected, "case {index}");
@@ -683,11 +683,11 @@ async fn arbitrary_json_results_are_returned_verbatim_as_content() {
 #[tokio::test]
 async fn cancelled_before_the_call_the_tool_never_runs() {
     let executions = counter();
-    let registry = ToolRegistry::new().with_tool(Arc::new(echo("work", &executions)));
+    let registry = ToolRegistry::new().with_tool(Arc::new(counting_echo("work", &executions)));
     let token = CancellationToken::new();
     token.cancel();
 
-    let part = call_with(
+    let part = execute_with(
         &registry,
         ToolContext::default().with_cancellation(token),
         "work",
@@ -726,7 +726,7 @@ async fn cancelled_during_a_long_tool_the_call_ends_cancelled() {
     let token = CancellationToken::new();
     let ctx = ToolContext::default().with_cancellation(token.clone());
 
-    let (part, ()) = tokio::join!(call_with(&registry, ctx, "long", json!({})), async {
+    let (part, ()) = tokio::join!(execute_with(&registry, ctx, "long", json!({})), async {
         started.notified().await;
         token.cancel();
     });
@@ -744,10 +744,10 @@ async fn cancelled_during_a_long_tool_the_call_ends_cancelled() {
 async fn unknown_tool_is_not_found_and_suggests_the_closest_name() {
     let executions = counter();
     let registry = ToolRegistry::new()
-        .with_tool(Arc::new(echo("search_files", &executions)))
-        .with_tool(Arc::new(echo("write_note", &executions)));
+        .with_tool(Arc::new(counting_echo("search_files", &executions)))
+        .with_tool(Arc::new(counting_echo("write_note", &executions)));
 
-    let part = call(&registry, "search_file", json!({})).await;
+    let part = execute(&registry, "search_file", json!({})).await;
 
     assert_eq!(part.kind, ToolReturnKind::NotFound);
     assert!(part.is_error);
@@ -762,7 +762,7 @@ async fn unknown_tool_is_not_found_and_suggests_the_closest_name() {
 #[tokio::test]
 async fn malformed_raw_json_arguments_are_invalid_arguments() {
     let executions = counter();
-    let registry = ToolRegistry::new().with_tool(Arc::new(echo("name", &executions)));
+    let registry = ToolRegistry::new().with_tool(Arc::new(counting_echo("name", &executions)));
 
     let part = registry
         .execute_call(
@@ -781,7 +781,7 @@ async fn malformed_raw_json_arguments_are_invalid_arguments() {
 #[tokio::test]
 async fn empty_raw_arguments_are_treated_as_an_empty_object() {
     let executions = counter();
-    let registry = ToolRegistry::new().with_tool(Arc::new(echo("name", &executions)));
+    let registry = ToolRegistry::new().with_tool(Arc::new(counting_echo("name", &executions)));
 
     for raw in ["", "   "] {
         let part = registry
@@ -810,7 +810,9 @@ async fn empty_raw_arguments_are_treated_as_an_empty_object() {
 // ---------------------------------------------------------------------------
 
 type Log = Arc<Mutex<Vec<String>>>;
+
 type BeforeFn = dyn for<'a> Fn(&mut ToolHookInput<'a>) -> Result<(), ToolError> + Send + Sync;
+
 type AfterFn = dyn for<'a> Fn(&mut ToolHookOutput<'a>) + Send + Sync;
 
 /// A hook that logs `before:<label>` / `after:<label>` and optionally
@@ -912,7 +914,7 @@ async fn hooks_run_global_then_tool_on_input_and_tool_then_global_on_output() {
         .with_tool_execution_hook("echo", TestHook::new("tool2", &log).build())
         .with_execution_hook(TestHook::new("global2", &log).build());
 
-    let part = call(&registry, "echo", json!({"x": 1})).await;
+    let part = execute(&registry, "echo", json!({"x": 1})).await;
 
     assert_eq!(part.kind, ToolReturnKind::Success);
     assert_eq!(
@@ -973,7 +975,7 @@ async fn input_hooks_rewrite_arguments_and_extend_the_tool_context() {
                 .build(),
         );
 
-    let part = call(&registry, "greet", json!({"name": "original"})).await;
+    let part = execute(&registry, "greet", json!({"name": "original"})).await;
 
     assert_eq!(part.kind, ToolReturnKind::Success, "{part:?}");
     assert_eq!(
@@ -1023,12 +1025,12 @@ async fn output_hooks_can_replace_success_and_error_outcomes() {
         )
         .with_execution_hook(TestHook::new("audit", &log).build());
 
-    let part = call(&registry, "succeeds", json!({})).await;
+    let part = execute(&registry, "succeeds", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Feedback);
     assert_eq!(message(&part), "output withheld by policy");
     assert!(!part.content.to_string().contains("raw output"));
 
-    let part = call(&registry, "fails", json!({})).await;
+    let part = execute(&registry, "fails", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Success);
     assert!(!part.is_error);
     assert_eq!(part.content, json!({"recovered": true}));
@@ -1064,7 +1066,7 @@ async fn failing_input_hook_stops_the_call_and_output_hooks_still_run() {
         .with_execution_hook(TestHook::new("global2", &log).build())
         .with_tool_execution_hook("guarded", TestHook::new("tool1", &log).build());
 
-    let part = call(&registry, "guarded", json!({})).await;
+    let part = execute(&registry, "guarded", json!({})).await;
 
     assert_eq!(runs(&executions), 0, "the tool never runs");
     assert!(!entries(&log).contains(&"tool".to_string()));
@@ -1108,17 +1110,17 @@ async fn approval_outcomes_are_observable_but_not_replaceable_by_output_hooks() 
     let executions = counter();
     let registry = ToolRegistry::new()
         .with_tool(Arc::new(
-            echo("deploy", &executions).with_approval_required(true),
+            counting_echo("deploy", &executions).with_approval_required(true),
         ))
         .with_tool(Arc::new(
-            echo("launch", &executions).with_kind(ToolKind::Unapproved),
+            counting_echo("launch", &executions).with_kind(ToolKind::Unapproved),
         ))
         .with_tool_execution_hook("deploy", hijack("tool_hijack", &log))
         .with_execution_hook(hijack_with_error("global_hijack", &log));
 
     for name in ["deploy", "launch"] {
         log.lock().unwrap().clear();
-        let part = call(&registry, name, json!({"target": "prod"})).await;
+        let part = execute(&registry, name, json!({"target": "prod"})).await;
         assert_eq!(
             part.kind,
             ToolReturnKind::ApprovalRequired,
@@ -1143,7 +1145,7 @@ async fn approval_outcomes_are_observable_but_not_replaceable_by_output_hooks() 
 
     // Approved: the tool runs, and its ordinary outcome is replaceable.
     for (expected_runs, name) in [(1, "deploy"), (2, "launch")] {
-        let part = call_with(
+        let part = execute_with(
             &registry,
             ToolContext::default().with_approved(true),
             name,
@@ -1168,14 +1170,15 @@ async fn approval_outcomes_are_observable_but_not_replaceable_by_output_hooks() 
 async fn deferred_outcomes_are_observable_but_not_replaceable_by_output_hooks() {
     let log: Log = Arc::default();
     let executions = counter();
-    let workers =
-        Arc::new(DeferredToolset::new("workers").with_tool(Arc::new(echo("render", &executions))));
+    let workers = Arc::new(
+        DeferredToolset::new("workers").with_tool(Arc::new(counting_echo("render", &executions))),
+    );
     let registry = ToolRegistry::new()
         .with_toolset(&workers)
         .with_tool_execution_hook("render", hijack("tool_hijack", &log))
         .with_execution_hook(hijack_with_error("global_hijack", &log));
 
-    let part = call(&registry, "render", json!({"scene": 7})).await;
+    let part = execute(&registry, "render", json!({"scene": 7})).await;
 
     assert_eq!(part.kind, ToolReturnKind::Deferred, "{part:?}");
     assert!(!part.is_error);
@@ -1212,7 +1215,7 @@ async fn private_metadata_stays_out_of_content_and_public_metadata() {
                 .with_private_metadata("backend", json!("db-7.internal")))
         })));
 
-    let part = call(&registry, "open", json!({})).await;
+    let part = execute(&registry, "open", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Feedback);
     assert!(!part.is_error);
     assert_eq!(
@@ -1228,7 +1231,7 @@ async fn private_metadata_stays_out_of_content_and_public_metadata() {
         .unwrap()
         .contains("/srv/secret"));
 
-    let part = call(&registry, "read", json!({})).await;
+    let part = execute(&registry, "read", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Success);
     assert_eq!(part.content, json!({"text": "hello"}));
     assert_eq!(part.metadata.get("bytes"), Some(&json!(5)));
@@ -1241,7 +1244,7 @@ async fn private_metadata_stays_out_of_content_and_public_metadata() {
 
     // Private metadata does not change the error class.
     let before = runs(&executions);
-    let part = call(&registry, "crash", json!({})).await;
+    let part = execute(&registry, "crash", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
     assert_eq!(runs(&executions) - before, 4);
     assert_eq!(
@@ -1260,7 +1263,7 @@ async fn validators_run_in_order_and_normalise_arguments() {
     let executions = counter();
     let order: Log = Arc::default();
     let (first_log, second_log) = (order.clone(), order.clone());
-    let tool = echo("normalised", &executions)
+    let tool = counting_echo("normalised", &executions)
         .with_argument_validator(move |_ctx, args| {
             first_log.lock().unwrap().push("first".to_string());
             let lowered = args["name"].as_str().unwrap_or_default().to_lowercase();
@@ -1281,7 +1284,7 @@ async fn validators_run_in_order_and_normalise_arguments() {
         });
     let registry = ToolRegistry::new().with_tool(Arc::new(tool));
 
-    let part = call(&registry, "normalised", json!({"name": "ADA"})).await;
+    let part = execute(&registry, "normalised", json!({"name": "ADA"})).await;
 
     assert_eq!(part.kind, ToolReturnKind::Success, "{part:?}");
     assert_eq!(
@@ -1297,7 +1300,7 @@ async fn validator_rejection_is_invalid_arguments_and_stops_the_call() {
     let executions = counter();
     let later_validator = counter();
     let later_in_validator = later_validator.clone();
-    let tool = echo("validated", &executions)
+    let tool = counting_echo("validated", &executions)
         .with_argument_validator(|_ctx, args| {
             if args.get("allow").and_then(Value::as_bool) == Some(true) {
                 Ok(())
@@ -1314,7 +1317,7 @@ async fn validator_rejection_is_invalid_arguments_and_stops_the_call() {
         });
     let registry = ToolRegistry::new().with_tool(Arc::new(tool));
 
-    let part = call(&registry, "validated", json!({"allow": false})).await;
+    let part = execute(&registry, "validated", json!({"allow": false})).await;
 
     assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
     assert!(part.is_error);
@@ -1326,7 +1329,7 @@ async fn validator_rejection_is_invalid_arguments_and_stops_the_call() {
         "the chain stops at the rejection"
     );
 
-    let part = call(&registry, "validated", json!({"allow": true})).await;
+    let part = execute(&registry, "validated", json!({"allow": true})).await;
     assert_eq!(part.kind, ToolReturnKind::Success);
     assert_eq!(runs(&executions), 1);
     assert_eq!(runs(&later_validator), 1);
@@ -1374,16 +1377,16 @@ async fn typed_tools_run_validators_before_serde() {
     });
     let registry = ToolRegistry::new().with_tool(Arc::new(tool));
 
-    let part = call(&registry, "page", json!({"topic": "rust"})).await;
+    let part = execute(&registry, "page", json!({"topic": "rust"})).await;
     assert_eq!(part.kind, ToolReturnKind::Success, "{part:?}");
     assert_eq!(part.content, json!({"topic": "rust", "limit": 10}));
 
-    let part = call(&registry, "page", json!({"topic": "rust", "limit": "ten"})).await;
+    let part = execute(&registry, "page", json!({"topic": "rust", "limit": "ten"})).await;
     assert_eq!(part.kind, ToolReturnKind::Success, "{part:?}");
     assert_eq!(part.content, json!({"topic": "rust", "limit": 10}));
     assert_eq!(runs(&executions), 2);
 
-    let part = call(&registry, "page", json!({"topic": "forbidden"})).await;
+    let part = execute(&registry, "page", json!({"topic": "forbidden"})).await;
     assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
     assert!(message(&part).contains("topic is not allowed"), "{part:?}");
     assert_eq!(runs(&executions), 2, "a rejected call never runs");

@@ -32,14 +32,14 @@ use common::{counter, echo_tool, open_schema};
 // ---------------------------------------------------------------------------
 
 /// An echo tool described as "`<name>` tool".
-fn echo(name: &str) -> FunctionTool {
+fn named_echo(name: &str) -> FunctionTool {
     echo_tool(name, &format!("{name} tool"))
 }
 
 /// Only available when `metadata.enable_<name>` is true.
 fn gated(name: &str) -> FunctionTool {
     let key = format!("enable_{name}");
-    echo(name).with_availability(move |context| {
+    named_echo(name).with_availability(move |context| {
         context
             .metadata
             .get(&key)
@@ -67,11 +67,11 @@ async fn call_in(registry: &ToolRegistry, ctx: ToolContext, name: &str) -> ToolR
 
 fn availability_registry() -> ToolRegistry {
     ToolRegistry::new()
-        .with_tool(Arc::new(echo("always")))
+        .with_tool(Arc::new(named_echo("always")))
         .with_tool(Arc::new(gated("gated")))
         .with_tool(Arc::new(gated("beta")))
         .with_tool(Arc::new(
-            echo("private").with_prepare_definition(|_context, _definition| None),
+            named_echo("private").with_prepare_definition(|_context, _definition| None),
         ))
 }
 
@@ -155,8 +155,8 @@ fn no_event_is_published_when_nothing_is_unavailable() {
 #[test]
 fn availability_report_separates_available_unavailable_and_hidden() {
     let registry = availability_registry()
-        .with_tool(Arc::new(echo("grep").with_tags(["search"])))
-        .with_tool(Arc::new(echo("find").with_hidden_by_tag("search")));
+        .with_tool(Arc::new(named_echo("grep").with_tags(["search"])))
+        .with_tool(Arc::new(named_echo("find").with_hidden_by_tag("search")));
     let mut context = AgentContext::default();
     context
         .metadata
@@ -264,7 +264,7 @@ async fn prepare_definition_none_hides_the_tool_but_keeps_it_callable() {
 
 #[test]
 fn prepare_definition_can_change_the_description() {
-    let tool = echo("tenant_lookup").with_prepare_definition(|context, mut definition| {
+    let tool = named_echo("tenant_lookup").with_prepare_definition(|context, mut definition| {
         let tenant = context.metadata.get("tenant").and_then(Value::as_str)?;
         definition.description = Some(format!("Lookup data for tenant {tenant}"));
         Some(definition)
@@ -313,7 +313,7 @@ fn typed_status(name: &str) -> starweaver::TypedFunctionTool<StatusArgs> {
 
 #[test]
 fn strict_and_sequential_reach_definitions_and_their_json() {
-    let string = echo("string_status")
+    let string = named_echo("string_status")
         .with_strict_schema(true)
         .with_sequential(true);
     let typed = typed_status("typed_status")
@@ -334,8 +334,8 @@ fn strict_and_sequential_reach_definitions_and_their_json() {
     let json = serde_json::to_value(relaxed.definition()).unwrap();
     assert_eq!(json["strict"], json!(false));
     assert_eq!(json["sequential"], json!(false));
-    assert!(echo("plain").definition().strict.is_none());
-    assert!(echo("plain").definition().sequential.is_none());
+    assert!(named_echo("plain").definition().strict.is_none());
+    assert!(named_echo("plain").definition().sequential.is_none());
 
     let registry = ToolRegistry::new()
         .with_tool(Arc::new(string))
@@ -369,7 +369,7 @@ const ALL_KINDS: [ToolKind; 5] = [
 
 #[test]
 fn tags_hidden_by_tags_and_kinds_round_trip_on_string_and_typed_tools() {
-    let string = echo("search_files")
+    let string = named_echo("search_files")
         .with_tags(["filesystem", "search"])
         .with_hidden_by_tag("remote-search");
     let typed = typed_status("typed_search")
@@ -398,11 +398,11 @@ fn tags_hidden_by_tags_and_kinds_round_trip_on_string_and_typed_tools() {
     );
 
     assert_eq!(
-        tool_metadata_kind(&echo("plain").definition().metadata),
+        tool_metadata_kind(&named_echo("plain").definition().metadata),
         None
     );
     for kind in ALL_KINDS {
-        let string = echo("k").with_kind(kind).definition();
+        let string = named_echo("k").with_kind(kind).definition();
         let typed = typed_status("k").with_kind(kind).definition();
         assert_eq!(tool_metadata_kind(&string.metadata), Some(kind), "{kind:?}");
         assert_eq!(tool_metadata_kind(&typed.metadata), Some(kind), "{kind:?}");
@@ -416,7 +416,7 @@ fn tags_hidden_by_tags_and_kinds_round_trip_on_string_and_typed_tools() {
 
 #[test]
 fn hidden_by_tags_hides_only_when_another_exposed_tool_carries_the_tag() {
-    let local_search = || echo("local_search").with_hidden_by_tag("remote-search");
+    let local_search = || named_echo("local_search").with_hidden_by_tag("remote-search");
 
     // Another exposed tool carries the tag: hidden.
     let covered = ToolRegistry::new()
@@ -437,7 +437,9 @@ fn hidden_by_tags_hides_only_when_another_exposed_tool_carries_the_tag() {
     // No other tool carries it: shown.
     let uncovered = ToolRegistry::new()
         .with_tool(Arc::new(local_search()))
-        .with_tool(Arc::new(echo("web_fetch").with_tags(["remote-fetch"])));
+        .with_tool(Arc::new(
+            named_echo("web_fetch").with_tags(["remote-fetch"]),
+        ));
     assert_eq!(
         names(&uncovered.definitions_for_context(&context)),
         vec!["local_search", "web_fetch"]
@@ -580,7 +582,7 @@ async fn typed_tool_schemas_are_provider_friendly_and_carry_field_docs() {
 #[test]
 fn toolsets_and_registries_keep_one_instruction_per_group_first_wins() {
     let basic = StaticToolset::new("basic")
-        .with_tool(Arc::new(echo("echo")))
+        .with_tool(Arc::new(named_echo("echo")))
         .with_instruction(ToolInstruction::new("basic", "Prefer exact lookup."))
         .with_instruction(ToolInstruction::new("basic", "Second basic text."))
         .with_instruction(ToolInstruction::new("files", "Read before writing."));
@@ -595,7 +597,7 @@ fn toolsets_and_registries_keep_one_instruction_per_group_first_wins() {
     );
 
     let other = StaticToolset::new("other")
-        .with_tool(Arc::new(echo("other_echo")))
+        .with_tool(Arc::new(named_echo("other_echo")))
         .with_instruction(ToolInstruction::new("files", "Overwrite freely."))
         .with_instruction(ToolInstruction::new("shell", "Quote arguments."));
     let registry = ToolRegistry::new()
@@ -667,10 +669,13 @@ async fn a_later_registration_replaces_an_earlier_tool_of_the_same_name() {
 
 #[derive(Debug)]
 struct Db(&'static str);
+
 #[derive(Debug)]
 struct Billing(&'static str);
+
 #[derive(Debug)]
 struct Crm(&'static str);
+
 #[derive(Debug)]
 struct Ledger(&'static str);
 

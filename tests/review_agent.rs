@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use starweaver::model::{sample_value, ModelMessage, ModelResponse, ToolCallPart};
+use starweaver::model::{sample_value, ModelMessage, ModelResponse};
 use starweaver::{
     string_tool, user_input_tools, AgentBuilder, AgentHitlResults, AgentHitlUserInteraction,
     AgentRunStatus, BoxFuture, DeferredToolset, FunctionModel, Model, ModelError, TestModel,
@@ -14,14 +14,7 @@ use starweaver::{
 };
 
 mod common;
-use common::{one_question, open_schema, recording_tool, tool_returns, Log};
-
-fn calls(list: &[(&str, &str, Value)]) -> ModelResponse {
-    ModelResponse::tool_calls(
-        list.iter()
-            .map(|(id, name, args)| ToolCallPart::new(*id, *name, args.clone())),
-    )
-}
+use common::{calls, one_question, open_schema, recording_tool, tool_returns, Log};
 
 // ---------------------------------------------------------------------
 // 1. Duplicate tool-call ids: resumed results land on the wrong call.
@@ -423,6 +416,7 @@ trait SendYes {
         true
     }
 }
+
 impl<T: Send> SendYes for Probe<T> {}
 
 trait SendNo {
@@ -430,6 +424,7 @@ trait SendNo {
         false
     }
 }
+
 impl<T> SendNo for &Probe<T> {}
 
 #[tokio::test]

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use starweaver::environment::{
     glob, walk, EnvironmentProvider, GlobOptions, VirtualEnvironmentProvider, WalkOptions,
 };
@@ -17,8 +17,8 @@ use starweaver::{
 };
 
 mod common;
-use common::ambient;
 use common::environment::{call_on, TestEnvironment};
+use common::{ambient, strings};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -34,15 +34,6 @@ fn linked_tree() -> TestEnvironment {
             .with_file("main.rs", "fn main() {}\n"),
     )
     .with_dir_symlink("linked", "src")
-}
-
-fn strings(value: &Value) -> Vec<String> {
-    value
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|item| item.as_str().unwrap().to_string())
-        .collect()
 }
 
 // ---------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //! round's fixes introduced or left behind, each found and fixed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,27 +18,9 @@ use starweaver::{
 
 mod common;
 use common::{
-    ambient, call, counter, echo_tool, one_question, open_schema, recording_tool, responses_so_far,
-    tool_returns, Log,
+    ambient, assert_sample_valid, call, counter, described_echo, echo_tool, one_question,
+    open_schema, recording_tool, responses_so_far, tool_returns, CountingLifecycle, Log,
 };
-
-// ---------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------
-
-/// An echo tool described as "The `<name>` tool".
-fn echo(name: &str) -> DynTool {
-    common::echo(name, &format!("The {name} tool"))
-}
-
-fn assert_sample_valid(schema: &Value) {
-    let value = sample_value(schema);
-    let validator = jsonschema::validator_for(schema).expect("test schema compiles");
-    assert!(
-        validator.is_valid(&value),
-        "sample {value} does not match its schema {schema}"
-    );
-}
 
 // ---------------------------------------------------------------------------
 // 1. An approval leaks to a later call that reuses the approved call's id
@@ -226,7 +208,7 @@ impl Toolset for Offline {
 async fn unavailable_toolset_behind_a_proxy_is_hidden() {
     let offline = || {
         Arc::new(Offline {
-            tools: vec![echo("remote_query")],
+            tools: vec![described_echo("remote_query")],
         }) as DynToolset
     };
     // Directly registered, the toolset is hidden after enter_toolsets.
@@ -305,7 +287,7 @@ fn hidden_by_tags_cycle_is_stable_and_consistent() {
             .with_tool(tagged("c_tool", "tc", "ta"))
     };
     let alone = exposed(&cycle());
-    let with_unrelated: Vec<String> = exposed(&cycle().with_tool(echo("z_unrelated")))
+    let with_unrelated: Vec<String> = exposed(&cycle().with_tool(described_echo("z_unrelated")))
         .into_iter()
         .filter(|name| name != "z_unrelated")
         .collect();
@@ -337,10 +319,10 @@ fn hidden_by_tags_cycle_is_stable_and_consistent() {
 #[test]
 fn reinserted_toolset_refreshes_its_instructions() {
     let v1 = StaticToolset::new("docs")
-        .with_tool(echo("lookup_v1"))
+        .with_tool(described_echo("lookup_v1"))
         .with_instruction(ToolInstruction::new("docs", "Use lookup_v1."));
     let v2 = StaticToolset::new("docs")
-        .with_tool(echo("lookup_v2"))
+        .with_tool(described_echo("lookup_v2"))
         .with_instruction(ToolInstruction::new("docs", "Use lookup_v2."));
     let mut registry = ToolRegistry::new();
     registry.insert_toolset(&v1);
@@ -683,7 +665,7 @@ impl starweaver::ToolExecutionHook for StrictAuditHook {
 async fn hook_panicking_before_its_future_becomes_a_tool_return() {
     let registry = ToolRegistry::new()
         .with_execution_hook(Arc::new(StrictAuditHook))
-        .with_tool(echo("echo"));
+        .with_tool(described_echo("echo"));
     // tool-runtime.md: "execute_call never returns Err. Every outcome is a
     // ToolReturnPart"; the fix made panicking hooks execution failures.
     let handle = tokio::spawn(async move {
@@ -796,8 +778,8 @@ async fn proxied_execution_retry_metadata_counts_the_wrapped_attempts() {
 #[tokio::test]
 async fn proxy_can_call_every_tool_its_search_lists() {
     let proxy = tool_proxy_toolset(vec![
-        StaticToolset::new("tools").with_tool(echo("fetch_weather")),
-        StaticToolset::new("tools").with_tool(echo("fetch_news")),
+        StaticToolset::new("tools").with_tool(described_echo("fetch_weather")),
+        StaticToolset::new("tools").with_tool(described_echo("fetch_news")),
     ]);
     let registry = ToolRegistry::new().with_toolset(&proxy);
     let found = registry
@@ -898,44 +880,10 @@ async fn proxied_sequential_tool_makes_its_batch_sequential() {
 //     tools exposed (run options and AgentBuilder::tool_registry use it)
 // ---------------------------------------------------------------------------
 
-#[derive(Clone)]
-struct Managed {
-    tools: Vec<DynTool>,
-    enters: Arc<AtomicU32>,
-}
-
-impl Toolset for Managed {
-    fn name(&self) -> &str {
-        "mcp"
-    }
-
-    fn get_tools(&self) -> Vec<DynTool> {
-        self.tools.clone()
-    }
-
-    fn lifecycle_policy(&self) -> starweaver::ToolsetLifecyclePolicy {
-        starweaver::ToolsetLifecyclePolicy::managed()
-    }
-
-    fn enter_with_context<'a>(
-        &'a self,
-        _context: &'a mut AgentContext,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        self.enters.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Ok(()) })
-    }
-}
-
 #[tokio::test]
 async fn extended_registry_never_exposes_tools_whose_toolset_was_not_entered() {
-    let old = Managed {
-        tools: vec![echo("old_remote")],
-        enters: Arc::default(),
-    };
-    let new = Managed {
-        tools: vec![echo("new_remote")],
-        enters: Arc::default(),
-    };
+    let old = CountingLifecycle::new("mcp", vec![described_echo("old_remote")]);
+    let new = CountingLifecycle::new("mcp", vec![described_echo("new_remote")]);
     let mut registry = ToolRegistry::new().with_toolset(&old);
     registry.extend(&ToolRegistry::new().with_toolset(&new));
     let mut context = AgentContext::default();

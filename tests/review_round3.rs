@@ -14,13 +14,15 @@ use starweaver::model::{
 use starweaver::{
     normalize_clarifying_question_answers, string_tool, user_input_tools, AgentBuilder, AgentError,
     AgentHitlUserInteraction, AgentRunOptions, AgentSession, AgentSessionState, AgentStreamEvent,
-    AgentStreamRecord, BoxFuture, ClarifyingQuestion, DynTool, DynToolset, FunctionModel, Model,
-    ModelError, TestModel, ToolContext, ToolResult, Toolset, ToolsetLifecyclePolicy,
+    AgentStreamRecord, BoxFuture, ClarifyingQuestion, DynToolset, FunctionModel, Model, ModelError,
+    TestModel, ToolContext, ToolResult,
 };
 use tokio_util::sync::CancellationToken;
 
 mod common;
-use common::{call, call_response, echo, echo_tool, one_question, open_schema};
+use common::{
+    call, call_response, echo, echo_deploy_agent, one_question, open_schema, CountingLifecycle,
+};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -72,33 +74,6 @@ fn two_questions() -> Vec<ClarifyingQuestion> {
         }
     ]))
     .unwrap()
-}
-
-/// An agent whose `deploy` tool needs approval.
-fn deploy_agent(model: Arc<dyn Model>) -> starweaver::Agent {
-    AgentBuilder::new(model)
-        .tool(Arc::new(
-            echo_tool("deploy", "Deploy the service").with_approval_required(true),
-        ))
-        .build()
-}
-
-/// A toolset with managed lifecycle (enter before prepare, exit after
-/// the run).
-struct Managed;
-
-impl Toolset for Managed {
-    fn name(&self) -> &str {
-        "managed"
-    }
-
-    fn get_tools(&self) -> Vec<DynTool> {
-        vec![echo("managed_echo", "Echo")]
-    }
-
-    fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {
-        ToolsetLifecyclePolicy::managed()
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -254,7 +229,7 @@ async fn tool_return_records_are_delivered_as_calls_finish() {
         .run_with_events("go", AgentRunOptions::new(), &mut sink)
         .await
         .unwrap();
-    let slow_return = common::tool_returns(&result.messages)
+    let slow_return = crate::common::tool_returns(&result.messages)
         .into_iter()
         .find(|part| part.tool_name == "slow")
         .unwrap();
@@ -275,7 +250,10 @@ async fn tool_return_records_are_delivered_as_calls_finish() {
 #[tokio::test]
 async fn run_completed_is_the_last_record() {
     let model = Arc::new(TestModel::with_text("done"));
-    let toolset: DynToolset = Arc::new(Managed);
+    let toolset: DynToolset = Arc::new(CountingLifecycle::new(
+        "managed",
+        vec![echo("managed_echo", "Echo")],
+    ));
     let agent = AgentBuilder::new(model).toolset(&toolset).build();
     let stream = agent.run_stream("go").await.unwrap();
     let kinds: Vec<String> = stream
@@ -396,7 +374,7 @@ async fn approving_clarifying_questions_without_answers_keeps_waiting() {
         Err(AgentError::InvalidHitlInput { .. }) => assert!(session.is_waiting()),
         other => panic!(
             "expected InvalidHitlInput, got {:?}",
-            other.map(|result| common::tool_returns(&result.messages))
+            other.map(|result| crate::common::tool_returns(&result.messages))
         ),
     }
     assert_eq!(model.requests().len(), 1, "the model was asked again");
@@ -412,7 +390,7 @@ async fn resume_of_a_tool_the_restored_agent_lacks_names_the_missing_tool() {
         call_response("d1", "deploy", json!({"service": "web"})),
         ModelResponse::text("deployed"),
     ]));
-    let mut session = deploy_agent(model.clone()).session();
+    let mut session = echo_deploy_agent(model.clone()).session();
     session.run("deploy").await.unwrap();
     let json = session.export_state().to_json().unwrap();
     // The new process builds the agent without `deploy`.
@@ -439,7 +417,7 @@ async fn resume_of_a_tool_the_restored_agent_lacks_names_the_missing_tool() {
     assert!(
         outcome.is_err(),
         "the approved `deploy` was dropped and the run completed: {:?}",
-        outcome.map(|result| common::tool_returns(&result.messages))
+        outcome.map(|result| crate::common::tool_returns(&result.messages))
     );
 }
 
@@ -495,7 +473,7 @@ async fn restored_state_with_extreme_counters_does_not_panic() {
         call_response("d1", "deploy", json!({})),
         ModelResponse::text("deployed"),
     ]));
-    let agent = deploy_agent(model);
+    let agent = echo_deploy_agent(model);
     let mut session = agent.session();
     session.run("deploy").await.unwrap();
     let mut state: Value =

@@ -11,15 +11,16 @@ use serde_json::{json, Value};
 use starweaver::model::{ModelMessage, ModelResponse, ToolReturnKind};
 use starweaver::{
     string_tool, tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentContext,
-    AgentContextHandle, AgentHitlUserInteraction, AgentStreamEvent, AgentStreamRecord, BoxFuture,
-    DynTool, DynToolset, FunctionModel, PrefixedToolset, StaticToolset, ToolContext,
+    AgentContextHandle, AgentHitlUserInteraction, AgentStreamRecord, BoxFuture, DynTool,
+    DynToolset, FunctionModel, PrefixedToolset, StaticToolset, ToolContext,
     ToolDependencyRequirements, ToolError, ToolExecutionHook, ToolHookInput, ToolKind,
     ToolRegistry, ToolResult, Toolset, ToolsetLifecyclePolicy,
 };
 
 mod common;
 use common::{
-    ambient, call, counter, echo, echo_tool, open_schema, responses_so_far, CountingLifecycle,
+    ambient, call, counter, echo, echo_tool, open_schema, record_label, responses_so_far,
+    CountingLifecycle,
 };
 
 // ---------------------------------------------------------------------------
@@ -53,26 +54,6 @@ impl ToolExecutionHook for CountingHook {
     ) -> BoxFuture<'a, Result<(), ToolError>> {
         self.0.fetch_add(1, Ordering::SeqCst);
         Box::pin(async { Ok(()) })
-    }
-}
-
-/// A short label for a run record.
-fn label(record: &AgentStreamRecord) -> String {
-    match &record.event {
-        AgentStreamEvent::ToolReturn { part } => format!("return:{}", part.tool_name),
-        AgentStreamEvent::Custom { event } => format!(
-            "event:{}:{}",
-            event.kind,
-            event.payload["tool"].as_str().unwrap_or_default()
-        ),
-        AgentStreamEvent::ToolBatch { mode, reason, .. } => {
-            format!("batch:{mode}:{}", reason.as_deref().unwrap_or("-"))
-        }
-        other => format!("{other:?}")
-            .split([' ', '{'])
-            .next()
-            .unwrap()
-            .to_string(),
     }
 }
 
@@ -127,7 +108,7 @@ async fn resumed_call_events_are_reported_with_their_return() {
     let labels: Arc<Mutex<Vec<String>>> = Arc::default();
     let sink_labels = labels.clone();
     let mut sink = move |record: &AgentStreamRecord| {
-        sink_labels.lock().unwrap().push(label(record));
+        sink_labels.lock().unwrap().push(record_label(record));
     };
     session
         .resume_with_events(
@@ -140,7 +121,12 @@ async fn resumed_call_events_are_reported_with_their_return() {
         .await
         .unwrap();
     let labels = labels.lock().unwrap().clone();
-    let position = |wanted: &str| labels.iter().position(|label| label == wanted).unwrap();
+    let position = |wanted: &str| {
+        labels
+            .iter()
+            .position(|record_label| record_label == wanted)
+            .unwrap()
+    };
     // docs/agent-runtime.md, Streams: "a tool's return (and the context
     // events it published) is reported when that call finishes, not when
     // its batch does."
@@ -179,8 +165,8 @@ async fn batch_with_call_tool_is_scheduled_as_documented() {
     let batch = stream
         .events()
         .iter()
-        .map(label)
-        .find(|label| label.starts_with("batch:"))
+        .map(record_label)
+        .find(|record_label| record_label.starts_with("batch:"))
         .unwrap();
     // docs/agent-runtime.md, Scheduling: a batch with the proxy's
     // `call_tool` runs sequentially, for the documented reason
@@ -355,7 +341,7 @@ async fn test_model_honours_the_formats_of_std_types() {
         .tool(Arc::new(ping))
         .build();
     let result = agent.run("go").await.unwrap();
-    let returns = common::tool_returns(&result.messages);
+    let returns = crate::common::tool_returns(&result.messages);
     // docs/agent-runtime.md, The `test` model: arguments "generated from
     // the tool's JSON Schema (required properties only, honouring `enum`,
     // `const`, `default`, lengths, bounds, formats, ...)".

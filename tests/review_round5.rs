@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use starweaver::environment::{
     glob, grep, walk, EnvironmentProvider, GlobOptions, GrepOptions, VirtualEnvironmentProvider,
     WalkOptions,
@@ -19,22 +19,11 @@ use starweaver::{SkillRegistry, ToolReturnKind};
 
 mod common;
 use common::environment::{call_on, TestEnvironment};
+use common::{strings, Rng};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-fn strings(value: &Value) -> Vec<String> {
-    value
-        .as_array()
-        .map(|items| {
-            items
-                .iter()
-                .map(|item| item.as_str().unwrap_or_default().to_string())
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 /// A provider where the directory `private/` cannot be listed
 /// (permission denied), as on disk.
@@ -57,28 +46,6 @@ async fn activate(frontmatter: &str) -> Result<starweaver::ActiveSkill, String> 
     SkillRegistry::activate(provider, "skills/a/SKILL.md")
         .await
         .map_err(|error| error.to_string())
-}
-
-/// A small deterministic generator for the fuzz tests.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        usize::try_from(self.next() % u64::try_from(bound).unwrap()).unwrap()
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
 }
 
 // ---------------------------------------------------------------------------

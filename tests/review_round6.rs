@@ -14,26 +14,20 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
-use starweaver::model::{ModelMessage, ModelResponse, ToolCallPart, ToolReturnKind};
+use starweaver::model::ToolReturnKind;
 use starweaver::{
     filesystem_tools, tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentError,
-    AgentHitlUserInteraction, AgentRunOptions, AgentSession, AgentSessionState, AgentStreamEvent,
-    ApprovalRequiredToolset, BoxFuture, DeferredToolset, DynTool, DynToolset, FunctionModel,
-    PrefixedToolset, StaticToolset, ToolContext, ToolError, ToolResult,
+    AgentHitlUserInteraction, AgentRunOptions, AgentSession, AgentStreamEvent, BoxFuture,
+    DeferredToolset, DynTool, PrefixedToolset, StaticToolset, ToolContext, ToolError, ToolResult,
 };
 
 mod common;
-use common::environment::TestEnvironment;
-use common::{responses_so_far, tool_returns};
+use common::environment::{gated_writes, notes, text_of, TestEnvironment};
+use common::{batch_model, call, proxied, round_trip, tool_returns};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// A provider holding `notes.txt` ("one\n").
-fn notes() -> Arc<VirtualEnvironmentProvider> {
-    Arc::new(VirtualEnvironmentProvider::new("ws").with_file("notes.txt", "one\n"))
-}
 
 /// The bundle's tool `name`.
 fn bundle_tool(name: &str) -> DynTool {
@@ -44,46 +38,6 @@ fn bundle_tool(name: &str) -> DynTool {
         .unwrap()
 }
 
-/// The filesystem bundle with `write_file` and `edit_file` gated.
-fn gated_filesystem() -> DynToolset {
-    Arc::new(
-        ApprovalRequiredToolset::new(filesystem_tools()).with_tools(["write_file", "edit_file"]),
-    )
-}
-
-/// A model that sends `batches` one response each, then answers "done".
-fn scripted(batches: Vec<Vec<ToolCallPart>>) -> Arc<FunctionModel> {
-    Arc::new(FunctionModel::new(move |messages: &[ModelMessage], _| {
-        let step = responses_so_far(messages);
-        Ok(match batches.get(step) {
-            Some(calls) => ModelResponse::tool_calls(calls.clone()),
-            None => ModelResponse::text("done"),
-        })
-    }))
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> ToolCallPart {
-    ToolCallPart::new(id, name, arguments)
-}
-
-fn proxied(id: &str, name: &str, arguments: Value) -> ToolCallPart {
-    call(
-        id,
-        "call_tool",
-        json!({"name": name, "arguments": arguments}),
-    )
-}
-
-async fn text_of(provider: &Arc<VirtualEnvironmentProvider>, path: &str) -> String {
-    provider.read_text(path).await.unwrap()
-}
-
-/// Exports a session to JSON and restores it on `agent`.
-fn round_trip(session: &AgentSession, agent: starweaver::Agent) -> AgentSession {
-    let json = session.export_state().to_json().unwrap();
-    AgentSession::restore(agent, AgentSessionState::from_json(&json).unwrap())
-}
-
 // ---------------------------------------------------------------------------
 // Proxies, prefixes, search and deferral over the filesystem bundle
 // ---------------------------------------------------------------------------
@@ -91,7 +45,7 @@ fn round_trip(session: &AgentSession, agent: starweaver::Agent) -> AgentSession 
 #[tokio::test]
 async fn two_writes_of_one_file_through_the_proxy_do_not_deadlock() {
     let provider = notes();
-    let model = scripted(vec![vec![
+    let model = batch_model(vec![vec![
         proxied(
             "w1",
             "write_file",
@@ -128,7 +82,7 @@ async fn two_writes_of_one_file_through_the_proxy_do_not_deadlock() {
 #[tokio::test]
 async fn a_gated_write_behind_the_proxy_resumes_after_export_and_restore() {
     let provider = notes();
-    let model = scripted(vec![vec![
+    let model = batch_model(vec![vec![
         proxied("r1", "read_file", json!({"path": "notes.txt"})),
         proxied(
             "w1",
@@ -138,7 +92,7 @@ async fn a_gated_write_behind_the_proxy_resumes_after_export_and_restore() {
     ]]);
     let build = || {
         AgentBuilder::new(model.clone())
-            .toolset(&tool_proxy_toolset(vec![gated_filesystem()]))
+            .toolset(&tool_proxy_toolset(vec![gated_writes()]))
             .build()
     };
     let mut session = AgentSession::new(build()).with_environment(provider.clone());
@@ -164,7 +118,7 @@ async fn a_gated_write_behind_the_proxy_resumes_after_export_and_restore() {
 #[tokio::test]
 async fn a_gated_prefixed_edit_is_denied_then_approved_across_a_restore() {
     let provider = notes();
-    let model = scripted(vec![
+    let model = batch_model(vec![
         vec![call(
             "e1",
             "fs_edit_file",
@@ -178,7 +132,7 @@ async fn a_gated_prefixed_edit_is_denied_then_approved_across_a_restore() {
     ]);
     let build = || {
         AgentBuilder::new(model.clone())
-            .toolset(&PrefixedToolset::new("fs", gated_filesystem()))
+            .toolset(&PrefixedToolset::new("fs", gated_writes()))
             .build()
     };
     let mut session = AgentSession::new(build()).with_environment(provider.clone());
@@ -201,7 +155,7 @@ async fn a_gated_prefixed_edit_is_denied_then_approved_across_a_restore() {
 #[tokio::test]
 async fn filesystem_tools_loaded_by_tool_search_act_on_the_session_environment() {
     let provider = notes();
-    let model = scripted(vec![
+    let model = batch_model(vec![
         vec![call("s1", "tool_search", json!({"query": "write file"}))],
         vec![call(
             "w1",
@@ -222,7 +176,7 @@ async fn filesystem_tools_loaded_by_tool_search_act_on_the_session_environment()
 #[tokio::test]
 async fn a_deferred_write_returns_the_worker_result_and_touches_nothing() {
     let provider = notes();
-    let model = scripted(vec![vec![
+    let model = batch_model(vec![vec![
         call("r1", "read_file", json!({"path": "notes.txt"})),
         call(
             "w1",
@@ -258,7 +212,7 @@ async fn a_deferred_write_returns_the_worker_result_and_touches_nothing() {
 #[tokio::test]
 async fn run_scoped_filesystem_tools_see_the_environment_and_stay_ordered() {
     let provider = notes();
-    let model = scripted(vec![vec![
+    let model = batch_model(vec![vec![
         call("r0", "read_file", json!({"path": "notes.txt"})),
         call(
             "w1",
@@ -317,13 +271,13 @@ async fn skills_scanned_is_published_once_for_a_run_that_waits_and_resumes() {
     )
     .await
     .unwrap();
-    let model = scripted(vec![vec![call(
+    let model = batch_model(vec![vec![call(
         "w1",
         "write_file",
         json!({"path": "notes.txt", "content": "two\n"}),
     )]]);
     let agent = AgentBuilder::new(model)
-        .toolset(&gated_filesystem())
+        .toolset(&gated_writes())
         .toolset(&starweaver::skill_tools(report.registry().packages()))
         .skills_report(report)
         .build();
@@ -386,7 +340,7 @@ async fn cancelling_a_run_stops_a_long_grep() {
             trigger.cancel();
         }
     }));
-    let model = scripted(vec![vec![call("g1", "grep", json!({"pattern": "needle"}))]]);
+    let model = batch_model(vec![vec![call("g1", "grep", json!({"pattern": "needle"}))]]);
     let agent = AgentBuilder::new(model)
         .toolset(&filesystem_tools())
         .build();
@@ -464,7 +418,7 @@ async fn hook_metadata_and_approvals_stay_with_their_own_call() {
             .with_approval_required(name == "gated"),
         )
     };
-    let model = scripted(vec![vec![
+    let model = batch_model(vec![vec![
         call("t1", "tag_me", json!({})),
         call("p1", "plain", json!({})),
         call("g1", "gated", json!({})),
@@ -509,7 +463,7 @@ async fn hook_metadata_and_approvals_stay_with_their_own_call() {
 #[tokio::test]
 async fn a_gated_write_loaded_by_tool_search_resumes_after_a_restore() {
     let provider = notes();
-    let model = scripted(vec![
+    let model = batch_model(vec![
         vec![call("s1", "tool_search", json!({"query": "write file"}))],
         vec![
             call(
@@ -522,7 +476,7 @@ async fn a_gated_write_loaded_by_tool_search_resumes_after_a_restore() {
     ]);
     let build = || {
         AgentBuilder::new(model.clone())
-            .toolset(&tool_search_toolset(vec![gated_filesystem()]))
+            .toolset(&tool_search_toolset(vec![gated_writes()]))
             .build()
     };
     let mut session = AgentSession::new(build()).with_environment(provider.clone());
@@ -545,7 +499,7 @@ async fn a_gated_write_loaded_by_tool_search_resumes_after_a_restore() {
 #[tokio::test]
 async fn prefixed_and_run_scoped_gated_writes_resume_in_process() {
     let provider = notes();
-    let model = scripted(vec![vec![
+    let model = batch_model(vec![vec![
         call(
             "w1",
             "fs_write_file",
@@ -560,7 +514,7 @@ async fn prefixed_and_run_scoped_gated_writes_resume_in_process() {
     let waiting = session
         .run_with_events(
             "go",
-            AgentRunOptions::new().toolset(&PrefixedToolset::new("fs", gated_filesystem())),
+            AgentRunOptions::new().toolset(&PrefixedToolset::new("fs", gated_writes())),
             &mut move |record| sink.lock().unwrap().push(record.event.clone()),
         )
         .await
@@ -587,7 +541,7 @@ async fn prefixed_and_run_scoped_gated_writes_resume_in_process() {
 #[tokio::test]
 async fn a_deferred_write_behind_the_proxy_and_a_duplicate_run_toolset() {
     let provider = notes();
-    let model = scripted(vec![vec![
+    let model = batch_model(vec![vec![
         proxied(
             "w1",
             "write_file",

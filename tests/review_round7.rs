@@ -6,49 +6,13 @@
 //! through the public search API, as a crash).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::sync::Arc;
-
-use serde_json::{json, Value};
+use serde_json::json;
 use starweaver::{
-    tool_proxy_toolset, tool_search_toolset, AgentContext, DynTool, DynToolset, StaticToolset,
-    ToolRegistry, ToolReturnKind,
+    tool_proxy_toolset, tool_search_toolset, AgentContext, ToolRegistry, ToolReturnKind,
 };
 
 mod common;
-use common::{ambient, call, echo, echo_tool};
-
-// ---------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------
-
-/// A record lookup whose availability callback panics.
-fn flaky() -> DynTool {
-    Arc::new(
-        echo_tool("flaky_lookup", "Looks up customer records")
-            .with_availability(|_context| panic!("availability check exploded")),
-    )
-}
-
-/// A toolset with the flaky lookup and a well-behaved one.
-fn records() -> DynToolset {
-    Arc::new(
-        StaticToolset::new("records")
-            .with_tool(flaky())
-            .with_tool(echo("steady_lookup", "Looks up customer records")),
-    )
-}
-
-fn names(values: &Value, key: &str) -> Vec<String> {
-    values
-        .as_array()
-        .unwrap_or_else(|| panic!("no array in {values}"))
-        .iter()
-        .map(|value| match key {
-            "" => value.as_str().unwrap().to_string(),
-            key => value[key].as_str().unwrap().to_string(),
-        })
-        .collect()
-}
+use common::{ambient, call, json_names, records_toolset};
 
 // ---------------------------------------------------------------------------
 // The registry's rule: a panicking availability check means "unavailable"
@@ -56,7 +20,7 @@ fn names(values: &Value, key: &str) -> Vec<String> {
 
 #[test]
 fn registry_hides_a_tool_whose_availability_check_panics() {
-    let registry = ToolRegistry::new().with_toolset(&records());
+    let registry = ToolRegistry::new().with_toolset(&records_toolset());
     let report = registry.availability_report(&AgentContext::default());
     assert_eq!(report.available, vec!["steady_lookup"]);
     assert_eq!(report.unavailable, vec!["flaky_lookup"]);
@@ -68,7 +32,7 @@ fn registry_hides_a_tool_whose_availability_check_panics() {
 
 #[tokio::test]
 async fn proxy_search_hides_a_tool_whose_availability_check_panics() {
-    let registry = ToolRegistry::new().with_toolset(&tool_proxy_toolset(vec![records()]));
+    let registry = ToolRegistry::new().with_toolset(&tool_proxy_toolset(vec![records_toolset()]));
     let part = registry
         .execute_call(
             ambient(AgentContext::default()),
@@ -85,12 +49,15 @@ async fn proxy_search_hides_a_tool_whose_availability_check_panics() {
         "search_tools failed: {}",
         part.content
     );
-    assert_eq!(names(&part.content["tools"], "name"), vec!["steady_lookup"]);
+    assert_eq!(
+        json_names(&part.content["tools"], "name"),
+        vec!["steady_lookup"]
+    );
 }
 
 #[tokio::test]
 async fn tool_search_hides_a_tool_whose_availability_check_panics() {
-    let registry = ToolRegistry::new().with_toolset(&tool_search_toolset(vec![records()]));
+    let registry = ToolRegistry::new().with_toolset(&tool_search_toolset(vec![records_toolset()]));
     let part = registry
         .execute_call(
             ambient(AgentContext::default()),
@@ -108,14 +75,14 @@ async fn tool_search_hides_a_tool_whose_availability_check_panics() {
         part.content
     );
     assert_eq!(
-        names(&part.content["loaded_tools"], ""),
+        json_names(&part.content["loaded_tools"], ""),
         vec!["steady_lookup"]
     );
 }
 
 #[test]
 fn search_api_and_report_treat_a_panicking_availability_check_as_unavailable() {
-    let search = tool_search_toolset(vec![records()]);
+    let search = tool_search_toolset(vec![records_toolset()]);
     let context = AgentContext::default();
     assert_eq!(
         search

@@ -18,11 +18,10 @@ use starweaver::{
 };
 
 mod common;
-use common::{ambient, call, counter, echo, open_schema, responses_so_far, CountingLifecycle};
-
-// ---------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------
+use common::{
+    ambient, call, counter, echo, open_schema, responses_so_far, CountingLifecycle, EchoArgs,
+    NamedDb,
+};
 
 // ---------------------------------------------------------------------------
 // 1. Tool search: ties are not broken by name (name_rank is never built)
@@ -162,12 +161,6 @@ async fn proxy_wrapped_tool_timeout_wins_over_registry_default() {
 // ---------------------------------------------------------------------------
 // 5. PrefixedToolset: errors name the unprefixed tool
 // ---------------------------------------------------------------------------
-
-#[derive(Debug, Deserialize, JsonSchema)]
-struct EchoArgs {
-    /// Text.
-    value: String,
-}
 
 #[tokio::test]
 async fn prefixed_tool_errors_name_the_called_tool() {
@@ -450,9 +443,6 @@ async fn proxy_search_respects_prepare_definition() {
 // 13. Strict tools keep ungranted base dependencies
 // ---------------------------------------------------------------------------
 
-#[derive(Debug)]
-struct Db;
-
 #[tokio::test]
 async fn strict_tool_gets_no_ungranted_capability() {
     let tool = string_tool(
@@ -461,14 +451,14 @@ async fn strict_tool_gets_no_ungranted_capability() {
         open_schema(),
         |ctx: ToolContext, _args: Value| async move {
             Ok(ToolResult::new(json!({
-                "named_db": ctx.named_dependency::<Db>("db").is_some(),
+                "named_db": ctx.named_dependency::<NamedDb>("db").is_some(),
             })))
         },
     )
     .with_dependencies(ToolDependencyRequirements::strict(Vec::<String>::new()));
     let registry = ToolRegistry::new().with_tool(Arc::new(tool));
     let mut base = Dependencies::new();
-    base.insert_named("db", Db);
+    base.insert_named("db", NamedDb);
     let ctx = ambient(AgentContext::default()).with_dependencies(base);
     let part = registry
         .execute_call(ctx, &call("c", "least_authority", json!({})))
@@ -591,7 +581,7 @@ async fn filtered_tool_never_receives_broad_handle() {
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
-async fn preprocessor_sees_the_call_id() {
+async fn preprocessor_sees_the_call_id_before_its_future_starts() {
     use starweaver::model::ModelResponse;
     use starweaver::{AgentHitlUserInteraction, TestModel, ToolUserInputPreprocessResult};
 
@@ -657,7 +647,7 @@ async fn cancelled_run_keeps_the_host_context() {
     let agent = AgentBuilder::new(model).tool(slow).build();
     let mut context = AgentContext::default();
     context.notes.set("customer", "acme");
-    context.insert_named_dependency("db", Db);
+    context.insert_named_dependency("db", NamedDb);
     let outcome = tokio::time::timeout(
         Duration::from_millis(50),
         agent.run_with_context("go", &mut context),

@@ -68,13 +68,13 @@ fn kinds(report: &starweaver::SkillScanReport) -> Vec<SkillScanDiagnosticKind> {
 }
 
 /// Every string anywhere in a JSON value.
-fn strings(value: &Value) -> Vec<String> {
+fn all_strings(value: &Value) -> Vec<String> {
     match value {
         Value::String(text) => vec![text.clone()],
-        Value::Array(items) => items.iter().flat_map(strings).collect(),
+        Value::Array(items) => items.iter().flat_map(all_strings).collect(),
         Value::Object(map) => map
             .iter()
-            .flat_map(|(key, value)| std::iter::once(key.clone()).chain(strings(value)))
+            .flat_map(|(key, value)| std::iter::once(key.clone()).chain(all_strings(value)))
             .collect(),
         _ => Vec::new(),
     }
@@ -862,7 +862,7 @@ async fn activation_event_carries_no_body() {
     assert_eq!(payload["has_body"], true);
     assert_eq!(payload["body_chars"], body.chars().count());
     assert!(
-        strings(payload)
+        all_strings(payload)
             .iter()
             .all(|text| !text.contains("SECRET-BODY-MARKER")),
         "{payload}"
@@ -1068,7 +1068,9 @@ async fn reload_event_has_no_bodies_and_is_published_without_changes() {
         .unwrap()
         .payload;
     assert!(
-        strings(payload).iter().all(|text| !text.contains("BODY-")),
+        all_strings(payload)
+            .iter()
+            .all(|text| !text.contains("BODY-")),
         "{payload}"
     );
     assert_eq!(payload["modified"], serde_json::json!(["research"]));
@@ -1352,7 +1354,9 @@ async fn skills_report_becomes_a_custom_stream_record() {
     // Scan order: `skills/broken` comes before `skills/research`.
     assert_eq!(diagnostic_kinds, ["malformed", "duplicate_overridden"]);
     assert!(
-        strings(payload).iter().all(|text| !text.contains("BODY-")),
+        all_strings(payload)
+            .iter()
+            .all(|text| !text.contains("BODY-")),
         "{payload}"
     );
 }

@@ -12,46 +12,27 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use starweaver::{
     string_tool, tool_metadata_kind, tool_proxy_toolset, tool_search_toolset, typed_tool,
-    AgentContext, AgentContextHandle, BoxFuture, DeferredToolset, DynTool, DynToolset,
-    PrefixedToolset, StaticToolset, ToolContext, ToolError, ToolInstruction, ToolKind,
-    ToolRegistry, ToolResult, ToolReturnKind, ToolReturnPart, ToolSearchRefreshBinding,
-    ToolSearchRefreshReason, ToolSearchToolset, Toolset, ToolsetLifecyclePolicy,
-    ToolsetLifecycleStatus, DEFAULT_MAX_RETRIES, DEFERRED_CALL_METADATA_KEY,
-    TOOLSET_CLOSED_EVENT_KIND, TOOLSET_FAILED_EVENT_KIND, TOOLSET_INITIALIZED_EVENT_KIND,
-    TOOLSET_UNAVAILABLE_EVENT_KIND, TOOL_KIND_METADATA_KEY, TOOL_SEARCH_FAILED_EVENT_KIND,
-    TOOL_SEARCH_INITIALIZED_EVENT_KIND, TOOL_SEARCH_INVALIDATED_EVENT_KIND,
-    TOOL_SEARCH_LOADED_EVENT_KIND, TOOL_SEARCH_NO_MATCH_EVENT_KIND,
-    TOOL_SEARCH_REFRESHED_EVENT_KIND,
+    AgentContext, BoxFuture, DeferredToolset, DynTool, DynToolset, PrefixedToolset, StaticToolset,
+    ToolContext, ToolError, ToolInstruction, ToolKind, ToolRegistry, ToolResult, ToolReturnKind,
+    ToolSearchRefreshBinding, ToolSearchRefreshReason, ToolSearchToolset, Toolset,
+    ToolsetLifecyclePolicy, ToolsetLifecycleStatus, DEFAULT_MAX_RETRIES,
+    DEFERRED_CALL_METADATA_KEY, TOOLSET_CLOSED_EVENT_KIND, TOOLSET_FAILED_EVENT_KIND,
+    TOOLSET_INITIALIZED_EVENT_KIND, TOOLSET_UNAVAILABLE_EVENT_KIND, TOOL_KIND_METADATA_KEY,
+    TOOL_SEARCH_FAILED_EVENT_KIND, TOOL_SEARCH_INITIALIZED_EVENT_KIND,
+    TOOL_SEARCH_INVALIDATED_EVENT_KIND, TOOL_SEARCH_LOADED_EVENT_KIND,
+    TOOL_SEARCH_NO_MATCH_EVENT_KIND, TOOL_SEARCH_REFRESHED_EVENT_KIND,
 };
 
 mod common;
-use common::{call, counter, echo, echo_tool, open_schema};
+use common::toolsets::{
+    ambient_handle, assert_kind, failing_tool, names_for, never_available, payloads, set_of,
+    tagged_echo, value_schema,
+};
+use common::{call, counter, echo, echo_tool, open_schema, strings};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-fn value_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {"value": {"type": "string"}},
-        "required": ["value"]
-    })
-}
-
-/// A string tool that requires `{"value": string}` and echoes it with a tag.
-fn tagged_echo(name: &str, description: &str, tag: &'static str) -> DynTool {
-    Arc::new(string_tool(
-        name,
-        Some(description.to_string()),
-        value_schema(),
-        move |_ctx: ToolContext, args: Value| async move {
-            Ok(ToolResult::new(
-                json!({"from": tag, "value": args["value"]}),
-            ))
-        },
-    ))
-}
 
 /// A tool that counts its runs.
 fn counting_tool(name: &str, counter: Arc<AtomicU32>) -> DynTool {
@@ -69,22 +50,6 @@ fn counting_tool(name: &str, counter: Arc<AtomicU32>) -> DynTool {
     ))
 }
 
-/// A tool that always fails with an unexpected execution error.
-fn failing_tool(name: &str, runs: Arc<AtomicU32>) -> DynTool {
-    Arc::new(string_tool(
-        name,
-        Some("Always fails unexpectedly".to_string()),
-        open_schema(),
-        move |_ctx: ToolContext, _args: Value| {
-            let runs = runs.clone();
-            async move {
-                runs.fetch_add(1, Ordering::SeqCst);
-                Err(ToolError::execution("backend exploded"))
-            }
-        },
-    ))
-}
-
 /// A tool visible only when `context.metadata[key] == true`.
 fn gated(name: &str, description: &str, key: &'static str) -> DynTool {
     Arc::new(
@@ -96,50 +61,6 @@ fn gated(name: &str, description: &str, key: &'static str) -> DynTool {
                 .unwrap_or(false)
         }),
     )
-}
-
-/// A tool that is never available.
-fn never_available(name: &str, description: &str) -> DynTool {
-    Arc::new(echo_tool(name, description).with_availability(|_context| false))
-}
-
-fn ambient(context: AgentContext) -> (AgentContextHandle, ToolContext) {
-    let handle = AgentContextHandle::new(context);
-    let ctx = ToolContext::default().with_agent_context(handle.clone());
-    (handle, ctx)
-}
-
-fn names_for(registry: &ToolRegistry, context: &AgentContext) -> Vec<String> {
-    registry
-        .definitions_for_context(context)
-        .into_iter()
-        .map(|definition| definition.name)
-        .collect()
-}
-
-fn payloads(context: &AgentContext, kind: &str) -> Vec<Value> {
-    context
-        .events
-        .of_kind(kind)
-        .map(|event| event.payload.clone())
-        .collect()
-}
-
-fn strings(value: &Value) -> Vec<String> {
-    value
-        .as_array()
-        .unwrap_or_else(|| panic!("expected an array, got {value}"))
-        .iter()
-        .map(|item| item.as_str().expect("string item").to_string())
-        .collect()
-}
-
-fn set_of(items: &[&str]) -> std::collections::BTreeSet<String> {
-    items.iter().map(|item| (*item).to_string()).collect()
-}
-
-fn assert_kind(part: &ToolReturnPart, kind: ToolReturnKind) {
-    assert_eq!(part.kind, kind, "unexpected return: {part:#?}");
 }
 
 // ---------------------------------------------------------------------------
@@ -778,7 +699,7 @@ async fn proxy_search_hides_unavailable_inner_tools_with_ambient_context() {
         json!({"query": "secret vault documentation"}),
     );
 
-    let (_handle, ctx) = ambient(AgentContext::default());
+    let (_handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry.execute_call(ctx.clone(), &query).await;
     assert_kind(&part, ToolReturnKind::Success);
     let found: Vec<&str> = part.content["tools"]
@@ -862,7 +783,7 @@ async fn tool_search_initially_exposes_only_tool_search() {
 #[tokio::test]
 async fn tool_search_loads_matches_into_context_and_publishes_event() {
     let (_search, registry) = search_registry();
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(ctx, &call("s1", "tool_search", json!({"query": "invoice"})))
         .await;
@@ -891,7 +812,7 @@ async fn tool_search_loads_matches_into_context_and_publishes_event() {
     );
 
     // The loaded tool can now be called directly in the ambient context.
-    let (_handle, ctx) = ambient(context);
+    let (_handle, ctx) = ambient_handle(context);
     let part = registry
         .execute_call(
             ctx,
@@ -915,7 +836,7 @@ async fn tool_search_namespace_query_loads_whole_namespace() {
         .with_max_results(1),
     );
     let registry = ToolRegistry::new().with_toolset(&search);
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(ctx, &call("s1", "tool_search", json!({"query": "docs_ns"})))
         .await;
@@ -935,7 +856,7 @@ async fn tool_search_namespace_query_loads_whole_namespace() {
     );
 
     // A toolset without an id is its own namespace (by name).
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(ctx, &call("s2", "tool_search", json!({"query": "misc"})))
         .await;
@@ -951,7 +872,7 @@ async fn tool_search_namespace_query_loads_whole_namespace() {
 #[tokio::test]
 async fn tool_search_empty_query_fails_with_event_and_model_retry() {
     let (_search, registry) = search_registry();
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(ctx, &call("s1", "tool_search", json!({"query": "  "})))
         .await;
@@ -966,7 +887,7 @@ async fn tool_search_empty_query_fails_with_event_and_model_retry() {
     assert!(payloads(&context, TOOL_SEARCH_LOADED_EVENT_KIND).is_empty());
 
     // An over-long query fails the same way.
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(
             ctx,
@@ -983,7 +904,7 @@ async fn tool_search_empty_query_fails_with_event_and_model_retry() {
 #[tokio::test]
 async fn tool_search_without_match_publishes_no_match() {
     let (_search, registry) = search_registry();
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(
             ctx,
@@ -1009,7 +930,7 @@ async fn tool_search_without_match_publishes_no_match() {
 #[tokio::test]
 async fn calling_unloaded_hidden_tool_is_not_found_mentioning_tool_search() {
     let (_search, registry) = search_registry();
-    let (_handle, ctx) = ambient(AgentContext::default());
+    let (_handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(ctx, &call("c1", "lookup_docs", json!({})))
         .await;
@@ -1035,7 +956,7 @@ async fn tool_search_without_ambient_context_is_a_user_error() {
 #[tokio::test]
 async fn tool_search_never_loads_unavailable_tools() {
     let (search, registry) = search_registry();
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(
             ctx,
@@ -1069,7 +990,7 @@ async fn tool_search_results_are_limited_by_max_results_and_limit() {
     // Default max_results (8) is above the 6 available tools: everything
     // matching is loaded.
     let (_search, registry) = search_registry();
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     registry
         .execute_call(ctx, &call("s0", "tool_search", query.clone()))
         .await;
@@ -1087,14 +1008,14 @@ async fn tool_search_results_are_limited_by_max_results_and_limit() {
         .with_max_results(2),
     );
     let registry = ToolRegistry::new().with_toolset(&capped);
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(ctx, &call("s1", "tool_search", query.clone()))
         .await;
     assert_eq!(part.content["loaded_tools"].as_array().unwrap().len(), 2);
     assert_eq!(handle.snapshot().tool_search.loaded_tools.len(), 2);
     // A limit above max_results is clamped.
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     registry
         .execute_call(
             ctx,
@@ -1109,7 +1030,7 @@ async fn tool_search_results_are_limited_by_max_results_and_limit() {
 
     // The limit argument caps a search below max_results.
     let (_search, registry) = search_registry();
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(
             ctx,
@@ -1149,7 +1070,7 @@ async fn preload_namespace_records_state_and_emits_loaded_event() {
         json!(["create_invoice", "refund_payment"])
     );
     // Same event shape as a model-driven search.
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     registry
         .execute_call(
             ctx,
@@ -1298,7 +1219,7 @@ async fn refresh_prunes_stale_loaded_tools() {
     let registry = ToolRegistry::new().with_toolset(&search);
 
     // Load through a model-driven search.
-    let (handle, ctx) = ambient(AgentContext::default());
+    let (handle, ctx) = ambient_handle(AgentContext::default());
     let part = registry
         .execute_call(ctx, &call("s1", "tool_search", json!({"query": "fetch"})))
         .await;
@@ -1345,7 +1266,7 @@ async fn refresh_prunes_stale_loaded_tools() {
     // A registry built from the refreshed toolset exposes the new tool
     // once a search loads it.
     let registry = ToolRegistry::new().with_toolset(&search);
-    let (handle, ctx) = ambient(context);
+    let (handle, ctx) = ambient_handle(context);
     let part = registry
         .execute_call(ctx, &call("s2", "tool_search", json!({"query": "stock"})))
         .await;
@@ -1391,7 +1312,7 @@ async fn refresh_prunes_loaded_tools_that_became_unavailable() {
     start
         .metadata
         .insert("export_enabled".to_string(), json!(true));
-    let (handle, ctx) = ambient(start);
+    let (handle, ctx) = ambient_handle(start);
     let part = registry
         .execute_call(ctx, &call("s1", "tool_search", json!({"query": "export"})))
         .await;
@@ -1845,7 +1766,7 @@ async fn lifecycle_failed_enter_hides_tools_and_skips_exit() {
     assert_eq!(report.unavailable, vec!["remote_call"]);
 
     // Its tools cannot be called in the ambient context either.
-    let (_handle, ctx) = ambient(context.clone());
+    let (_handle, ctx) = ambient_handle(context.clone());
     let part = registry
         .execute_call(ctx, &call("c1", "remote_call", json!({})))
         .await;

@@ -18,7 +18,10 @@ use starweaver::environment::{
     VirtualEnvironmentProvider,
 };
 use starweaver::model::{ToolCallPart, ToolReturnPart};
-use starweaver::{filesystem_tools, AgentContext, BoxFuture, DynToolset, ToolRegistry};
+use starweaver::{
+    filesystem_tools, AgentContext, ApprovalRequiredToolset, BoxFuture, DynToolset, ToolRegistry,
+    ToolReturnKind,
+};
 
 /// Runs one filesystem-bundle call with `provider` attached to the
 /// ambient agent context.
@@ -48,6 +51,89 @@ pub async fn call_through(
         )
         .await
 }
+
+/// [`call_on`] that must succeed; returns the content.
+pub async fn ok_on(provider: Arc<dyn EnvironmentProvider>, name: &str, arguments: Value) -> Value {
+    let part = call_on(provider, name, arguments.clone()).await;
+    assert_eq!(
+        part.kind,
+        ToolReturnKind::Success,
+        "{name}({arguments}) failed: {}",
+        part.content
+    );
+    part.content
+}
+
+/// A registry with the filesystem bundle.
+pub fn filesystem_registry() -> ToolRegistry {
+    ToolRegistry::new().with_toolset(&filesystem_tools())
+}
+
+/// The filesystem bundle with `write_file` and `edit_file` gated behind
+/// approval.
+pub fn gated_writes() -> DynToolset {
+    Arc::new(
+        ApprovalRequiredToolset::new(filesystem_tools()).with_tools(["write_file", "edit_file"]),
+    )
+}
+
+/// An agent context with `provider` attached as the environment.
+pub fn context_with(provider: Arc<dyn EnvironmentProvider>) -> AgentContext {
+    let mut context = AgentContext::default();
+    attach_environment(&mut context, provider);
+    context
+}
+
+/// The paths of a grep result's matches.
+pub fn match_paths(content: &Value) -> Vec<String> {
+    content["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|found| found["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The text of the file at `path`.
+pub async fn text_of(provider: &Arc<VirtualEnvironmentProvider>, path: &str) -> String {
+    provider.read_text(path).await.unwrap()
+}
+
+// ---------------------------------------------------------------------------
+// Trees
+// ---------------------------------------------------------------------------
+
+/// A small source tree: root-level and nested Rust files, docs.
+pub fn project() -> VirtualEnvironmentProvider {
+    VirtualEnvironmentProvider::new("project")
+        .with_file("main.rs", "fn main() {}\n")
+        .with_file("src/lib.rs", "pub mod cli;\n// FOLLOWUP: docs\n")
+        .with_file("src/bin/cli.rs", "fn run() {\n    followup!()\n}\n")
+        .with_file("docs/guide.md", "# Guide\nSee FOLLOWUP list.\n")
+}
+
+/// Hidden paths, and `.agents` at the root and deeper down.
+pub fn hidden_tree() -> VirtualEnvironmentProvider {
+    VirtualEnvironmentProvider::new("hidden")
+        .with_file(
+            ".agents/skills/research/SKILL.md",
+            "needle: research skill\n",
+        )
+        .with_file(".agents/.cache/state.md", "needle: cache\n")
+        .with_file(".git/config", "needle: git\n")
+        .with_file(".env", "needle: secret\n")
+        .with_file("a/.agents/skills/x/SKILL.md", "needle: nested skill\n")
+        .with_file("src/lib.rs", "needle: source\n")
+}
+
+/// A provider holding `notes.txt` ("one\n").
+pub fn notes() -> Arc<VirtualEnvironmentProvider> {
+    Arc::new(VirtualEnvironmentProvider::new("ws").with_file("notes.txt", "one\n"))
+}
+
+// ---------------------------------------------------------------------------
+// A provider with knobs
+// ---------------------------------------------------------------------------
 
 /// An ignore rule: true when the root-relative path (a directory when
 /// the flag is set) is excluded from walks and searches.
