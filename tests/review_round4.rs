@@ -2,25 +2,22 @@
 //! docs/*.md and the public doc comments, checked against the code.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
-use futures::FutureExt;
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse, ToolReturnKind};
+use starweaver::model::{ModelMessage, ModelResponse};
 use starweaver::{
     string_tool, tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentContext,
     AgentContextHandle, AgentHitlUserInteraction, AgentStreamRecord, BoxFuture, DynTool,
     DynToolset, FunctionModel, PrefixedToolset, StaticToolset, ToolContext,
-    ToolDependencyRequirements, ToolError, ToolExecutionHook, ToolHookInput, ToolKind,
-    ToolRegistry, ToolResult, Toolset, ToolsetLifecyclePolicy,
+    ToolDependencyRequirements, ToolError, ToolRegistry, ToolResult, Toolset,
+    ToolsetLifecyclePolicy,
 };
 
 mod common;
 use common::{
-    ambient, call, counter, echo, echo_tool, open_schema, record_label, responses_so_far,
-    CountingLifecycle,
+    call, echo, echo_tool, open_schema, record_label, responses_so_far, CountingLifecycle,
 };
 
 // ---------------------------------------------------------------------------
@@ -41,19 +38,6 @@ impl Toolset for LiveInventory {
 
     fn get_tools(&self) -> Vec<DynTool> {
         self.tools.lock().unwrap().clone()
-    }
-}
-
-/// A global hook that only counts the calls it sees.
-struct CountingHook(Arc<AtomicU32>);
-
-impl ToolExecutionHook for CountingHook {
-    fn before_execute<'a>(
-        &'a self,
-        _input: ToolHookInput<'a>,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        self.0.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Ok(()) })
     }
 }
 
@@ -203,61 +187,6 @@ async fn prefixed_proxy_runs_the_lifecycle_of_wrapped_toolsets() {
 }
 
 // ---------------------------------------------------------------------------
-// 4. AgentBuilder::tool_registry drops the first registry's hooks and
-//    defaults when a tool was added before it
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn first_registry_given_to_the_builder_keeps_its_hooks() {
-    let seen = counter();
-    let audited = ToolRegistry::new()
-        .with_execution_hook(Arc::new(CountingHook(seen.clone())))
-        .with_tool(echo("audited", "An audited tool"));
-    let model = Arc::new(FunctionModel::new(|messages: &[ModelMessage], _| {
-        Ok(match responses_so_far(messages) {
-            0 => ModelResponse::tool_calls([call("1", "audited", json!({}))]),
-            _ => ModelResponse::text("done"),
-        })
-    }));
-    let agent = AgentBuilder::new(model)
-        .tool(echo("plain", "A plain tool"))
-        .tool_registry(audited)
-        .build();
-    agent.run("go").await.unwrap();
-    // AgentBuilder::tool_registry: "The first registry given keeps its
-    // defaults and hooks; later ones contribute their tools."
-    assert_eq!(
-        seen.load(Ordering::SeqCst),
-        1,
-        "the hook of the only registry given never ran"
-    );
-}
-
-// ---------------------------------------------------------------------------
-// 5. execute_call "never fails": a panicking availability check unwinds
-//    out of it
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn execute_call_survives_a_panicking_availability_check() {
-    let flaky = echo_tool("flaky", "A tool with a buggy availability check")
-        .with_availability(|_context| panic!("availability check exploded"));
-    let registry = ToolRegistry::new().with_tool(Arc::new(flaky));
-    let outcome = AssertUnwindSafe(registry.execute_call(
-        ambient(AgentContext::default()),
-        &call("1", "flaky", json!({})),
-    ))
-    .catch_unwind()
-    .await;
-    // ToolRegistry::execute_call: "Never fails: every outcome, unknown
-    // tools, bad JSON, panics and timeouts included, is a tool return."
-    assert!(
-        outcome.is_ok(),
-        "execute_call panicked instead of returning a tool return"
-    );
-}
-
-// ---------------------------------------------------------------------------
 // 6. Inserting a search toolset again does not expose tools added to its
 //    live inventory
 // ---------------------------------------------------------------------------
@@ -283,37 +212,6 @@ fn reinserted_search_toolset_exposes_new_inventory_tools() {
         registry.names().contains(&"second_tool".to_string()),
         "after inserting the search toolset again: {:?}",
         registry.names()
-    );
-}
-
-// ---------------------------------------------------------------------------
-// 7. ToolKind::Deferred is a label only, while ToolKind::Unapproved gates
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn deferred_kind_hands_the_call_to_a_worker() {
-    let registry = ToolRegistry::new()
-        .with_tool(Arc::new(
-            echo_tool("approve_me", "Needs a human").with_kind(ToolKind::Unapproved),
-        ))
-        .with_tool(Arc::new(
-            echo_tool("render", "Render on the farm").with_kind(ToolKind::Deferred),
-        ));
-    let gated = registry
-        .execute_call(ToolContext::default(), &call("1", "approve_me", json!({})))
-        .await;
-    // The kind the docs pair with it is enforced ...
-    assert_eq!(gated.kind, ToolReturnKind::ApprovalRequired);
-    let deferred = registry
-        .execute_call(ToolContext::default(), &call("2", "render", json!({})))
-        .await;
-    // ... this one is not. ToolKind::Deferred: "A tool whose calls are
-    // handed to an external worker"; docs/tool-runtime.md: `deferred` is
-    // the return of "a deferred tool without an inline result".
-    assert_eq!(
-        deferred.kind,
-        ToolReturnKind::Deferred,
-        "a tool of kind `deferred` ran in process: {deferred:?}"
     );
 }
 

@@ -12,13 +12,13 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
 use starweaver::model::ToolReturnKind;
 use starweaver::{
     filesystem_tools, tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentError,
-    AgentHitlUserInteraction, AgentRunOptions, AgentSession, AgentStreamEvent, BoxFuture,
-    DeferredToolset, DynTool, PrefixedToolset, StaticToolset, ToolContext, ToolError, ToolResult,
+    AgentHitlUserInteraction, AgentRunOptions, AgentSession, AgentStreamEvent, DeferredToolset,
+    DynTool, PrefixedToolset, StaticToolset,
 };
 
 mod common;
@@ -371,93 +371,6 @@ async fn cancelling_a_run_stops_a_long_grep() {
     // The search stopped at its next yield, long before 20,000 reads.
     let read = reads.load(std::sync::atomic::Ordering::SeqCst);
     assert!((100..1_000).contains(&read), "{read} reads");
-}
-
-/// A hook that tags the context of every `tag_me` call with its id.
-struct Tagger;
-
-impl starweaver::ToolExecutionHook for Tagger {
-    fn before_execute<'a>(
-        &'a self,
-        input: starweaver::ToolHookInput<'a>,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        if input.tool_name == "tag_me" {
-            input
-                .context
-                .metadata_mut()
-                .insert("tag".to_string(), json!(input.tool_call_id));
-        }
-        Box::pin(async { Ok(()) })
-    }
-}
-
-#[tokio::test]
-async fn hook_metadata_and_approvals_stay_with_their_own_call() {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let probe = |name: &'static str| -> DynTool {
-        let seen = seen.clone();
-        Arc::new(
-            starweaver::string_tool(
-                name,
-                Some(format!("{name} probe")),
-                json!({"type": "object", "properties": {}}),
-                move |ctx: ToolContext, _args: Value| {
-                    let seen = seen.clone();
-                    async move {
-                        tokio::task::yield_now().await;
-                        seen.lock().unwrap().push(json!({
-                            "id": ctx.tool_call_id(),
-                            "tag": ctx.metadata().get("tag"),
-                            "approved": ctx.is_approved(),
-                            "deferred": ctx.deferred_result(),
-                        }));
-                        Ok(ToolResult::new(json!("ok")))
-                    }
-                },
-            )
-            .with_approval_required(name == "gated"),
-        )
-    };
-    let model = batch_model(vec![vec![
-        call("t1", "tag_me", json!({})),
-        call("p1", "plain", json!({})),
-        call("g1", "gated", json!({})),
-        call("t2", "tag_me", json!({})),
-    ]]);
-    let registry = starweaver::ToolRegistry::new()
-        .with_tool(probe("tag_me"))
-        .with_tool(probe("plain"))
-        .with_tool(probe("gated"))
-        .with_execution_hook(Arc::new(Tagger));
-    let agent = AgentBuilder::new(model).tool_registry(registry).build();
-    let mut session = AgentSession::new(agent);
-    assert!(session.run("go").await.unwrap().is_waiting());
-    session
-        .resume_after_hitl(AgentHitlUserInteraction::approved("g1"))
-        .await
-        .unwrap();
-    let seen = seen.lock().unwrap().clone();
-    let by_id = |id: &str| seen.iter().find(|entry| entry["id"] == id).unwrap().clone();
-    assert_eq!(by_id("t1")["tag"], "t1");
-    assert_eq!(by_id("t2")["tag"], "t2");
-    assert_eq!(by_id("p1")["tag"], Value::Null);
-    assert_eq!(by_id("g1")["tag"], Value::Null);
-    assert_eq!(by_id("p1")["approved"], false);
-    assert_eq!(by_id("g1")["approved"], true);
-
-    // Clones are copy-on-write: changing one never shows in another.
-    let base = ToolContext::default().with_metadata("shared", json!(1));
-    let mut one = base.clone().with_metadata("one", json!(true));
-    one.metadata_mut().insert("shared".to_string(), json!(2));
-    let two = base
-        .clone()
-        .with_deferred_result(json!("r"))
-        .with_approved(true);
-    assert_eq!(base.metadata().get("shared"), Some(&json!(1)));
-    assert!(base.metadata().get("one").is_none());
-    assert!(two.metadata().get("one").is_none());
-    assert!(base.deferred_result().is_none() && !base.is_approved());
-    assert!(one.deferred_result().is_none() && !one.is_approved());
 }
 
 #[tokio::test]

@@ -15,18 +15,6 @@ mod common;
 use common::{ambient, call, json_names, records_toolset};
 
 // ---------------------------------------------------------------------------
-// The registry's rule: a panicking availability check means "unavailable"
-// ---------------------------------------------------------------------------
-
-#[test]
-fn registry_hides_a_tool_whose_availability_check_panics() {
-    let registry = ToolRegistry::new().with_toolset(&records_toolset());
-    let report = registry.availability_report(&AgentContext::default());
-    assert_eq!(report.available, vec!["steady_lookup"]);
-    assert_eq!(report.unavailable, vec!["flaky_lookup"]);
-}
-
-// ---------------------------------------------------------------------------
 // The same rule behind the proxy and tool search
 // ---------------------------------------------------------------------------
 

@@ -12,9 +12,8 @@ use serde_json::{json, Value};
 use starweaver::model::{ModelMessage, ModelResponse};
 use starweaver::{
     string_tool, tool_proxy_toolset, tool_search_toolset, typed_tool, AgentBuilder, AgentContext,
-    AgentContextHandle, BoxFuture, Dependencies, DynToolset, FunctionModel, PrefixedToolset,
-    StaticToolset, ToolContext, ToolDependencyRequirements, ToolError, ToolExecutionHook,
-    ToolHookInput, ToolRegistry, ToolResult, ToolReturnKind,
+    DynToolset, FunctionModel, PrefixedToolset, StaticToolset, ToolContext, ToolError,
+    ToolRegistry, ToolResult, ToolReturnKind,
 };
 
 mod common;
@@ -242,169 +241,6 @@ async fn wrapped_toolsets_get_their_lifecycle() {
 }
 
 // ---------------------------------------------------------------------------
-// 8. A panicking execution hook crashes dispatch
-// ---------------------------------------------------------------------------
-
-struct PanickingHook;
-
-impl ToolExecutionHook for PanickingHook {
-    fn before_execute<'a>(
-        &'a self,
-        _input: ToolHookInput<'a>,
-    ) -> BoxFuture<'a, Result<(), ToolError>> {
-        Box::pin(async { panic!("audit backend unreachable") })
-    }
-}
-
-#[tokio::test]
-async fn panicking_hook_becomes_a_tool_return() {
-    let registry = ToolRegistry::new()
-        .with_execution_hook(Arc::new(PanickingHook))
-        .with_tool(echo("echo", "Echo"));
-    // execute_call: "Never fails: every outcome, unknown tools, bad JSON,
-    // panics and timeouts included, is a tool return."
-    let handle = tokio::spawn(async move {
-        registry
-            .execute_call(ToolContext::default(), &call("c", "echo", json!({})))
-            .await
-    });
-    let part = handle.await.expect("execute_call panicked");
-    assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
-}
-
-// ---------------------------------------------------------------------------
-// 9. hidden_by_tags: a tool hidden by a tool that is itself hidden
-// ---------------------------------------------------------------------------
-
-#[test]
-fn hidden_tools_do_not_hide_others() {
-    let basic = string_tool(
-        "basic_search",
-        Some("Basic search".to_string()),
-        open_schema(),
-        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-    )
-    .with_hidden_by_tag("search");
-    let better = string_tool(
-        "better_search",
-        Some("Better search".to_string()),
-        open_schema(),
-        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-    )
-    .with_tags(["search"])
-    .with_hidden_by_tag("remote-search");
-    let remote = string_tool(
-        "remote_docs",
-        Some("Remote docs".to_string()),
-        open_schema(),
-        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-    )
-    .with_tags(["remote-search"]);
-    let registry = ToolRegistry::new()
-        .with_tool(Arc::new(basic))
-        .with_tool(Arc::new(better))
-        .with_tool(Arc::new(remote));
-    let names: Vec<String> = registry
-        .definitions_for_context(&AgentContext::default())
-        .into_iter()
-        .map(|definition| definition.name)
-        .collect();
-    // tool-runtime.md: "a tool is hidden when another *exposed* tool carries
-    // one of its hidden_by_tags". better_search is not exposed, so nothing
-    // covers basic_search's "search" workflow any more.
-    assert_eq!(names, vec!["basic_search", "remote_docs"]);
-}
-
-// ---------------------------------------------------------------------------
-// 10. Typed tool errors for nested fields do not say where
-// ---------------------------------------------------------------------------
-
-#[derive(Debug, Deserialize, JsonSchema)]
-struct Filter {
-    /// Maximum number of rows.
-    limit: u32,
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-struct QueryArgs {
-    /// Query.
-    query: String,
-    /// Filter.
-    filter: Filter,
-}
-
-#[tokio::test]
-async fn typed_tool_errors_name_the_field() {
-    let tool = typed_tool::<QueryArgs, _, _>(
-        "query_rows",
-        Some("Query rows".to_string()),
-        |_ctx: ToolContext, args: QueryArgs| async move {
-            Ok(ToolResult::new(
-                json!({"query": args.query, "limit": args.filter.limit}),
-            ))
-        },
-    );
-    let registry = ToolRegistry::new().with_tool(Arc::new(tool));
-    let part = registry
-        .execute_call(
-            ToolContext::default(),
-            &call(
-                "c",
-                "query_rows",
-                json!({"query": "x", "filter": {"limit": "ten"}}),
-            ),
-        )
-        .await;
-    assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
-    let message = part.content["message"].as_str().unwrap();
-    // Errors must say what *and where*; manual schemas report `/filter/limit`.
-    assert!(
-        message.contains("filter.limit") || message.contains("/filter/limit"),
-        "{message}"
-    );
-}
-
-// ---------------------------------------------------------------------------
-// 11. `?` on serde_json argument errors: wrong class, retried 3 times
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn serde_argument_errors_are_not_retried_execution_failures() {
-    let runs = counter();
-    let tool = {
-        let runs = runs.clone();
-        string_tool(
-            "parse_args",
-            Some("Parses its own arguments".to_string()),
-            open_schema(),
-            move |_ctx: ToolContext, args: Value| {
-                let runs = runs.clone();
-                async move {
-                    runs.fetch_add(1, Ordering::SeqCst);
-                    let args: EchoArgs = serde_json::from_value(args)?;
-                    Ok(ToolResult::new(json!({"value": args.value})))
-                }
-            },
-        )
-    };
-    let registry = ToolRegistry::new().with_tool(Arc::new(tool));
-    let part = registry
-        .execute_call(
-            ToolContext::default(),
-            &call("c", "parse_args", json!({"value": 1})),
-        )
-        .await;
-    // Spec: "JSON/Serde argument validation failures
-    // (ToolError::InvalidArguments) ask the model to correct the tool call".
-    assert_eq!(
-        runs.load(Ordering::SeqCst),
-        1,
-        "a data error is not transient"
-    );
-    assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
-}
-
-// ---------------------------------------------------------------------------
 // 12. Proxy search exposes tools that prepare_definition hides
 // ---------------------------------------------------------------------------
 
@@ -437,63 +273,6 @@ async fn proxy_search_respects_prepare_definition() {
         .await;
     assert_eq!(part.kind, ToolReturnKind::Success);
     assert_eq!(part.content["tools"], json!([]), "{}", part.content);
-}
-
-// ---------------------------------------------------------------------------
-// 13. Strict tools keep ungranted base dependencies
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn strict_tool_gets_no_ungranted_capability() {
-    let tool = string_tool(
-        "least_authority",
-        Some("Strict tool".to_string()),
-        open_schema(),
-        |ctx: ToolContext, _args: Value| async move {
-            Ok(ToolResult::new(json!({
-                "named_db": ctx.named_dependency::<NamedDb>("db").is_some(),
-            })))
-        },
-    )
-    .with_dependencies(ToolDependencyRequirements::strict(Vec::<String>::new()));
-    let registry = ToolRegistry::new().with_tool(Arc::new(tool));
-    let mut base = Dependencies::new();
-    base.insert_named("db", NamedDb);
-    let ctx = ambient(AgentContext::default()).with_dependencies(base);
-    let part = registry
-        .execute_call(ctx, &call("c", "least_authority", json!({})))
-        .await;
-    // Spec: "Without an explicit host grant, Strict exposes none of those
-    // authorities."
-    assert_eq!(part.content["named_db"], json!(false));
-}
-
-// ---------------------------------------------------------------------------
-// 14. Not-found errors reveal unavailable / hidden / unloaded tools
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn not_found_does_not_reveal_unavailable_tools() {
-    let gated = string_tool(
-        "delete_everything",
-        Some("Only for admins".to_string()),
-        open_schema(),
-        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-    )
-    .with_availability(|context| context.metadata.contains_key("admin"));
-    let registry = ToolRegistry::new()
-        .with_tool(Arc::new(gated))
-        .with_tool(echo("echo", "Echo"));
-    let context = AgentContext::default();
-    assert_eq!(registry.definitions_for_context(&context).len(), 1);
-    let part = registry
-        .execute_call(ambient(context), &call("c", "delete_everythin", json!({})))
-        .await;
-    assert_eq!(part.kind, ToolReturnKind::NotFound);
-    let message = part.content["message"].as_str().unwrap();
-    // Spec: hosts can "show diagnostics without exposing unavailable tools
-    // to the model".
-    assert!(!message.contains("delete_everything"), "{message}");
 }
 
 // ---------------------------------------------------------------------------
@@ -544,36 +323,6 @@ async fn proxied_approval_round_trip() {
         .await;
     assert!(done.is_ok(), "{:?}", done.err());
     assert_eq!(*log.lock().unwrap(), vec![json!({"service": "api"})]);
-}
-
-// ---------------------------------------------------------------------------
-// 16. Filtered tools receive an AgentContextHandle from context dependencies
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn filtered_tool_never_receives_broad_handle() {
-    let tool = string_tool(
-        "narrow",
-        Some("Filtered tool".to_string()),
-        open_schema(),
-        |ctx: ToolContext, _args: Value| async move {
-            Ok(ToolResult::new(json!({
-                "broad_handle": ctx.dependency::<AgentContextHandle>().is_some(),
-            })))
-        },
-    )
-    .with_dependencies(ToolDependencyRequirements::filtered(Vec::<String>::new()));
-    let registry = ToolRegistry::new().with_tool(Arc::new(tool));
-    let mut context = AgentContext::default();
-    // A host (or a compatibility shim) attached the broad handle as an
-    // ordinary typed dependency.
-    context.insert_dependency(AgentContextHandle::default());
-    let part = registry
-        .execute_call(ambient(context), &call("c", "narrow", json!({})))
-        .await;
-    // tool-runtime.md: "Filtered and Strict tools never receive an
-    // AgentContextHandle, even one a host placed on the base context."
-    assert_eq!(part.content["broad_handle"], json!(false));
 }
 
 // ---------------------------------------------------------------------------
