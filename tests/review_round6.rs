@@ -18,7 +18,7 @@ use starweaver::model::ToolReturnKind;
 use starweaver::{
     filesystem_tools, tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentError,
     AgentHitlUserInteraction, AgentRunOptions, AgentSession, AgentStreamEvent, DeferredToolset,
-    DynTool, PrefixedToolset, StaticToolset,
+    DynTool, StaticToolset,
 };
 
 mod common;
@@ -77,79 +77,6 @@ async fn two_writes_of_one_file_through_the_proxy_do_not_deadlock() {
         .all(|part| part.kind == ToolReturnKind::Success));
     assert_eq!(returns[3].content["content"], "c\n");
     assert_eq!(text_of(&provider, "notes.txt").await, "c\n");
-}
-
-#[tokio::test]
-async fn a_gated_write_behind_the_proxy_resumes_after_export_and_restore() {
-    let provider = notes();
-    let model = batch_model(vec![vec![
-        proxied("r1", "read_file", json!({"path": "notes.txt"})),
-        proxied(
-            "w1",
-            "write_file",
-            json!({"path": "notes.txt", "content": "two\n"}),
-        ),
-    ]]);
-    let build = || {
-        AgentBuilder::new(model.clone())
-            .toolset(&tool_proxy_toolset(vec![gated_writes()]))
-            .build()
-    };
-    let mut session = AgentSession::new(build()).with_environment(provider.clone());
-    let waiting = session.run("rewrite notes").await.unwrap();
-    assert!(waiting.is_waiting());
-    assert_eq!(waiting.pending.len(), 1);
-    assert_eq!(waiting.pending[0].tool_call_id, "w1");
-    assert_eq!(text_of(&provider, "notes.txt").await, "one\n");
-
-    let mut restored = round_trip(&session, build()).with_environment(provider.clone());
-    let done = restored
-        .resume_after_hitl(AgentHitlUserInteraction::approved("w1"))
-        .await
-        .unwrap();
-    assert_eq!(done.output, "done");
-    assert_eq!(text_of(&provider, "notes.txt").await, "two\n");
-    let returns = tool_returns(&done.messages);
-    assert_eq!(returns[0].content["content"], "one\n");
-    assert_eq!(returns[1].kind, ToolReturnKind::Success);
-    assert_eq!(returns[1].content["created"], false);
-}
-
-#[tokio::test]
-async fn a_gated_prefixed_edit_is_denied_then_approved_across_a_restore() {
-    let provider = notes();
-    let model = batch_model(vec![
-        vec![call(
-            "e1",
-            "fs_edit_file",
-            json!({"path": "notes.txt", "old_string": "one", "new_string": "uno"}),
-        )],
-        vec![call(
-            "e2",
-            "fs_edit_file",
-            json!({"file_path": "notes.txt", "old_string": "one", "new_string": "eins"}),
-        )],
-    ]);
-    let build = || {
-        AgentBuilder::new(model.clone())
-            .toolset(&PrefixedToolset::new("fs", gated_writes()))
-            .build()
-    };
-    let mut session = AgentSession::new(build()).with_environment(provider.clone());
-    assert!(session.run("edit").await.unwrap().is_waiting());
-    let waiting = session
-        .resume_after_hitl(AgentHitlUserInteraction::denied("e1"))
-        .await
-        .unwrap();
-    assert!(waiting.is_waiting());
-    assert_eq!(text_of(&provider, "notes.txt").await, "one\n");
-    let mut restored = round_trip(&session, build()).with_environment(provider.clone());
-    let done = restored
-        .resume_after_hitl(AgentHitlUserInteraction::approved("e2"))
-        .await
-        .unwrap();
-    assert_eq!(done.output, "done");
-    assert_eq!(text_of(&provider, "notes.txt").await, "eins\n");
 }
 
 #[tokio::test]
@@ -371,84 +298,6 @@ async fn cancelling_a_run_stops_a_long_grep() {
     // The search stopped at its next yield, long before 20,000 reads.
     let read = reads.load(std::sync::atomic::Ordering::SeqCst);
     assert!((100..1_000).contains(&read), "{read} reads");
-}
-
-#[tokio::test]
-async fn a_gated_write_loaded_by_tool_search_resumes_after_a_restore() {
-    let provider = notes();
-    let model = batch_model(vec![
-        vec![call("s1", "tool_search", json!({"query": "write file"}))],
-        vec![
-            call(
-                "w1",
-                "write_file",
-                json!({"path": "notes.txt", "content": "two\n"}),
-            ),
-            call("r1", "read_file", json!({"path": "notes.txt"})),
-        ],
-    ]);
-    let build = || {
-        AgentBuilder::new(model.clone())
-            .toolset(&tool_search_toolset(vec![gated_writes()]))
-            .build()
-    };
-    let mut session = AgentSession::new(build()).with_environment(provider.clone());
-    let waiting = session.run("search then write").await.unwrap();
-    assert!(
-        waiting.is_waiting(),
-        "{:?}",
-        tool_returns(&waiting.messages)
-    );
-    let mut restored = round_trip(&session, build()).with_environment(provider.clone());
-    let done = restored
-        .resume_after_hitl(AgentHitlUserInteraction::approved("w1"))
-        .await
-        .unwrap();
-    let returns = tool_returns(&done.messages);
-    assert_eq!(returns[1].kind, ToolReturnKind::Success, "{:?}", returns[1]);
-    assert_eq!(text_of(&provider, "notes.txt").await, "two\n");
-}
-
-#[tokio::test]
-async fn prefixed_and_run_scoped_gated_writes_resume_in_process() {
-    let provider = notes();
-    let model = batch_model(vec![vec![
-        call(
-            "w1",
-            "fs_write_file",
-            json!({"path": "notes.txt", "content": "two\n"}),
-        ),
-        call("r1", "fs_read_file", json!({"path": "notes.txt"})),
-    ]]);
-    let agent = AgentBuilder::new(model).build();
-    let mut session = AgentSession::new(agent).with_environment(provider.clone());
-    let records = Arc::new(Mutex::new(Vec::new()));
-    let sink = records.clone();
-    let waiting = session
-        .run_with_events(
-            "go",
-            AgentRunOptions::new().toolset(&PrefixedToolset::new("fs", gated_writes())),
-            &mut move |record| sink.lock().unwrap().push(record.event.clone()),
-        )
-        .await
-        .unwrap();
-    assert!(waiting.is_waiting());
-    let batch = records
-        .lock()
-        .unwrap()
-        .iter()
-        .find_map(|event| match event {
-            AgentStreamEvent::ToolBatch { reason, .. } => Some(reason.clone()),
-            _ => None,
-        })
-        .unwrap();
-    assert_eq!(batch.as_deref(), Some("sequential_tool"));
-    let done = session
-        .resume_after_hitl(AgentHitlUserInteraction::approved("w1"))
-        .await
-        .unwrap();
-    assert_eq!(done.output, "done");
-    assert_eq!(text_of(&provider, "notes.txt").await, "two\n");
 }
 
 #[tokio::test]

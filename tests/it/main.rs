@@ -10,6 +10,11 @@
 //! Run one area with a filter: `cargo test --test it proxy::`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod approval;
 #[path = "../common/mod.rs"]
 mod common;
+mod lifecycle;
+mod proxy;
 mod registry;
+mod tool_search;
+mod toolsets;

@@ -26,6 +26,7 @@ use starweaver::{
 
 use crate::common::{echo_tool, open_schema};
 
+/// How many times a counted tool ran.
 fn runs(counter: &AtomicU32) -> u32 {
     counter.load(Ordering::SeqCst)
 }
@@ -54,6 +55,7 @@ fn counting_echo(name: &str, executions: &Arc<AtomicU32>) -> FunctionTool {
     scripted(name, executions, |_ctx, _n, args| Ok(ToolResult::new(args)))
 }
 
+/// Runs the call `name` with `arguments` in a default tool context.
 async fn execute(registry: &ToolRegistry, name: &str, arguments: Value) -> ToolReturnPart {
     execute_with(registry, ToolContext::default(), name, arguments).await
 }
@@ -69,6 +71,7 @@ async fn execute_with(
         .await
 }
 
+/// The message of an error return.
 fn message(part: &ToolReturnPart) -> &str {
     part.content["message"].as_str().unwrap_or_default()
 }
@@ -90,6 +93,7 @@ fn sleeper(name: &str, ms: u64, executions: &Arc<AtomicU32>) -> FunctionTool {
     )
 }
 
+/// What hooks and tools logged, in order.
 type Log = Arc<Mutex<Vec<String>>>;
 
 fn entries(log: &Log) -> Vec<String> {
@@ -113,6 +117,7 @@ fn gated(name: &str) -> FunctionTool {
     })
 }
 
+/// The names of `definitions`.
 fn names(definitions: &[ToolDefinition]) -> Vec<String> {
     definitions
         .iter()
@@ -120,6 +125,7 @@ fn names(definitions: &[ToolDefinition]) -> Vec<String> {
         .collect()
 }
 
+/// Runs `name` without arguments in `ctx`.
 async fn call_in(registry: &ToolRegistry, ctx: ToolContext, name: &str) -> ToolReturnPart {
     registry
         .execute_call(ctx, &ToolCallPart::new("call-1", name, json!({})))
