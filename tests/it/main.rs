@@ -13,8 +13,15 @@
 mod approval;
 #[path = "../common/mod.rs"]
 mod common;
+mod failed_runs;
+mod hitl;
 mod lifecycle;
 mod proxy;
 mod registry;
+mod runs;
+mod scheduling;
+mod schema_samples;
+mod sessions;
 mod tool_search;
 mod toolsets;
+mod user_input;

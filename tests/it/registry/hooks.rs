@@ -498,8 +498,8 @@ impl starweaver::ToolExecutionHook for StrictAuditHook {
         &'a self,
         input: starweaver::ToolHookInput<'a>,
     ) -> BoxFuture<'a, Result<(), ToolError>> {
-        // Synchronous work before the future, as review_agent.rs's
-        // `Increment` hook does; it panics on unexpected input.
+        // Synchronous work before the future, as the `Increment` hook of
+        // `hitl::approvals` does; it panics on unexpected input.
         let ticket = input.arguments["ticket"].as_str().unwrap().to_string();
         Box::pin(async move {
             let _ = ticket;

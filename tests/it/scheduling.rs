@@ -2,7 +2,6 @@
 //! sequential fallbacks with their reasons, and returns applied to history
 //! in model call order. Deterministic: barriers, notifies and recorded
 //! order, never sleeps.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,14 +9,14 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use starweaver::model::{ModelMessage, ModelResponse, RequestPart, ToolCallPart};
 use starweaver::{
-    string_tool, AgentBuilder, AgentRunStatus, AgentRuntimePolicy, AgentStream, AgentStreamEvent,
-    FunctionTool, TaskContextHandle, TestModel, ToolContext, ToolDependencyRequirements,
-    ToolExecutionPolicy, ToolResult, CONTEXT_TASKS_CAPABILITY,
+    string_tool, tool_proxy_toolset, AgentBuilder, AgentRunStatus, AgentRuntimePolicy, AgentStream,
+    AgentStreamEvent, FunctionModel, FunctionTool, StaticToolset, TaskContextHandle, TestModel,
+    ToolContext, ToolDependencyRequirements, ToolExecutionPolicy, ToolResult,
+    CONTEXT_TASKS_CAPABILITY,
 };
 use tokio::sync::{Barrier, Notify};
 
-mod common;
-use common::open_schema;
+use crate::common::{call, echo, echo_tool, open_schema, record_label, responses_so_far};
 
 type Log = Arc<Mutex<Vec<String>>>;
 
@@ -362,4 +361,101 @@ async fn returns_follow_model_order_when_the_second_call_finishes_first() {
         requests[1].messages.last(),
         Some(&ModelMessage::Request(request.clone()))
     );
+}
+
+// ---------------------------------------------------------------------------
+// Regressions found in review
+// ---------------------------------------------------------------------------
+
+// Regression: scheduling looked only at call_tool, so a proxied sequential tool ran concurrently.
+#[tokio::test]
+async fn proxied_sequential_tool_makes_its_batch_sequential() {
+    let exclusive = Arc::new(
+        string_tool(
+            "migrate_db",
+            Some("Runs a migration; must not overlap other calls".to_string()),
+            open_schema(),
+            |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+        )
+        .with_sequential(true),
+    );
+    let proxy = tool_proxy_toolset(vec![StaticToolset::new("db").with_tool(exclusive)]);
+    let model = Arc::new(FunctionModel::new(|messages: &[ModelMessage], _| {
+        Ok(match responses_so_far(messages) {
+            0 => ModelResponse::tool_calls([
+                call(
+                    "m",
+                    "call_tool",
+                    json!({"name": "migrate_db", "arguments": {}}),
+                ),
+                call("o", "other", json!({})),
+            ]),
+            _ => ModelResponse::text("done"),
+        })
+    }));
+    let stream = AgentBuilder::new(model)
+        .toolset(&proxy)
+        .tool(Arc::new(
+            string_tool(
+                "other",
+                Some("A first-party style Filtered tool".to_string()),
+                open_schema(),
+                |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
+            )
+            .with_dependencies(starweaver::ToolDependencyRequirements::filtered(
+                Vec::<String>::new(),
+            )),
+        ))
+        .build()
+        .run_stream("go")
+        .await
+        .unwrap();
+    let batch = stream
+        .events()
+        .iter()
+        .find_map(|record| match &record.event {
+            starweaver::AgentStreamEvent::ToolBatch { mode, reason, .. } => {
+                Some((mode.clone(), reason.clone()))
+            }
+            _ => None,
+        })
+        .unwrap();
+    // tools.md: "The runtime falls back to model-order sequential execution
+    // when ... any requested tool definition has sequential = true";
+    // tool-runtime.md: wrapped tools keep their ... profiles.
+    assert_eq!(batch.0, "sequential", "batch ran as {batch:?}");
+}
+
+// Regression: a batch with `call_tool` ran sequentially for an undocumented reason.
+#[tokio::test]
+async fn batch_with_call_tool_is_scheduled_as_documented() {
+    let library = StaticToolset::new("library").with_tool(echo("lookup", "Look up a term"));
+    let proxy = tool_proxy_toolset(vec![Arc::new(library)]);
+    // Strict like `call_tool`, so the profiles are not mixed.
+    let note = echo_tool("note", "Take a note")
+        .with_dependencies(ToolDependencyRequirements::strict(Vec::<String>::new()));
+    let model = Arc::new(FunctionModel::new(|messages: &[ModelMessage], _| {
+        Ok(match responses_so_far(messages) {
+            0 => ModelResponse::tool_calls([
+                call("p", "call_tool", json!({"name": "lookup", "arguments": {}})),
+                call("n", "note", json!({})),
+            ]),
+            _ => ModelResponse::text("done"),
+        })
+    }));
+    let agent = AgentBuilder::new(model)
+        .toolset(&proxy)
+        .tool(Arc::new(note))
+        .build();
+    let stream = agent.run_stream("go").await.unwrap();
+    let batch = stream
+        .events()
+        .iter()
+        .map(record_label)
+        .find(|record_label| record_label.starts_with("batch:"))
+        .unwrap();
+    // docs/agent-runtime.md, Scheduling: a batch with the proxy's
+    // `call_tool` runs sequentially, for the documented reason
+    // `delegating_tool` (the wrapped tool's needs are unknown up front).
+    assert_eq!(batch, "batch:sequential:delegating_tool");
 }

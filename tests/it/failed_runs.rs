@@ -1,24 +1,75 @@
 //! Failed session runs keep their history: what is kept, how it is
 //! marked, that the next request is well-formed, discarding, export and
 //! restore, and the errors that ran nothing and change nothing.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelRequest, ModelResponse, RequestPart, ToolReturnKind};
+use starweaver::model::{
+    ModelError, ModelMessage, ModelRequest, ModelResponse, RequestPart, ToolReturnKind,
+};
 use starweaver::{
     string_tool, user_input_tools, Agent, AgentBuilder, AgentError, AgentHitlUserInteraction,
-    AgentRunOptions, AgentRuntimePolicy, AgentSession, AgentSessionState, FunctionModel,
-    ModelError, TestModel, ToolAvailabilityPolicy, ToolConfig, ToolContext, ToolError,
-    ToolExecutionPolicy, ToolResult,
+    AgentRunOptions, AgentRuntimePolicy, AgentSession, AgentSessionState, FunctionModel, TestModel,
+    ToolAvailabilityPolicy, ToolConfig, ToolContext, ToolError, ToolExecutionPolicy, ToolResult,
 };
 use tokio_util::sync::CancellationToken;
 
-mod common;
-use common::{call, call_response, counter, open_schema, recording_tool, tool_return, Log};
+use crate::common::{
+    always_retry, call, call_response, counter, open_schema, recording_tool, tool_return, Log,
+};
+
+// ---------------------------------------------------------------------------
+// Robustness
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_failed_session_run_is_kept_until_discarded_and_the_session_stays_usable() {
+    let runs = counter();
+    let model = Arc::new(TestModel::scripted(vec![
+        ModelResponse::text("first answer"),
+        call_response("c1", "stubborn", json!({})),
+        call_response("c2", "stubborn", json!({})),
+        ModelResponse::text("recovered"),
+    ]));
+    let mut session = AgentBuilder::new(model.clone())
+        .tool(Arc::new(always_retry(&runs).with_max_retries(0)))
+        .build()
+        .session();
+    session.run("hello").await.unwrap();
+    assert_eq!(session.messages().len(), 2);
+
+    let error = session.run("break it").await.unwrap_err();
+    assert!(
+        matches!(error, AgentError::ToolRetriesExhausted { .. }),
+        "{error:?}"
+    );
+    // The failed run is kept (prompt, call, retry prompt), marked failed.
+    assert_eq!(session.messages().len(), 5);
+    assert_eq!(session.failed_run().unwrap().first_message, 2);
+    assert!(!session.is_waiting());
+    // Discarding it is the old rollback.
+    assert_eq!(session.discard_failed_run().len(), 3);
+    assert_eq!(session.messages().len(), 2);
+
+    // Later runs continue from the last good state.
+    let error = session.run("again").await.unwrap_err();
+    assert!(
+        matches!(error, AgentError::ToolRetriesExhausted { .. }),
+        "{error:?}"
+    );
+    session.discard_failed_run();
+    let result = session.run("once more").await.unwrap();
+    assert_eq!(result.output, "recovered");
+    let sent = &model.requests()[3].messages;
+    assert_eq!(sent.len(), 3);
+    assert_eq!(
+        sent[2],
+        ModelMessage::Request(starweaver::model::ModelRequest::user("once more"))
+    );
+}
 
 /// Every tool call is answered by the request right after its response.
 fn assert_well_formed(messages: &[ModelMessage]) {
@@ -77,9 +128,9 @@ fn write_agent(model: Arc<FunctionModel>, log: &Log) -> Agent {
         .build()
 }
 
-// ---------------------------------------------------------------------
+// ---------------------------------------------------------------------------
 // What a failed run keeps
-// ---------------------------------------------------------------------
+// ---------------------------------------------------------------------------
 
 // A model error after a tool ran rolled the prompt, call and return away.
 #[tokio::test]
@@ -353,9 +404,9 @@ async fn a_dropped_run_keeps_what_it_recorded_marked_failed() {
     assert!(!session.is_waiting());
 }
 
-// ---------------------------------------------------------------------
+// ---------------------------------------------------------------------------
 // Resumes
-// ---------------------------------------------------------------------
+// ---------------------------------------------------------------------------
 
 // A resume that failed after the approved call ran rolled the paused run
 // away, so the host could not see that the deploy happened.
@@ -400,9 +451,9 @@ async fn a_failed_resume_keeps_the_whole_paused_run() {
     assert_well_formed(&model.requests()[3].messages);
 }
 
-// ---------------------------------------------------------------------
+// ---------------------------------------------------------------------------
 // Discarding, export and restore
-// ---------------------------------------------------------------------
+// ---------------------------------------------------------------------------
 
 // With the failed run kept, the host had no way back to the old rollback.
 #[tokio::test]
@@ -475,9 +526,9 @@ async fn export_and_restore_keep_the_failed_run() {
     assert_eq!(restored.messages().len(), 3);
 }
 
-// ---------------------------------------------------------------------
+// ---------------------------------------------------------------------------
 // Errors that ran nothing
-// ---------------------------------------------------------------------
+// ---------------------------------------------------------------------------
 
 // A clean session state, to compare before and after an error.
 fn snapshot(session: &AgentSession) -> String {
