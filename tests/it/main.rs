@@ -11,9 +11,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approval;
+mod bounded_inputs;
 #[path = "../common/mod.rs"]
 mod common;
+mod environment;
 mod failed_runs;
+mod filesystem;
 mod hitl;
 mod lifecycle;
 mod proxy;
@@ -21,6 +24,7 @@ mod registry;
 mod runs;
 mod scheduling;
 mod schema_samples;
+mod search;
 mod sessions;
 mod tool_search;
 mod toolsets;

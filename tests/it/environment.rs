@@ -1,7 +1,6 @@
 //! Sessions and their environment: `AgentSession::with_environment`, the
 //! capability name tools request, dependency profiles, and what survives
 //! export and restore.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 
@@ -16,8 +15,7 @@ use starweaver::{
     ToolContext, ToolError, ToolResult,
 };
 
-mod common;
-use common::{call_response, open_schema, tool_returns};
+use crate::common::{call_response, open_schema, tool_returns};
 
 /// A tool that reads `README.md` from whatever environment it can reach.
 fn reader(name: &str) -> FunctionTool {

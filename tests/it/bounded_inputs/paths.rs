@@ -2,7 +2,6 @@
 //! limits refuse long and deep runtime paths with a short error, the
 //! in-memory tree is linear in what was written, and seeding and
 //! searching stay linear however deep or wide the tree.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
@@ -17,8 +16,7 @@ use starweaver::model::ToolReturnPart;
 use starweaver::ToolReturnKind;
 use starweaver_core::bounds::MAX_ECHO_BYTES;
 
-mod common;
-use common::environment::call_on;
+use crate::common::environment::call_on;
 
 /// The most a refused call may send back: a message and details that
 /// repeat at most a shortened path, far below the 4 KiB a path may be.
