@@ -26,6 +26,7 @@ mod scheduling;
 mod schema_samples;
 mod search;
 mod sessions;
+mod skills;
 mod tool_search;
 mod toolsets;
 mod user_input;

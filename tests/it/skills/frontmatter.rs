@@ -1,38 +1,93 @@
-//! Review of the skills layer (`starweaver-core/src/skills/`) and
-//! `AgentBuilder::skills_report`. Tests marked `#[ignore = "defect: ..."]`
-//! pin defects that are not fixed yet; each fails when run with
-//! `cargo test --test review_skills -- --ignored`. The others lock in
-//! behaviour the review checked and found sound.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! Unit-level: edge cases of the SKILL.md frontmatter reader (YAML
+//! quirks, `allowed-tools` shapes, error messages, fuzzing). These
+//! exercise the parser through `SkillRegistry::scan` and `activate`.
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
-use starweaver::environment::VirtualEnvironmentProvider;
-use starweaver::model::ModelResponse;
-use starweaver::{
-    string_tool, AgentBuilder, AgentHitlUserInteraction, SkillError, SkillRegistry,
-    SkillReloadBinding, SkillReloadReason, SkillSourceScope, TestModel, ToolContext, ToolResult,
-    SKILL_SCAN_EVENT_KIND,
-};
+use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
+use starweaver::{SkillError, SkillRegistry};
 
-mod common;
-use common::call_response;
+use crate::common::Rng;
+
+use super::{env, root, scan_ok};
 
 // ---------------------------------------------------------------------------
-// Helpers
+// Malformed files: strict errors and lenient diagnostics
 // ---------------------------------------------------------------------------
 
-fn env(files: &[(&str, &str)]) -> Arc<VirtualEnvironmentProvider> {
-    let mut provider = VirtualEnvironmentProvider::new("review");
-    for (path, content) in files {
-        provider = provider.with_file(path, *content);
-    }
-    Arc::new(provider)
+#[tokio::test]
+async fn crlf_and_bom_frontmatter_parse() {
+    let provider = env(&[
+        (
+            "skills/crlf/SKILL.md",
+            "---\r\nname: crlf\r\ndescription: Windows line endings\r\n---\r\nLine one.\r\nLine two.\r\n",
+        ),
+        (
+            "skills/bom/SKILL.md",
+            "\u{feff}---\nname: bom\ndescription: Starts with a BOM\n---\nBody.\n",
+        ),
+        (
+            "skills/both/SKILL.md",
+            "\u{feff}---\r\nname: both\r\ndescription: BOM and CRLF\r\n---\r\n",
+        ),
+    ]);
+    let registry = scan_ok(provider.clone(), &root()).await;
+    assert_eq!(
+        registry.get("crlf").unwrap().description,
+        "Windows line endings"
+    );
+    assert_eq!(
+        registry.get("bom").unwrap().description,
+        "Starts with a BOM"
+    );
+    assert_eq!(registry.get("both").unwrap().description, "BOM and CRLF");
+    let active = SkillRegistry::activate(provider.clone(), "skills/crlf/SKILL.md")
+        .await
+        .unwrap();
+    assert_eq!(active.body.as_deref(), Some("Line one.\nLine two."));
+    let both = SkillRegistry::activate(provider, "skills/both/SKILL.md")
+        .await
+        .unwrap();
+    assert_eq!(both.body, None);
 }
 
-fn root() -> Vec<SkillSourceScope> {
-    vec![SkillSourceScope::new("")]
+#[tokio::test]
+async fn odd_inputs_never_panic() {
+    let huge = format!(
+        "---\nname: huge\ndescription: {}\n---\n{}",
+        "x".repeat(200_000),
+        "y".repeat(100_000)
+    );
+    let inputs: Vec<Vec<u8>> = vec![
+        Vec::new(),
+        b"\xef\xbb\xbf".to_vec(),
+        b"---".to_vec(),
+        b"---\n---".to_vec(),
+        b"---\r\n---\r\n".to_vec(),
+        b"---\n\0\0\0\n---\n".to_vec(),
+        b"---\nname: \"\\xZZ\"\n---\n".to_vec(),
+        b"---\nname: &a [*a]\n---\n".to_vec(),
+        b"---\n{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{\n---\n".to_vec(),
+        b"\xc3\x28---\n".to_vec(),
+        "---\nname: \u{202e}evil\ndescription: rtl\n---\n"
+            .as_bytes()
+            .to_vec(),
+        huge.into_bytes(),
+    ];
+    let mut provider = VirtualEnvironmentProvider::new("odd");
+    for (index, input) in inputs.iter().enumerate() {
+        provider = provider.with_bytes(&format!("skills/s{index:02}/SKILL.md"), input.clone());
+    }
+    let provider = Arc::new(provider);
+    let report = SkillRegistry::scan_with_report(provider.clone(), &root())
+        .await
+        .unwrap();
+    // Only the huge (but valid) one loads.
+    assert_eq!(report.registry().names(), ["huge"]);
+    for index in 0..inputs.len() {
+        let _ = SkillRegistry::activate(provider.clone(), &format!("skills/s{index:02}/SKILL.md"))
+            .await;
+    }
 }
 
 /// Strict scan of one `skills/a/SKILL.md` with this content.
@@ -41,61 +96,8 @@ async fn scan_one(content: &str) -> Result<SkillRegistry, SkillError> {
 }
 
 // ---------------------------------------------------------------------------
-// Defects
+// Regressions found in review
 // ---------------------------------------------------------------------------
-
-/// The spec publishes `skills_scanned` "at run start". A run that waits
-/// for an approval and is resumed is still one run, but the startup
-/// event is published again for the resumed segment, so the session's
-/// context holds the scan diagnostics twice (hosts counting errors or
-/// surfacing them to users double-report).
-#[tokio::test]
-async fn skills_report_is_published_once_per_run_not_again_on_resume() {
-    let provider = env(&[("skills/broken/SKILL.md", "no frontmatter")]);
-    let report = SkillRegistry::scan_with_report(provider, &root())
-        .await
-        .unwrap();
-    let deploy = string_tool(
-        "deploy",
-        Some("Deploys".to_string()),
-        json!({"type": "object"}),
-        |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
-    )
-    .with_approval_required(true);
-    let model = Arc::new(TestModel::scripted(vec![
-        call_response("d1", "deploy", json!({})),
-        ModelResponse::text("done"),
-    ]));
-    let mut session = AgentBuilder::new(model)
-        .tool(Arc::new(deploy))
-        .skills_report(report)
-        .build()
-        .session();
-
-    let waiting = session.run("deploy").await.unwrap();
-    assert!(waiting.is_waiting());
-    assert_eq!(
-        session
-            .context()
-            .events
-            .of_kind(SKILL_SCAN_EVENT_KIND)
-            .count(),
-        1
-    );
-    session
-        .resume_after_hitl(AgentHitlUserInteraction::approved("d1"))
-        .await
-        .unwrap();
-    assert_eq!(
-        session
-            .context()
-            .events
-            .of_kind(SKILL_SCAN_EVENT_KIND)
-            .count(),
-        1,
-        "one run, one skills_scanned event"
-    );
-}
 
 /// docs/skills.md: "Unknown keys are ignored, so skills written for other
 /// tools load." Keys this crate never reads may hold non-finite or
@@ -236,26 +238,6 @@ async fn field_shape_errors_carry_the_file_line() {
     }
 }
 
-/// `SkillReloadBinding::with_interval_ms` is documented as "Reload at
-/// least this often". While watcher events keep arriving faster than the
-/// debounce, the pending change suppresses the interval forever: after
-/// ten intervals without a reload, nothing is due.
-#[test]
-fn interval_bounds_reload_latency_under_continuous_changes() {
-    let mut binding = SkillReloadBinding::new()
-        .with_interval_ms(1_000)
-        .with_debounce_ms(100);
-    binding.record_reload(0);
-    for now in (0..10_000).step_by(50) {
-        binding.observe_watch_event(now);
-    }
-    let decision = binding.decision(10_000);
-    assert!(
-        decision.due,
-        "no reload for 10 intervals while changes keep coming: {decision:?}"
-    );
-}
-
 /// Invalid-name messages quote the offending character raw. Format
 /// characters (zero-width space, right-to-left override, BOM) are neither
 /// whitespace nor control characters, so the message reads "`` is not
@@ -276,14 +258,11 @@ async fn invalid_name_messages_spell_out_invisible_characters() {
     }
 }
 
-// ---------------------------------------------------------------------------
-// Sound behaviour worth locking in
-// ---------------------------------------------------------------------------
-
 /// Claude-style `allowed-tools` entries carry arguments in parentheses;
 /// spaces and commas inside them do not split the entry, in the string
 /// form and in list items alike. An unclosed `(` is a shape error at its
 /// line instead of a silently merged tool name.
+// Regression lock: checked in review and found sound; nothing broke.
 #[tokio::test]
 async fn allowed_tools_keep_parenthesized_arguments_whole() {
     for (value, expected) in [
@@ -320,6 +299,7 @@ async fn allowed_tools_keep_parenthesized_arguments_whole() {
 
 /// Error messages are single lines: names, keys and first lines holding
 /// line breaks or other control characters are quoted with `<U+XXXX>`.
+// Regression lock: checked in review and found sound; nothing broke.
 #[tokio::test]
 async fn error_messages_never_contain_raw_line_breaks() {
     for content in [
@@ -341,6 +321,7 @@ async fn error_messages_never_contain_raw_line_breaks() {
 /// body, CRLF + BOM + trailing spaces on the fences, YAML 1.1 booleans
 /// and octal-looking numbers keep their text, and a file that ends right
 /// after the closing fence has no body.
+// Regression lock: checked in review and found sound; nothing broke.
 #[tokio::test]
 async fn frontmatter_edge_cases_keep_text_and_split_at_the_first_closing_fence() {
     let provider = env(&[
@@ -379,6 +360,7 @@ async fn frontmatter_edge_cases_keep_text_and_split_at_the_first_closing_fence()
 
 /// A small deterministic fuzz over YAML-ish tokens: scanning and
 /// activating never panic.
+// Regression lock: checked in review and found sound; nothing broke.
 #[tokio::test]
 async fn random_yaml_frontmatter_never_panics() {
     const TOKENS: &[&str] = &[
@@ -451,30 +433,153 @@ async fn random_yaml_frontmatter_never_panics() {
     assert!(report.registry().len() + report.diagnostics().len() >= 400);
 }
 
-/// Interval decisions follow the host clock exactly, including a clock
-/// reading earlier than the last reload (no underflow, no reload).
-#[test]
-fn binding_decisions_are_pure_functions_of_host_clock_values() {
-    let mut binding = SkillReloadBinding::new()
-        .with_interval_ms(1_000)
-        .with_debounce_ms(10);
-    binding.record_reload(5_000);
-    let earlier = binding.decision(4_000);
-    assert!(!earlier.due);
-    assert_eq!(earlier.wait_ms, Some(2_000));
-    assert_eq!(
-        binding.decision(6_000).reason,
-        Some(SkillReloadReason::Interval)
-    );
-    let copy = binding.clone();
-    // A change long after the interval elapsed is due at once: the
-    // interval bounds the debounce.
-    binding.observe_watch_event(u64::MAX - 1);
-    assert!(binding.decision(u64::MAX - 2).due);
-    // Without an interval, the debounce saturates instead of overflowing.
-    let mut debounced = SkillReloadBinding::new().with_debounce_ms(10);
-    debounced.observe_watch_event(u64::MAX - 1);
-    assert!(!debounced.decision(u64::MAX - 2).due);
-    assert!(debounced.decision(u64::MAX).due);
-    assert_eq!(copy.decision(6_000), copy.decision(6_000));
+/// Activates `skills/a/SKILL.md` holding `frontmatter` between fences.
+async fn activate(frontmatter: &str) -> Result<starweaver::ActiveSkill, String> {
+    let text = format!("---\n{frontmatter}\n---\nBody.\n");
+    let provider: Arc<dyn EnvironmentProvider> =
+        Arc::new(VirtualEnvironmentProvider::new("skills").with_file("skills/a/SKILL.md", text));
+    SkillRegistry::activate(provider, "skills/a/SKILL.md")
+        .await
+        .map_err(|error| error.to_string())
+}
+
+/// docs/skills.md: "`allowed-tools` and `allowed_tools` count as one key"
+/// and "`<<` merge keys are expanded (explicit keys win)". A shared base
+/// merged with `<<` that sets `allowed_tools`, overridden by an explicit
+/// `allowed-tools`, should load with the explicit value. `parse_yaml`
+/// cannot tell merged from explicit keys and rejects the skill with
+/// "`allowed-tools` repeats `allowed_tools` (set on line 5) ...; keep one
+/// `allowed-tools:` line", pointing at the `<<:` line, although the file
+/// has only one such line.
+#[tokio::test]
+async fn explicit_allowed_tools_wins_over_a_merged_allowed_tools() {
+    let active = activate(
+        "name: a\ndescription: b\nbase: &base {allowed_tools: Read}\n<<: *base\n\
+         allowed-tools: Grep",
+    )
+    .await;
+    match active {
+        Ok(active) => assert_eq!(active.summary.allowed_tools, ["Grep"]),
+        Err(message) => panic!("the skill was rejected: {message}"),
+    }
+}
+
+/// docs/skills.md: messages give "what is wrong, where ... and how to fix
+/// it, with a fix that fits the mistake (... a tab ...)". A key indented
+/// with a tab after a `key: value` line (the most common tab mistake) is
+/// reported by the parser as "while scanning a plain scalar, found a tab"
+/// at the start of the previous line's value (line 3, column 14 here),
+/// with the generic "quote values" fix: wrong line, wrong fix. Only the
+/// parser's `TabInIndentation`-style kinds get "indent with spaces".
+#[tokio::test]
+async fn a_tab_indented_key_is_reported_on_its_line_with_the_tab_fix() {
+    let message = activate("name: a\ndescription: b\n\tlicense: MIT")
+        .await
+        .expect_err("a tab-indented key must be an error");
+    // File lines: 1 `---`, 2 name, 3 description, 4 the tab.
+    assert!(message.contains("line 4"), "{message}");
+    assert!(message.contains("indent with spaces"), "{message}");
+}
+
+/// docs/skills.md: "Quoted user text ... spells invisible characters as
+/// `<U+XXXX>`" and "Parser internals (Rust option names, `Debug` dumps)
+/// never reach" the messages. A NUL byte in the frontmatter yields
+/// "unexpected character: `\u{0}'" (Rust's `escape_debug` spelling, with
+/// a mismatched quote) and the fix "quote values ...", which does not
+/// help: the byte has to be removed.
+#[tokio::test]
+async fn a_nul_byte_in_frontmatter_is_named_by_code_point() {
+    let message = activate("name: a\ndescription: b\nnote: x\0y")
+        .await
+        .expect_err("a NUL byte must be an error");
+    assert!(!message.contains("\\u{0}"), "{message}");
+    assert!(message.contains("U+0000"), "{message}");
+}
+
+/// Random frontmatter built from YAML-significant tokens (anchors, tags,
+/// flow brackets, BOMs, NUL, tabs, CR, directives) never panics, and
+/// every error is one line that names the file.
+// Regression lock: checked in review and found sound; nothing broke.
+#[tokio::test]
+async fn fuzzed_frontmatter_never_panics_and_errors_are_one_line() {
+    const TOKENS: &[&str] = &[
+        "name",
+        "description",
+        "metadata",
+        "allowed-tools",
+        "allowed_tools",
+        "license",
+        ":",
+        ": ",
+        "\n",
+        "\n  ",
+        "\n- ",
+        "- ",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "'",
+        "\"",
+        "&a",
+        "*a",
+        "!!str",
+        "!!int",
+        "!!binary",
+        "!!timestamp",
+        "!x",
+        "~",
+        "null",
+        "true",
+        "1e999",
+        ".inf",
+        "007",
+        "?",
+        "<<",
+        "#",
+        "|",
+        ">",
+        "\t",
+        "\r",
+        "\u{feff}",
+        "\u{200b}",
+        "é",
+        "\\",
+        "---",
+        "...",
+        "%YAML 1.2",
+        "@",
+        "(",
+        ")",
+        "Bash(",
+        " ",
+        "x",
+        "0x1F",
+        "-1",
+        "1.5",
+        "\0",
+        "\u{85}",
+        "\u{2028}",
+    ];
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..1_500 {
+        let mut text = String::from("name: a\ndescription: b\n");
+        for _ in 0..rng.below(30) {
+            text.push_str(rng.pick(TOKENS));
+        }
+        let input = text.clone();
+        let outcome = tokio::spawn(async move { activate(&text).await.map(|_| ()) }).await;
+        match outcome {
+            Err(panic) => panic!("{input:?} panicked: {panic}"),
+            Ok(Err(message)) => {
+                assert!(!message.contains('\n'), "{input:?}: {message}");
+                assert!(
+                    message.contains("skills/a/SKILL.md"),
+                    "{input:?}: {message}"
+                );
+            }
+            Ok(Ok(())) => {}
+        }
+    }
 }
