@@ -12,7 +12,6 @@
 
 mod approval;
 mod bounded_inputs;
-#[path = "../common/mod.rs"]
 mod common;
 mod environment;
 mod failed_runs;

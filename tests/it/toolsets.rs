@@ -363,7 +363,6 @@ async fn deferred_call_rejects_invalid_arguments_before_deferral() {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-#[allow(dead_code)]
 struct SceneArgs {
     /// Scene to render.
     scene: String,

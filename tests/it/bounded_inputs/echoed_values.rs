@@ -3,7 +3,6 @@
 use super::*;
 
 #[derive(Deserialize, JsonSchema)]
-#[allow(dead_code)]
 struct Count {
     /// A small number.
     count: u8,

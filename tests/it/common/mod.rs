@@ -1,9 +1,9 @@
-//! Helpers shared by the integration tests.
-//!
-//! Every file in `tests/` is its own crate and pulls this module in with
-//! `mod common;`; a file uses only some of the helpers, hence the
-//! `dead_code` allowance.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+//! Helpers shared by the modules of the integration binary, imported as
+//! `crate::common`: schemas, counters and contexts, tool calls and model
+//! responses, tools, agents that wait for approval, JSON helpers and
+//! conversation inspection. `environment` holds the environment
+//! fixtures and the configurable [`environment::TestEnvironment`];
+//! `toolsets` the tools and lookups of the toolset tests.
 
 pub mod environment;
 pub mod toolsets;
