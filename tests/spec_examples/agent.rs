@@ -1,6 +1,6 @@
 //! The Tools chapter's examples that need agents and sessions, with the
 //! design's path mapping (`starweaver_agent::X` -> `starweaver::X`).
-#![allow(unused, clippy::unwrap_used, clippy::expect_used)]
+#![allow(unused)]
 
 #[tokio::test]
 async fn context_dependency_read_note() {

@@ -9,7 +9,7 @@
 //!
 //! Each test holds the example's `example()` function verbatim and
 //! asserts that it returns `Ok`.
-#![allow(unused, clippy::unwrap_used, clippy::expect_used)]
+#![allow(unused)]
 
 // `SkillRegistry::scan` reads summaries; `activate` loads the body.
 #[tokio::test]

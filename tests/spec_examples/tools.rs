@@ -9,9 +9,8 @@
 //! | `starweaver_model::X` | `starweaver::model::X` |
 //! | `starweaver_tools::X` | `starweaver::tools::X` |
 //!
-//! The chapter's examples that need agents and sessions are in
-//! `tests/spec_agent_examples.rs`, the skills examples in
-//! `tests/spec_skills_examples.rs`. Not here yet, and why:
+//! The chapter's examples that need agents and sessions are in `agent`,
+//! the skills examples in `skills`. Not here yet, and why:
 //!
 //! - "Process-capable shell providers": the `ShellPolicy` /
 //!   `ProgramCommand` example and the `shell_tools` /
@@ -19,8 +18,6 @@
 //!   providers, which arrive with the environments milestone.
 #![allow(
     unused,
-    clippy::unwrap_used,
-    clippy::expect_used,
     // The ToolConfig example spells `..ToolConfig::default()` while ToolConfig
     // has one field today.
     clippy::needless_update
