@@ -145,7 +145,7 @@ async fn names_are_the_inner_toolsets_under_a_prefix() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression lock (review found no defect): a gated proxied write resumes after a restore.

@@ -21,56 +21,6 @@ use crate::common::{
     always_retry, call, call_response, counter, open_schema, recording_tool, tool_return, Log,
 };
 
-// ---------------------------------------------------------------------------
-// Robustness
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn a_failed_session_run_is_kept_until_discarded_and_the_session_stays_usable() {
-    let runs = counter();
-    let model = Arc::new(TestModel::scripted(vec![
-        ModelResponse::text("first answer"),
-        call_response("c1", "stubborn", json!({})),
-        call_response("c2", "stubborn", json!({})),
-        ModelResponse::text("recovered"),
-    ]));
-    let mut session = AgentBuilder::new(model.clone())
-        .tool(Arc::new(always_retry(&runs).with_max_retries(0)))
-        .build()
-        .session();
-    session.run("hello").await.unwrap();
-    assert_eq!(session.messages().len(), 2);
-
-    let error = session.run("break it").await.unwrap_err();
-    assert!(
-        matches!(error, AgentError::ToolRetriesExhausted { .. }),
-        "{error:?}"
-    );
-    // The failed run is kept (prompt, call, retry prompt), marked failed.
-    assert_eq!(session.messages().len(), 5);
-    assert_eq!(session.failed_run().unwrap().first_message, 2);
-    assert!(!session.is_waiting());
-    // Discarding it is the old rollback.
-    assert_eq!(session.discard_failed_run().len(), 3);
-    assert_eq!(session.messages().len(), 2);
-
-    // Later runs continue from the last good state.
-    let error = session.run("again").await.unwrap_err();
-    assert!(
-        matches!(error, AgentError::ToolRetriesExhausted { .. }),
-        "{error:?}"
-    );
-    session.discard_failed_run();
-    let result = session.run("once more").await.unwrap();
-    assert_eq!(result.output, "recovered");
-    let sent = &model.requests()[3].messages;
-    assert_eq!(sent.len(), 3);
-    assert_eq!(
-        sent[2],
-        ModelMessage::Request(starweaver::model::ModelRequest::user("once more"))
-    );
-}
-
 /// Every tool call is answered by the request right after its response.
 fn assert_well_formed(messages: &[ModelMessage]) {
     for (index, message) in messages.iter().enumerate() {
@@ -668,4 +618,54 @@ async fn rejected_user_input_leaves_the_paused_run_as_it_was() {
     after["waiting"]["progress"]["next_sequence"] = Value::Null;
     before["waiting"]["progress"]["next_sequence"] = Value::Null;
     assert_eq!(after, before);
+}
+
+// ---------------------------------------------------------------------------
+// A failed run across a session
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_failed_session_run_is_kept_until_discarded_and_the_session_stays_usable() {
+    let runs = counter();
+    let model = Arc::new(TestModel::scripted(vec![
+        ModelResponse::text("first answer"),
+        call_response("c1", "stubborn", json!({})),
+        call_response("c2", "stubborn", json!({})),
+        ModelResponse::text("recovered"),
+    ]));
+    let mut session = AgentBuilder::new(model.clone())
+        .tool(Arc::new(always_retry(&runs).with_max_retries(0)))
+        .build()
+        .session();
+    session.run("hello").await.unwrap();
+    assert_eq!(session.messages().len(), 2);
+
+    let error = session.run("break it").await.unwrap_err();
+    assert!(
+        matches!(error, AgentError::ToolRetriesExhausted { .. }),
+        "{error:?}"
+    );
+    // The failed run is kept (prompt, call, retry prompt), marked failed.
+    assert_eq!(session.messages().len(), 5);
+    assert_eq!(session.failed_run().unwrap().first_message, 2);
+    assert!(!session.is_waiting());
+    // Discarding it is the old rollback.
+    assert_eq!(session.discard_failed_run().len(), 3);
+    assert_eq!(session.messages().len(), 2);
+
+    // Later runs continue from the last good state.
+    let error = session.run("again").await.unwrap_err();
+    assert!(
+        matches!(error, AgentError::ToolRetriesExhausted { .. }),
+        "{error:?}"
+    );
+    session.discard_failed_run();
+    let result = session.run("once more").await.unwrap();
+    assert_eq!(result.output, "recovered");
+    let sent = &model.requests()[3].messages;
+    assert_eq!(sent.len(), 3);
+    assert_eq!(
+        sent[2],
+        ModelMessage::Request(starweaver::model::ModelRequest::user("once more"))
+    );
 }

@@ -302,7 +302,7 @@ async fn lifecycle_toolset_that_becomes_available_again_is_shown_again() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: re-inserting a toolset ran its setup twice.

@@ -364,7 +364,7 @@ async fn returns_follow_model_order_when_the_second_call_finishes_first() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: scheduling looked only at call_tool, so a proxied sequential tool ran concurrently.

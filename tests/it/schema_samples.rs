@@ -9,10 +9,6 @@ use starweaver::model::sample_value;
 
 use crate::common::assert_sample_valid;
 
-// ---------------------------------------------------------------------------
-// Schema samples used by TestModel::auto
-// ---------------------------------------------------------------------------
-
 #[test]
 fn schema_samples_cover_the_common_tool_subset() {
     for schema in [
@@ -62,7 +58,7 @@ fn schema_samples_respect_unique_items_with_min_items() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: TestModel::auto sampled values outside open numeric intervals.

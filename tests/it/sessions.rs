@@ -20,36 +20,6 @@ use crate::common::{
 };
 
 // ---------------------------------------------------------------------------
-// Deferred calls and durable sessions
-// ---------------------------------------------------------------------------
-
-#[tokio::test]
-async fn session_state_rejects_garbage_and_unknown_versions() {
-    for garbage in ["", "not json", "{}", "[1, 2]", r#"{"version": "one"}"#] {
-        let error = AgentSessionState::from_json(garbage).unwrap_err();
-        assert!(
-            matches!(error, AgentError::State(_)),
-            "{garbage}: {error:?}"
-        );
-    }
-
-    let log: Log = Arc::default();
-    let model = Arc::new(TestModel::scripted(deploy_script("x")));
-    let mut session = deploy_agent(&model, &log).session();
-    session.run("deploy").await.unwrap();
-    let json = session.export_state().to_json().unwrap();
-    assert!(AgentSessionState::from_json(&json).is_ok());
-
-    let mut value: Value = serde_json::from_str(&json).unwrap();
-    value["version"] = json!(AgentSessionState::VERSION + 1);
-    let error = AgentSessionState::from_json(&value.to_string()).unwrap_err();
-    match error {
-        AgentError::State(message) => assert!(message.contains("version"), "{message}"),
-        other => panic!("expected State, got {other:?}"),
-    }
-}
-
-// ---------------------------------------------------------------------------
 // Sessions and context
 // ---------------------------------------------------------------------------
 
@@ -162,7 +132,37 @@ async fn tool_context_updates_persist_in_the_session_context() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Exported state
+// ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn session_state_rejects_garbage_and_unknown_versions() {
+    for garbage in ["", "not json", "{}", "[1, 2]", r#"{"version": "one"}"#] {
+        let error = AgentSessionState::from_json(garbage).unwrap_err();
+        assert!(
+            matches!(error, AgentError::State(_)),
+            "{garbage}: {error:?}"
+        );
+    }
+
+    let log: Log = Arc::default();
+    let model = Arc::new(TestModel::scripted(deploy_script("x")));
+    let mut session = deploy_agent(&model, &log).session();
+    session.run("deploy").await.unwrap();
+    let json = session.export_state().to_json().unwrap();
+    assert!(AgentSessionState::from_json(&json).is_ok());
+
+    let mut value: Value = serde_json::from_str(&json).unwrap();
+    value["version"] = json!(AgentSessionState::VERSION + 1);
+    let error = AgentSessionState::from_json(&value.to_string()).unwrap_err();
+    match error {
+        AgentError::State(message) => assert!(message.contains("version"), "{message}"),
+        other => panic!("expected State, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: export/restore dropped the host's fail-closed tool policy.

@@ -389,7 +389,7 @@ async fn deferred_typed_tool_rejects_invalid_arguments_before_deferral() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: PrefixedToolset errors named the unprefixed tool.

@@ -159,10 +159,6 @@ async fn a_missing_file_is_feedback_the_run_continues_past() {
     assert_eq!(returns[4].content["content"], "A");
 }
 
-// ---------------------------------------------------------------------------
-// Review fixes: symlinked roots, unreadable paths, arguments, output size
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn schema_sampled_arguments_still_deserialize_and_an_auto_run_does_not_panic() {
     // What `TestModel::auto` sends: each tool's schema sampled.
@@ -237,7 +233,7 @@ fn bundle_tool(name: &str) -> DynTool {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression lock (review found no defect): searched-in tools use the session environment.

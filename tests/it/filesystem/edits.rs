@@ -13,10 +13,6 @@ use starweaver::{
 use crate::common::environment::{call_on, notes, ok_on, text_of, TestEnvironment};
 use crate::common::{batch_model, proxied, strings, tool_returns};
 
-// ---------------------------------------------------------------------------
-// The bundle: tools
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn write_file_creates_parents_and_says_whether_it_created() {
     let provider = Arc::new(VirtualEnvironmentProvider::new("t"));
@@ -133,7 +129,7 @@ async fn edit_file_requires_a_unique_exact_match() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 /// docs: "the file keeps its line endings". That holds only when

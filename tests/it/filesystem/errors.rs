@@ -11,10 +11,6 @@ use starweaver::{AgentContext, ToolContext, ToolReturnKind};
 use crate::common::ambient;
 use crate::common::environment::{call_on, filesystem_registry, project};
 
-// ---------------------------------------------------------------------------
-// The bundle: tools
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn a_missing_environment_is_a_user_error() {
     for (name, arguments) in [
@@ -68,10 +64,6 @@ async fn paths_outside_the_root_are_feedback_naming_the_problem() {
             .contains("outside the environment root"));
     }
 }
-
-// ---------------------------------------------------------------------------
-// Review fixes: symlinked roots, unreadable paths, arguments, output size
-// ---------------------------------------------------------------------------
 
 #[tokio::test]
 async fn misspelled_arguments_are_invalid_arguments_naming_the_field() {
@@ -140,7 +132,7 @@ async fn misspelled_arguments_are_invalid_arguments_naming_the_field() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 /// Edge inputs that must never panic and must land in the documented

@@ -200,7 +200,7 @@ async fn results_with_a_skill_file_carry_a_reminder() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 /// docs/filesystem-tools.md, error classes: "a file too large to read" is

@@ -273,7 +273,7 @@ async fn run_scoped_approval_tool_and_params_survive_the_wait() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: with duplicate tool-call ids, resumed results landed on the wrong call.

@@ -16,10 +16,6 @@ use starweaver::{
 
 use crate::common::{call_response, calls, last_request_parts, recording_tool, tool_return, Log};
 
-// ---------------------------------------------------------------------------
-// Deferred calls and durable sessions
-// ---------------------------------------------------------------------------
-
 #[derive(Clone, Debug, Deserialize, JsonSchema, Serialize)]
 struct RenderArgs {
     /// Scene to render.
@@ -136,7 +132,7 @@ async fn deferred_call_with_invalid_arguments_is_a_retry_not_a_wait() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: a deferred tool that also needs approval never completed.

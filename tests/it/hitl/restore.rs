@@ -15,7 +15,7 @@ use crate::common::{
 };
 
 // ---------------------------------------------------------------------------
-// Approvals
+// Resume errors
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
@@ -104,7 +104,7 @@ async fn resume_errors_leave_the_session_waiting() {
 }
 
 // ---------------------------------------------------------------------------
-// Deferred calls and durable sessions
+// Export and restore of a waiting session
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
@@ -152,7 +152,7 @@ async fn approval_round_trip_across_export_and_restore() {
 }
 
 // ---------------------------------------------------------------------------
-// More approval shapes
+// Restoring onto another agent, failing resumes
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
@@ -214,7 +214,7 @@ async fn a_failing_resume_ends_the_paused_run_and_keeps_it_marked_failed() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: resuming onto an agent that lacks the pending tool did not name the tool.

@@ -19,10 +19,6 @@ use crate::common::{
 
 use super::proxy_inner;
 
-// ---------------------------------------------------------------------------
-// ToolProxyToolset
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn proxy_call_tool_keeps_inner_approval_requirement() {
     let runs = counter();
@@ -48,7 +44,7 @@ async fn proxy_call_tool_keeps_inner_approval_requirement() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: an approval-gated tool behind a tool proxy could never run.

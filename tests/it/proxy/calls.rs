@@ -23,7 +23,7 @@ use crate::common::{
 use super::proxy_inner;
 
 // ---------------------------------------------------------------------------
-// PrefixedToolset
+// Prefixed proxies
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
@@ -65,7 +65,7 @@ async fn prefixed_proxies_coexist_in_one_registry() {
 }
 
 // ---------------------------------------------------------------------------
-// ToolProxyToolset
+// `search_tools` and `call_tool`
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
@@ -272,7 +272,7 @@ async fn proxy_search_hides_unavailable_inner_tools_with_ambient_context() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: through a tool proxy, the first model mistake failed the run.

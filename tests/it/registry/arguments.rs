@@ -238,7 +238,7 @@ struct QueryArgs {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: typed tool errors for nested fields did not say where.

@@ -248,7 +248,7 @@ fn prepare_definition_can_change_the_description() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: not-found errors revealed unavailable, hidden or unloaded tools.

@@ -390,7 +390,7 @@ async fn a_later_registration_replaces_an_earlier_tool_of_the_same_name() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: a tool hidden by hidden_by_tags still hid others.

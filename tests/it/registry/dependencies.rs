@@ -22,155 +22,6 @@ use crate::common::{ambient, call, call_response, open_schema, NamedDb};
 use super::call_in;
 
 // ---------------------------------------------------------------------------
-// Dependency profiles during HITL preprocessing and approved execution
-// ---------------------------------------------------------------------------
-
-/// What a preprocessor or tool body could see.
-#[derive(Clone, Debug, PartialEq)]
-struct Seen {
-    handle: bool,
-    note: Option<String>,
-    capability: Option<String>,
-}
-
-fn observe_seen(ctx: &ToolContext) -> Seen {
-    let handle = ctx.dependency::<starweaver::AgentContextHandle>();
-    Seen {
-        handle: handle.is_some(),
-        note: handle.and_then(|handle| {
-            handle.read(|context| context.notes.get("reviewer").map(str::to_string))
-        }),
-        capability: ctx
-            .dependency::<starweaver::HostCapabilities>()
-            .and_then(|capabilities| capabilities.get::<String>("ledger"))
-            .map(|value| (*value).clone()),
-    }
-}
-
-/// An approval tool recording what its preprocessor and its body saw.
-fn observed_tool(
-    requirements: Option<starweaver::ToolDependencyRequirements>,
-    seen: &Arc<Mutex<Vec<(&'static str, Seen)>>>,
-) -> FunctionTool {
-    let body_seen = seen.clone();
-    let pre_seen = seen.clone();
-    let tool = string_tool(
-        "observed",
-        Some("Records its dependencies".to_string()),
-        open_schema(),
-        move |ctx: ToolContext, _args: Value| {
-            let seen = body_seen.clone();
-            async move {
-                seen.lock().unwrap().push(("body", observe_seen(&ctx)));
-                Ok(ToolResult::new(json!({})))
-            }
-        },
-    )
-    .with_approval_required(true)
-    .with_user_input_preprocessor(move |ctx: ToolContext, _input: Value| {
-        let seen = pre_seen.clone();
-        async move {
-            seen.lock()
-                .unwrap()
-                .push(("preprocess", observe_seen(&ctx)));
-            Ok(ToolUserInputPreprocessResult::new())
-        }
-    });
-    match requirements {
-        Some(requirements) => tool.with_dependencies(requirements),
-        None => tool,
-    }
-}
-
-async fn run_observed(
-    requirements: Option<starweaver::ToolDependencyRequirements>,
-) -> Vec<(&'static str, Seen)> {
-    let seen: Arc<Mutex<Vec<(&'static str, Seen)>>> = Arc::default();
-    let model = Arc::new(TestModel::scripted(vec![
-        call_response("o1", "observed", json!({})),
-        ModelResponse::text("done"),
-    ]));
-    let mut context = starweaver::AgentContext::default();
-    context.notes.set("reviewer", "bob");
-    context.insert_named_dependency("ledger", "ledger-v1".to_string());
-    let mut session = AgentBuilder::new(model)
-        .tool(Arc::new(observed_tool(requirements, &seen)))
-        .build()
-        .session()
-        .with_context(context);
-    session.run("go").await.unwrap();
-    let done = session
-        .resume_after_hitl(AgentHitlUserInteraction::approved("o1").with_user_input(json!("ok")))
-        .await
-        .unwrap();
-    assert_eq!(done.status, AgentRunStatus::Completed);
-    let seen = seen.lock().unwrap().clone();
-    seen
-}
-
-#[tokio::test]
-async fn approved_execution_uses_the_tool_dependency_profile() {
-    let legacy = run_observed(None).await;
-    let body = legacy.iter().find(|(stage, _)| *stage == "body").unwrap();
-    assert_eq!(
-        body.1,
-        Seen {
-            handle: true,
-            note: Some("bob".to_string()),
-            capability: Some("ledger-v1".to_string()),
-        }
-    );
-
-    let filtered = run_observed(Some(starweaver::ToolDependencyRequirements::filtered([
-        "ledger",
-    ])))
-    .await;
-    let body = filtered.iter().find(|(stage, _)| *stage == "body").unwrap();
-    assert_eq!(
-        body.1,
-        Seen {
-            handle: false,
-            note: None,
-            capability: Some("ledger-v1".to_string()),
-        }
-    );
-}
-
-#[tokio::test]
-async fn user_input_preprocessing_uses_the_tool_dependency_profile() {
-    let legacy = run_observed(None).await;
-    let pre = legacy
-        .iter()
-        .find(|(stage, _)| *stage == "preprocess")
-        .unwrap();
-    assert_eq!(
-        pre.1,
-        Seen {
-            handle: true,
-            note: Some("bob".to_string()),
-            capability: Some("ledger-v1".to_string()),
-        }
-    );
-
-    let filtered = run_observed(Some(starweaver::ToolDependencyRequirements::filtered([
-        "ledger",
-    ])))
-    .await;
-    let pre = filtered
-        .iter()
-        .find(|(stage, _)| *stage == "preprocess")
-        .unwrap();
-    assert_eq!(
-        pre.1,
-        Seen {
-            handle: false,
-            note: None,
-            capability: Some("ledger-v1".to_string()),
-        }
-    );
-}
-
-// ---------------------------------------------------------------------------
 // Dependency profiles
 // ---------------------------------------------------------------------------
 
@@ -589,7 +440,156 @@ async fn malformed_dependency_metadata_fails_closed_to_strict_with_nothing() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Dependency profiles during HITL preprocessing and approved execution
+// ---------------------------------------------------------------------------
+
+/// What a preprocessor or tool body could see.
+#[derive(Clone, Debug, PartialEq)]
+struct Seen {
+    handle: bool,
+    note: Option<String>,
+    capability: Option<String>,
+}
+
+fn observe_seen(ctx: &ToolContext) -> Seen {
+    let handle = ctx.dependency::<starweaver::AgentContextHandle>();
+    Seen {
+        handle: handle.is_some(),
+        note: handle.and_then(|handle| {
+            handle.read(|context| context.notes.get("reviewer").map(str::to_string))
+        }),
+        capability: ctx
+            .dependency::<starweaver::HostCapabilities>()
+            .and_then(|capabilities| capabilities.get::<String>("ledger"))
+            .map(|value| (*value).clone()),
+    }
+}
+
+/// An approval tool recording what its preprocessor and its body saw.
+fn observed_tool(
+    requirements: Option<starweaver::ToolDependencyRequirements>,
+    seen: &Arc<Mutex<Vec<(&'static str, Seen)>>>,
+) -> FunctionTool {
+    let body_seen = seen.clone();
+    let pre_seen = seen.clone();
+    let tool = string_tool(
+        "observed",
+        Some("Records its dependencies".to_string()),
+        open_schema(),
+        move |ctx: ToolContext, _args: Value| {
+            let seen = body_seen.clone();
+            async move {
+                seen.lock().unwrap().push(("body", observe_seen(&ctx)));
+                Ok(ToolResult::new(json!({})))
+            }
+        },
+    )
+    .with_approval_required(true)
+    .with_user_input_preprocessor(move |ctx: ToolContext, _input: Value| {
+        let seen = pre_seen.clone();
+        async move {
+            seen.lock()
+                .unwrap()
+                .push(("preprocess", observe_seen(&ctx)));
+            Ok(ToolUserInputPreprocessResult::new())
+        }
+    });
+    match requirements {
+        Some(requirements) => tool.with_dependencies(requirements),
+        None => tool,
+    }
+}
+
+async fn run_observed(
+    requirements: Option<starweaver::ToolDependencyRequirements>,
+) -> Vec<(&'static str, Seen)> {
+    let seen: Arc<Mutex<Vec<(&'static str, Seen)>>> = Arc::default();
+    let model = Arc::new(TestModel::scripted(vec![
+        call_response("o1", "observed", json!({})),
+        ModelResponse::text("done"),
+    ]));
+    let mut context = starweaver::AgentContext::default();
+    context.notes.set("reviewer", "bob");
+    context.insert_named_dependency("ledger", "ledger-v1".to_string());
+    let mut session = AgentBuilder::new(model)
+        .tool(Arc::new(observed_tool(requirements, &seen)))
+        .build()
+        .session()
+        .with_context(context);
+    session.run("go").await.unwrap();
+    let done = session
+        .resume_after_hitl(AgentHitlUserInteraction::approved("o1").with_user_input(json!("ok")))
+        .await
+        .unwrap();
+    assert_eq!(done.status, AgentRunStatus::Completed);
+    let seen = seen.lock().unwrap().clone();
+    seen
+}
+
+#[tokio::test]
+async fn approved_execution_uses_the_tool_dependency_profile() {
+    let legacy = run_observed(None).await;
+    let body = legacy.iter().find(|(stage, _)| *stage == "body").unwrap();
+    assert_eq!(
+        body.1,
+        Seen {
+            handle: true,
+            note: Some("bob".to_string()),
+            capability: Some("ledger-v1".to_string()),
+        }
+    );
+
+    let filtered = run_observed(Some(starweaver::ToolDependencyRequirements::filtered([
+        "ledger",
+    ])))
+    .await;
+    let body = filtered.iter().find(|(stage, _)| *stage == "body").unwrap();
+    assert_eq!(
+        body.1,
+        Seen {
+            handle: false,
+            note: None,
+            capability: Some("ledger-v1".to_string()),
+        }
+    );
+}
+
+#[tokio::test]
+async fn user_input_preprocessing_uses_the_tool_dependency_profile() {
+    let legacy = run_observed(None).await;
+    let pre = legacy
+        .iter()
+        .find(|(stage, _)| *stage == "preprocess")
+        .unwrap();
+    assert_eq!(
+        pre.1,
+        Seen {
+            handle: true,
+            note: Some("bob".to_string()),
+            capability: Some("ledger-v1".to_string()),
+        }
+    );
+
+    let filtered = run_observed(Some(starweaver::ToolDependencyRequirements::filtered([
+        "ledger",
+    ])))
+    .await;
+    let pre = filtered
+        .iter()
+        .find(|(stage, _)| *stage == "preprocess")
+        .unwrap();
+    assert_eq!(
+        pre.1,
+        Seen {
+            handle: false,
+            note: None,
+            capability: Some("ledger-v1".to_string()),
+        }
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: strict tools kept ungranted base dependencies.

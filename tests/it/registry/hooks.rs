@@ -471,7 +471,7 @@ impl ToolExecutionHook for PanickingHook {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: a panicking execution hook crashed dispatch.

@@ -429,10 +429,6 @@ async fn timeout_precedence_is_observable_in_the_outcome() {
     assert_eq!(runs(&executions), 5, "timeouts are never retried");
 }
 
-// ---------------------------------------------------------------------------
-// Argument validators
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn zero_budget_execution_failure_records_exhausted_retry_metadata() {
     let tool = string_tool(

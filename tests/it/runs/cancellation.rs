@@ -18,10 +18,6 @@ use crate::common::{call, call_response, counter, open_schema, responses_so_far,
 
 use super::typed_echo;
 
-// ---------------------------------------------------------------------------
-// Feedback, user errors, execution retries, timeouts, cancellation
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn a_cancelled_token_ends_the_run_before_the_model_is_asked() {
     let runs = counter();
@@ -52,7 +48,7 @@ async fn a_cancelled_token_ends_the_run_before_the_model_is_asked() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: dropping a run (host timeout or select) wiped the caller's AgentContext.

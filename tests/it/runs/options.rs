@@ -177,7 +177,7 @@ impl Model for BareModel {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: run usage and context usage disagreed on the number of requests.

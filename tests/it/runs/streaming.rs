@@ -23,10 +23,6 @@ use crate::common::{
 
 use super::typed_echo;
 
-// ---------------------------------------------------------------------------
-// More approval shapes
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn waiting_run_is_reported_in_the_stream() {
     let log: Log = Arc::default();
@@ -52,10 +48,6 @@ async fn waiting_run_is_reported_in_the_stream() {
         json!({"kind": "tool_approval", "tool": "deploy"})
     );
 }
-
-// ---------------------------------------------------------------------------
-// Robustness
-// ---------------------------------------------------------------------------
 
 #[tokio::test]
 async fn streamed_run_reports_events_in_order() {
@@ -110,10 +102,6 @@ async fn streamed_run_reports_events_in_order() {
     );
 }
 
-// ---------------------------------------------------------------------------
-// Schema samples used by TestModel::auto
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn startup_events_reach_the_stream_as_custom_records() {
     let agent = AgentBuilder::new(Arc::new(TestModel::with_text("ok")))
@@ -130,7 +118,7 @@ async fn startup_events_reach_the_stream_as_custom_records() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: stream record sequence numbers restarted when a run resumed.

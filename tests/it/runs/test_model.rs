@@ -250,10 +250,6 @@ async fn function_model_sees_messages_and_parameters() {
     assert!(matches!(&response.parts[..], [ResponsePart::Text(_)]));
 }
 
-// ---------------------------------------------------------------------------
-// Schema samples used by TestModel::auto
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn auto_model_arguments_validate_for_long_arrays() {
     let runs = counter();
@@ -290,7 +286,7 @@ struct PingArgs {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: the test model sent invalid values for string formats of std types.

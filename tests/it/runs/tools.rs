@@ -81,10 +81,6 @@ async fn default_policy_skips_unavailable_tools_and_reports_them() {
     )));
 }
 
-// ---------------------------------------------------------------------------
-// Robustness
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn calling_an_unavailable_tool_gets_a_retry_prompt() {
     let model = Arc::new(TestModel::scripted(vec![
@@ -106,7 +102,7 @@ async fn calling_an_unavailable_tool_gets_a_retry_prompt() {
 }
 
 // ---------------------------------------------------------------------------
-// Schema samples used by TestModel::auto
+// Tool names
 // ---------------------------------------------------------------------------
 
 #[tokio::test]

@@ -134,7 +134,7 @@ async fn bad_patterns_and_roots_are_errors_not_panics() {
 }
 
 // ---------------------------------------------------------------------------
-// The bundle: tools
+// The glob tool
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
@@ -153,10 +153,6 @@ async fn bad_patterns_ask_the_model_to_fix_its_call() {
     assert!(message.contains("literally"), "{message}");
 }
 
-// ---------------------------------------------------------------------------
-// Review fixes: symlinked roots, unreadable paths, arguments, output size
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn a_leading_dot_slash_anchors_the_pattern_at_the_search_root() {
     let env = project();
@@ -173,7 +169,7 @@ async fn a_leading_dot_slash_anchors_the_pattern_at_the_search_root() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 /// Paths are normalized (`src//a.rs` and `src/./a.rs` are `src/a.rs`),

@@ -160,7 +160,7 @@ async fn grep_filters_by_glob_searches_single_files_and_adds_context() {
 }
 
 // ---------------------------------------------------------------------------
-// The bundle: tools
+// The grep tool
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
@@ -208,10 +208,6 @@ async fn glob_and_grep_tools_follow_the_library_semantics() {
     .await;
     assert_eq!(literal["count"], 1);
 }
-
-// ---------------------------------------------------------------------------
-// Review fixes: symlinked roots, unreadable paths, arguments, output size
-// ---------------------------------------------------------------------------
 
 #[tokio::test]
 async fn long_lines_are_excerpted_around_the_match() {
@@ -285,7 +281,7 @@ async fn long_searches_yield_so_timeouts_and_cancellation_can_act() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 /// docs/filesystem-tools.md: "`path` also accepts `file_path` (the name

@@ -182,7 +182,7 @@ async fn walks_respect_depth_and_entry_limits() {
 }
 
 // ---------------------------------------------------------------------------
-// The bundle: tools
+// Hidden paths in the tools
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
@@ -206,7 +206,7 @@ async fn hidden_paths_in_the_tools_and_the_include_hidden_hint() {
 }
 
 // ---------------------------------------------------------------------------
-// Review fixes: symlinked roots, unreadable paths, arguments, output size
+// Symlinked roots and unreadable paths
 // ---------------------------------------------------------------------------
 
 #[tokio::test]
@@ -336,7 +336,7 @@ fn linked_tree() -> TestEnvironment {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 /// The spec: "directory symlinks are not followed"; the docs: symlinks

@@ -11,10 +11,6 @@ use crate::common::Rng;
 
 use super::{env, root, scan_ok};
 
-// ---------------------------------------------------------------------------
-// Malformed files: strict errors and lenient diagnostics
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn crlf_and_bom_frontmatter_parse() {
     let provider = env(&[
@@ -96,7 +92,7 @@ async fn scan_one(content: &str) -> Result<SkillRegistry, SkillError> {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 /// docs/skills.md: "Unknown keys are ignored, so skills written for other

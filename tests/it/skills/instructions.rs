@@ -155,7 +155,7 @@ async fn skills_report_becomes_a_custom_stream_record() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 /// The spec publishes `skills_scanned` "at run start". A run that waits

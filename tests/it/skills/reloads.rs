@@ -326,7 +326,7 @@ async fn a_failed_scheduled_reload_stays_pending() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 /// `SkillReloadBinding::with_interval_ms` is documented as "Reload at

@@ -450,7 +450,7 @@ async fn reports_count_tools_of_unavailable_toolsets_as_unavailable() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: tool search did not break ties by tool name.

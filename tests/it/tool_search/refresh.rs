@@ -475,7 +475,7 @@ impl Toolset for LiveInventory {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: re-inserting a search toolset did not expose tools added to its live inventory.

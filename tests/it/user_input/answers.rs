@@ -7,10 +7,6 @@ use starweaver::{
     ClarifyingQuestionAnswers, ClarifyingQuestionOption, ToolError,
 };
 
-// ---------------------------------------------------------------------------
-// Clarifying questions
-// ---------------------------------------------------------------------------
-
 fn clarifying(question: &str, labels: &[&str], multi: bool) -> ClarifyingQuestion {
     ClarifyingQuestion {
         question: question.to_string(),
@@ -115,7 +111,7 @@ fn two_questions() -> Vec<ClarifyingQuestion> {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: answers beside the `answers` map were dropped silently.

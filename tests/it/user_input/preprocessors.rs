@@ -15,10 +15,6 @@ use crate::common::{
     tool_return, Log,
 };
 
-// ---------------------------------------------------------------------------
-// Approvals
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn user_input_preprocessor_overrides_arguments() {
     let log: Log = Arc::default();
@@ -66,7 +62,7 @@ async fn user_input_without_preprocessor_is_recorded_on_the_approval() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: a user-input preprocessor did not see the call id.

@@ -16,10 +16,6 @@ use crate::common::{
     call_response, calls, last_request_parts, one_question, tool_return, tool_returns,
 };
 
-// ---------------------------------------------------------------------------
-// Clarifying questions
-// ---------------------------------------------------------------------------
-
 fn language_question() -> Value {
     json!({
         "questions": [{
@@ -271,10 +267,6 @@ async fn clarifying_questions_are_not_callable_without_the_bundle() {
     );
 }
 
-// ---------------------------------------------------------------------------
-// Deferred calls and durable sessions
-// ---------------------------------------------------------------------------
-
 #[tokio::test]
 async fn clarifying_questions_survive_export_and_restore() {
     let first_model = Arc::new(TestModel::scripted(ask_script()));
@@ -301,7 +293,7 @@ async fn clarifying_questions_survive_export_and_restore() {
 }
 
 // ---------------------------------------------------------------------------
-// Regressions found in review
+// Regression tests from code reviews
 // ---------------------------------------------------------------------------
 
 // Regression: ask_user_question trusted model-supplied `user_answers`.
