@@ -452,7 +452,7 @@ async fn batch_with_call_tool_is_scheduled_as_documented() {
         .events()
         .iter()
         .map(record_label)
-        .find(|record_label| record_label.starts_with("batch:"))
+        .find(|label| label.starts_with("batch:"))
         .unwrap();
     // docs/agent-runtime.md, Scheduling: a batch with the proxy's
     // `call_tool` runs sequentially, for the documented reason

@@ -28,15 +28,15 @@ use crate::common::{
 async fn the_bundle_works_behind_a_prefixed_tool_proxy() {
     let proxy = tool_proxy_toolset(vec![filesystem_tools()]);
     let prefixed: DynToolset = Arc::new(PrefixedToolset::new("workspace", proxy));
-    let filesystem_registry = ToolRegistry::new().with_toolset(&prefixed);
+    let registry = ToolRegistry::new().with_toolset(&prefixed);
     assert_eq!(
-        filesystem_registry.names(),
+        registry.names(),
         ["workspace_call_tool", "workspace_search_tools"]
     );
 
     let provider: Arc<dyn EnvironmentProvider> =
         Arc::new(VirtualEnvironmentProvider::new("docs").with_file("README.md", "hello"));
-    let found = filesystem_registry
+    let found = registry
         .execute_call(
             ambient(context_with(provider.clone())),
             &ToolCallPart::new(
@@ -57,7 +57,7 @@ async fn the_bundle_works_behind_a_prefixed_tool_proxy() {
 
     // The wrapped tool still resolves the environment through its own
     // Filtered profile.
-    let read = filesystem_registry
+    let read = registry
         .execute_call(
             ambient(context_with(provider)),
             &ToolCallPart::new(

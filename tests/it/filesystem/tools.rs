@@ -22,12 +22,12 @@ use crate::common::environment::{
 
 #[test]
 fn every_tool_is_filtered_to_the_environment_and_documents_its_arguments() {
-    let filesystem_registry = filesystem_registry();
+    let registry = filesystem_registry();
     assert_eq!(
-        filesystem_registry.names(),
+        registry.names(),
         ["edit_file", "glob", "grep", "ls", "read_file", "write_file"]
     );
-    for definition in filesystem_registry.definitions() {
+    for definition in registry.definitions() {
         let requirements = ToolDependencyRequirements::from_metadata(&definition.metadata);
         assert_eq!(requirements.profile, ToolDependencyProfile::Filtered);
         assert_eq!(requirements.host_capabilities, [ENVIRONMENT_CAPABILITY]);

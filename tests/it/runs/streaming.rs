@@ -436,12 +436,7 @@ async fn resumed_call_events_are_reported_with_their_return() {
         .await
         .unwrap();
     let labels = labels.lock().unwrap().clone();
-    let position = |wanted: &str| {
-        labels
-            .iter()
-            .position(|record_label| record_label == wanted)
-            .unwrap()
-    };
+    let position = |wanted: &str| labels.iter().position(|label| label == wanted).unwrap();
     // docs/agent-runtime.md, Streams: "a tool's return (and the context
     // events it published) is reported when that call finishes, not when
     // its batch does."
