@@ -1,0 +1,5 @@
+//! Human-in-the-loop runs: approvals, deferred calls and resumes.
+
+mod approvals;
+mod deferred;
+mod restore;

@@ -1,0 +1,31 @@
+//! The integration tests, one binary, one module per behaviour.
+//!
+//! Each module is named after what it tests (the registry, toolsets, the
+//! tool proxy, tool search, approvals, runs, sessions, the filesystem
+//! bundle, skills, ...); `common` holds the helpers they share. Tests that
+//! pin a defect found in review carry a one-line `Regression:` comment
+//! saying what broke. The examples of the Tools chapter are a separate
+//! binary, `tests/spec_examples/`.
+//!
+//! Run one area with a filter: `cargo test --test it proxy::`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod approval;
+mod bounded_inputs;
+mod common;
+mod environment;
+mod failed_runs;
+mod filesystem;
+mod hitl;
+mod lifecycle;
+mod proxy;
+mod registry;
+mod runs;
+mod scheduling;
+mod schema_samples;
+mod search;
+mod sessions;
+mod skills;
+mod tool_search;
+mod toolsets;
+mod user_input;

@@ -1,0 +1,4 @@
+//! `ToolSearchToolset`: tools hidden until `tool_search` loads them.
+
+mod loading;
+mod refresh;
