@@ -11,6 +11,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod approval;
+mod architecture;
+mod boundaries;
 mod bounded_inputs;
 mod common;
 mod environment;

@@ -1,7 +1,6 @@
 //! Where the layers meet: errors named by the registry, sources kept,
 //! lifecycle callbacks guarded, one source of truth for kinds, keys and
 //! rules.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 
@@ -12,7 +11,7 @@ use starweaver::{
     ToolReturnKind,
 };
 
-mod common;
+use crate::common;
 
 mod error_names {
     use super::*;

@@ -2,8 +2,7 @@
 //! a change of surface is a visible diff in review. The list is built from
 //! the source with `syn` (rustdoc's JSON output needs a nightly compiler).
 //! Regenerate it with
-//! `UPDATE_PUBLIC_API=1 cargo test --test public_api`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! `UPDATE_PUBLIC_API=1 cargo test --test it public_api`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -199,7 +198,7 @@ fn the_public_api_matches_the_committed_list() {
     assert!(
         listing == expected,
         "the facade's public API changed; review the difference and run \
-         `UPDATE_PUBLIC_API=1 cargo test --test public_api` to accept it.\n{}",
+         `UPDATE_PUBLIC_API=1 cargo test --test it public_api` to accept it.\n{}",
         diff(&expected, &listing)
     );
 }

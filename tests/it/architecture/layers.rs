@@ -1,5 +1,4 @@
 //! The core's layers import only downwards.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
