@@ -9,6 +9,7 @@ use crate::model::{ToolCallPart, ToolReturnPart};
 /// One thing that happened in a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum AgentStreamEvent {
     /// The run started.
     RunStarted {
