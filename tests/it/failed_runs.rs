@@ -295,7 +295,7 @@ async fn a_call_that_never_ran_gets_a_synthesized_return() {
     };
     assert_eq!(d1.tool_call_id, "d1");
     assert_eq!(d1.kind, ToolReturnKind::Cancelled);
-    assert!(d1.is_error);
+    assert!(d1.is_error());
     assert_eq!(d1.content["error_kind"], "cancelled");
     let message = d1.content["message"].as_str().unwrap();
     assert!(

@@ -317,7 +317,7 @@ async fn deferred_call_without_result_is_deferred_with_arguments() {
         )
         .await;
     assert_kind(&part, ToolReturnKind::Deferred);
-    assert!(!part.is_error);
+    assert!(!part.is_error());
     assert_eq!(part.metadata["arguments"], arguments);
     assert_eq!(part.metadata["request"]["kind"], "deferred_call");
     assert_eq!(part.content["status"], "deferred");
@@ -338,7 +338,7 @@ async fn deferred_call_with_deferred_result_returns_it_as_success() {
         )
         .await;
     assert_kind(&part, ToolReturnKind::Success);
-    assert!(!part.is_error);
+    assert!(!part.is_error());
     assert_eq!(part.content, result);
     assert_eq!(runs.load(Ordering::SeqCst), 0);
 }

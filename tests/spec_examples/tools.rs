@@ -506,7 +506,7 @@ async fn argument_validator_validated() {
         )
         .await;
     assert_eq!(allowed.kind, ToolReturnKind::Success);
-    assert!(!allowed.is_error);
+    assert!(!allowed.is_error());
     assert_eq!(
         allowed.content,
         serde_json::json!({"allow": true, "normalized": true})
@@ -519,7 +519,7 @@ async fn argument_validator_validated() {
         )
         .await;
     assert_eq!(rejected.kind, ToolReturnKind::InvalidArguments);
-    assert!(rejected.is_error);
+    assert!(rejected.is_error());
     assert_eq!(rejected.tool_call_id, "call-2");
     assert_eq!(rejected.tool_name, "validated");
 }

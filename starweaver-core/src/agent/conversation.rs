@@ -303,7 +303,6 @@ fn not_run(call: &ToolCallPart, run_id: &RunId, reason: &str) -> ToolReturnPart 
             "error_kind": kind.as_str(),
             "message": format!("Tool `{}` did not return: {reason}.", call.name),
         }),
-        is_error: kind.is_error(),
         kind,
         metadata,
         private_metadata: crate::JsonMap::new(),

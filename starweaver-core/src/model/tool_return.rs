@@ -130,8 +130,6 @@ pub struct ToolReturnPart {
     /// Model-visible content: the tool's JSON result on success, or an
     /// object with `success`, `is_error`, `error_kind` and `message`.
     pub content: Value,
-    /// Whether this return is an error.
-    pub is_error: bool,
     /// Outcome class.
     pub kind: ToolReturnKind,
     /// Public metadata (retry counters, tool result metadata).
@@ -143,6 +141,13 @@ pub struct ToolReturnPart {
 }
 
 impl ToolReturnPart {
+    /// Whether this return is an error: read from its kind, the one
+    /// source of truth (feedback, success and control flow are not).
+    #[must_use]
+    pub fn is_error(&self) -> bool {
+        self.kind.is_error()
+    }
+
     /// True when the call succeeded.
     #[must_use]
     pub fn is_success(&self) -> bool {

@@ -150,7 +150,7 @@ async fn every_return_stays_under_the_limits() {
                 "{}: {bytes} bytes",
                 definition.name
             );
-            if part.is_error || part.kind == ToolReturnKind::Feedback {
+            if part.is_error() || part.kind == ToolReturnKind::Feedback {
                 assert!(
                     bytes <= DEFAULT_MAX_MESSAGE_BYTES + ENVELOPE,
                     "{} ({}): {bytes} bytes",

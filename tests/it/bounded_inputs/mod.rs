@@ -36,7 +36,7 @@ fn size(part: &ToolReturnPart) -> usize {
 /// Asserts an error return stays within the default message limit.
 fn assert_bounded_error(part: &ToolReturnPart) {
     assert!(
-        part.is_error || part.kind == ToolReturnKind::Feedback,
+        part.is_error() || part.kind == ToolReturnKind::Feedback,
         "{part:?}"
     );
     assert!(

@@ -144,7 +144,7 @@ async fn read_file_refuses_binary_files_and_directories_as_feedback() {
     );
     let part = call_on(env.clone(), "read_file", json!({"path": "logo.png"})).await;
     assert_eq!(part.kind, ToolReturnKind::Feedback);
-    assert!(!part.is_error);
+    assert!(!part.is_error());
     let message = part.content["message"].as_str().unwrap();
     assert!(message.contains("binary"), "{message}");
     assert_eq!(part.content["details"]["error"], "binary");

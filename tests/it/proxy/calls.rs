@@ -181,7 +181,7 @@ async fn proxy_call_tool_unknown_inner_name_is_model_retryable_not_found() {
         .await;
     assert_kind(&part, ToolReturnKind::NotFound);
     assert!(part.kind.is_model_retry());
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert_eq!(part.metadata["retry"]["class"], "model");
     let message = part.content["message"].as_str().unwrap();
     assert!(message.contains("lookup_doc"), "{message}");

@@ -30,7 +30,7 @@ async fn unknown_tool_is_not_found_and_suggests_the_closest_name() {
     let part = execute(&registry, "search_file", json!({})).await;
 
     assert_eq!(part.kind, ToolReturnKind::NotFound);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert!(part.kind.is_model_retry());
     assert_eq!(part.tool_name, "search_file");
     assert!(message(&part).contains("`search_files`"), "{part:?}");
@@ -52,7 +52,7 @@ async fn malformed_raw_json_arguments_are_invalid_arguments() {
         .await;
 
     assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert!(message(&part).contains("JSON"), "{part:?}");
     assert_eq!(part.metadata["retry"]["class"], json!("model"));
     assert_eq!(runs(&executions), 0);
@@ -151,7 +151,7 @@ async fn validator_rejection_is_invalid_arguments_and_stops_the_call() {
     let part = execute(&registry, "validated", json!({"allow": false})).await;
 
     assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert!(message(&part).contains("allow must be true"), "{part:?}");
     assert_eq!(runs(&executions), 0);
     assert_eq!(

@@ -237,7 +237,7 @@ async fn output_hooks_can_replace_success_and_error_outcomes() {
 
     let part = execute(&registry, "fails", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Success);
-    assert!(!part.is_error);
+    assert!(!part.is_error());
     assert_eq!(part.content, json!({"recovered": true}));
 
     assert_eq!(runs(&executions), 2);
@@ -331,7 +331,7 @@ async fn approval_outcomes_are_observable_but_not_replaceable_by_output_hooks() 
             ToolReturnKind::ApprovalRequired,
             "{name}: {part:?}"
         );
-        assert!(!part.is_error);
+        assert!(!part.is_error());
         assert_ne!(part.content, json!("hijacked"));
         assert_eq!(part.content["status"], json!("approval_required"));
         assert_eq!(runs(&executions), 0, "{name} must not run without approval");
@@ -386,7 +386,7 @@ async fn deferred_outcomes_are_observable_but_not_replaceable_by_output_hooks() 
     let part = execute(&registry, "render", json!({"scene": 7})).await;
 
     assert_eq!(part.kind, ToolReturnKind::Deferred, "{part:?}");
-    assert!(!part.is_error);
+    assert!(!part.is_error());
     assert_ne!(part.content, json!("hijacked"));
     assert_eq!(runs(&executions), 0, "the wrapped tool is not run locally");
     assert_eq!(
@@ -422,7 +422,7 @@ async fn private_metadata_stays_out_of_content_and_public_metadata() {
 
     let part = execute(&registry, "open", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::Feedback);
-    assert!(!part.is_error);
+    assert!(!part.is_error());
     assert_eq!(
         part.private_metadata.get("host_path"),
         Some(&json!("/srv/secret/notes.md"))

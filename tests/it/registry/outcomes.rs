@@ -31,7 +31,7 @@ async fn timeout_is_enforced_and_not_retried() {
     let elapsed = started.elapsed();
 
     assert_eq!(part.kind, ToolReturnKind::Timeout);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert_eq!(part.content["error_kind"], json!("timeout"));
     assert!(message(&part).contains("50 ms"), "{part:?}");
     assert_eq!(runs(&executions), 1, "a timeout is not retried");
@@ -69,7 +69,7 @@ async fn panicking_tool_becomes_execution_failed_and_is_retried_within_budget() 
         ToolRegistry::new().with_tool(Arc::new(async_panicker("async_panic", &executions)));
     let part = execute(&registry, "async_panic", json!({})).await;
     assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert_eq!(part.content["error_kind"], json!("execution_failed"));
     assert!(message(&part).contains("panicked"), "{part:?}");
     assert_eq!(
@@ -178,7 +178,7 @@ async fn arbitrary_json_results_are_returned_verbatim_as_content() {
         )));
         let part = execute(&registry, "garbage", json!({})).await;
         assert_eq!(part.kind, ToolReturnKind::Success, "case {index}");
-        assert!(!part.is_error, "case {index}");
+        assert!(!part.is_error(), "case {index}");
         assert_eq!(part.content, expected, "case {index}");
         assert_eq!(runs(&executions), 1, "case {index}");
     }
@@ -204,7 +204,7 @@ async fn cancelled_before_the_call_the_tool_never_runs() {
     .await;
 
     assert_eq!(part.kind, ToolReturnKind::Cancelled);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert_eq!(part.content["error_kind"], json!("cancelled"));
     assert_eq!(runs(&executions), 0);
 }
@@ -240,6 +240,6 @@ async fn cancelled_during_a_long_tool_the_call_ends_cancelled() {
     });
 
     assert_eq!(part.kind, ToolReturnKind::Cancelled, "{part:?}");
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert_eq!(runs(&executions), 1, "a cancelled call is not retried");
 }

@@ -43,7 +43,7 @@ async fn execution_error_is_retried_internally_until_the_default_budget_is_exhau
     assert_eq!(DEFAULT_MAX_RETRIES, 3);
     assert_eq!(runs(&executions), 4, "1 attempt + 3 internal retries");
     assert_eq!(part.kind, ToolReturnKind::ExecutionFailed);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert_eq!(part.tool_call_id, "call-1");
     assert_eq!(part.tool_name, "flaky");
     assert_eq!(
@@ -80,7 +80,7 @@ async fn execution_error_followed_by_success_returns_success_after_three_attempt
 
     assert_eq!(runs(&executions), 3);
     assert_eq!(part.kind, ToolReturnKind::Success);
-    assert!(!part.is_error);
+    assert!(!part.is_error());
     assert_eq!(part.content, json!({"attempt": 2}));
 }
 
@@ -109,7 +109,7 @@ async fn model_retry_runs_once_and_records_model_retry_metadata() {
         "model retries are not retried internally"
     );
     assert_eq!(part.kind, ToolReturnKind::ModelRetry);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert_eq!(
         part.metadata["retry"],
         json!({"class": "model", "retry": 3, "max_retries": 3, "exhausted": false})
@@ -159,7 +159,7 @@ async fn typed_tool_with_a_missing_field_is_invalid_arguments_and_never_runs() {
 
     assert_eq!(runs(&executions), 0);
     assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert!(part.kind.is_model_retry());
     assert!(message(&part).contains("query"), "{part:?}");
     assert_eq!(part.metadata["retry"]["class"], json!("model"));
@@ -197,7 +197,7 @@ async fn manual_schema_type_mismatch_is_invalid_arguments_naming_the_json_pointe
 
     assert_eq!(runs(&executions), 0);
     assert_eq!(part.kind, ToolReturnKind::InvalidArguments);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert!(message(&part).contains("/count"), "{part:?}");
     assert_eq!(part.metadata["retry"]["class"], json!("model"));
 }
@@ -225,7 +225,7 @@ async fn feedback_runs_once_and_is_not_an_error() {
     let part = execute(&registry, "read", json!({})).await;
     assert_eq!(runs(&executions), 1);
     assert_eq!(part.kind, ToolReturnKind::Feedback);
-    assert!(!part.is_error);
+    assert!(!part.is_error());
     assert_eq!(part.content["success"], json!(false));
     assert_eq!(part.content["is_error"], json!(false));
     assert_eq!(part.content["error_kind"], json!("feedback"));
@@ -255,7 +255,7 @@ async fn user_error_runs_once_and_carries_no_retry_metadata() {
 
     assert_eq!(runs(&executions), 1);
     assert_eq!(part.kind, ToolReturnKind::UserError);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert!(!part.kind.is_model_retry());
     assert_eq!(part.content["error_kind"], json!("user_error"));
     assert!(!part.metadata.contains_key("retry"), "{part:?}");

@@ -331,7 +331,7 @@ async fn feedback_and_user_errors_are_returns_that_cost_no_retry_budget() {
         assert_eq!(returns.len(), 3);
         for part in &returns {
             assert_eq!(part.kind, kind);
-            assert_eq!(part.is_error, is_error);
+            assert_eq!(part.is_error(), is_error);
             assert_eq!(part.content["success"], json!(false));
         }
         assert!(retry_prompts(&model.requests()[1]).is_empty());

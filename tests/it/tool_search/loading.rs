@@ -240,7 +240,7 @@ async fn tool_search_without_ambient_context_is_a_user_error() {
         )
         .await;
     assert_kind(&part, ToolReturnKind::UserError);
-    assert!(part.is_error);
+    assert!(part.is_error());
     assert!(!part.kind.is_model_retry());
 }
 

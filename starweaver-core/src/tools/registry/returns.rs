@@ -27,7 +27,6 @@ impl ToolCallOutcome {
             tool_call_id: call_id.to_string(),
             tool_name: name.to_string(),
             content: Value::Null,
-            is_error: false,
             kind: ToolReturnKind::Success,
             metadata: JsonMap::new(),
             private_metadata: JsonMap::new(),
@@ -77,7 +76,6 @@ impl ToolCallOutcome {
             Err(error) => {
                 let kind = error.kind();
                 part.kind = kind;
-                part.is_error = kind.is_error();
                 if let Some(private) = error.private_metadata() {
                     part.private_metadata.clone_from(private);
                     part.private_metadata.remove(DELEGATED_EXECUTION_KEY);
