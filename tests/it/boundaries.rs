@@ -251,3 +251,59 @@ mod text_rule {
         assert!(!provider.exists("new.txt").await.unwrap());
     }
 }
+
+mod one_key_per_fact {
+    use super::*;
+
+    // Approval and deferral were each read from two metadata keys; each fact now has one.
+    #[tokio::test]
+    async fn approval_and_deferral_each_have_one_key() {
+        use starweaver::{
+            ToolKind, APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY,
+            TOOL_KIND_METADATA_KEY,
+        };
+        let unapproved =
+            common::echo_tool("unapproved", "Needs approval").with_kind(ToolKind::Unapproved);
+        let definition = starweaver::Tool::definition(&unapproved);
+        assert_eq!(definition.metadata[APPROVAL_REQUIRED_METADATA_KEY], true);
+        // A bare `deferred_call` marker is not the fact: the kind is.
+        let marked = common::echo_tool("marked", "Marked only")
+            .with_metadata(DEFERRED_CALL_METADATA_KEY, json!(true));
+        let deferred = common::echo_tool("deferred", "Deferred")
+            .with_metadata(TOOL_KIND_METADATA_KEY, json!("deferred"));
+        let registry = ToolRegistry::new()
+            .with_tool(Arc::new(unapproved))
+            .with_tool(Arc::new(marked))
+            .with_tool(Arc::new(deferred));
+        let kind_of = |name: &'static str| {
+            let registry = registry.clone();
+            async move {
+                registry
+                    .execute_call(
+                        ToolContext::default(),
+                        &ToolCallPart::new("c", name, json!({})),
+                    )
+                    .await
+                    .kind
+            }
+        };
+        assert_eq!(
+            kind_of("unapproved").await,
+            ToolReturnKind::ApprovalRequired
+        );
+        assert_eq!(kind_of("marked").await, ToolReturnKind::Success);
+        assert_eq!(kind_of("deferred").await, ToolReturnKind::Deferred);
+    }
+
+    // The context kept its own copy of the usage counters, updated field by field.
+    #[test]
+    fn the_context_counts_usage_with_the_model_usage_type() {
+        let mut context = starweaver::AgentContext::default();
+        let usage: starweaver::Usage = context.usage;
+        context.usage.add(&starweaver::Usage {
+            requests: 1,
+            ..usage
+        });
+        assert_eq!(context.usage.requests, 1);
+    }
+}

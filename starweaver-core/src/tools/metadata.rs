@@ -13,9 +13,12 @@ pub const TAGS_METADATA_KEY: &str = "tags";
 /// Metadata key holding tags that hide this tool when another available
 /// tool carries them.
 pub const HIDDEN_BY_TAGS_METADATA_KEY: &str = "hidden_by_tags";
-/// Metadata key set to `true` on deferred tools.
+/// Metadata key set to `true` on deferred tools, for hosts that look for
+/// it. The runtime reads deferral from the kind alone.
 pub const DEFERRED_CALL_METADATA_KEY: &str = "deferred_call";
-/// Metadata key set to `true` on tools that need human approval.
+/// Metadata key set to `true` on tools that need human approval: the one
+/// key the runtime reads for that fact (`with_kind(ToolKind::Unapproved)`
+/// sets it too).
 pub const APPROVAL_REQUIRED_METADATA_KEY: &str = "approval_required";
 
 /// Metadata key naming the approval request kind shown to hosts
@@ -134,15 +137,14 @@ pub fn tool_metadata_kind(metadata: &JsonMap) -> Option<ToolKind> {
         .and_then(ToolKind::parse)
 }
 
-/// True when calls need human approval: kind `unapproved` or
-/// `approval_required: true`.
+/// True when calls need human approval: `approval_required: true`, the
+/// one key for that fact (the builders set it for kind `unapproved`).
 #[must_use]
 pub fn tool_metadata_requires_approval(metadata: &JsonMap) -> bool {
-    tool_metadata_kind(metadata) == Some(ToolKind::Unapproved)
-        || metadata
-            .get(APPROVAL_REQUIRED_METADATA_KEY)
-            .and_then(Value::as_bool)
-            == Some(true)
+    metadata
+        .get(APPROVAL_REQUIRED_METADATA_KEY)
+        .and_then(Value::as_bool)
+        == Some(true)
 }
 
 /// Appends tags to a list-valued key without duplicates.

@@ -155,13 +155,22 @@ macro_rules! tool_builder_methods {
             self
         }
 
-        /// Sets the tool kind (stored as `starweaver_tool_kind`).
+        /// Sets the tool kind (stored as `starweaver_tool_kind`). Kind
+        /// `unapproved` also requires approval (`approval_required`).
         #[must_use]
         pub fn with_kind(mut self, kind: $crate::tools::ToolKind) -> Self {
-            self.$($path).+.definition.metadata.insert(
+            let metadata = &mut self.$($path).+.definition.metadata;
+            metadata.insert(
                 $crate::tools::TOOL_KIND_METADATA_KEY.to_string(),
                 serde_json::Value::from(kind.as_str()),
             );
+            if kind == $crate::tools::ToolKind::Unapproved {
+                // Approval has one key; the kind implies it.
+                metadata.insert(
+                    $crate::tools::APPROVAL_REQUIRED_METADATA_KEY.to_string(),
+                    serde_json::Value::Bool(true),
+                );
+            }
             self
         }
 

@@ -16,7 +16,7 @@ pub(crate) use returns::DELEGATED_EXECUTION_KEY;
 use super::instruction::dedup_by_group;
 use super::{
     tool_metadata_requires_approval, DynTool, Tool, ToolDependencyRequirements, ToolExecutionHook,
-    ToolInstruction, ToolLimits, DEFERRED_CALL_METADATA_KEY,
+    ToolInstruction, ToolLimits,
 };
 use crate::context::AgentContext;
 use crate::model::ToolDefinition;
@@ -52,8 +52,10 @@ impl ToolEntry {
         let definition = tool.definition();
         let requirements = ToolDependencyRequirements::from_metadata(&definition.metadata);
         let requires_approval = tool_metadata_requires_approval(&definition.metadata);
-        let deferred = definition.metadata.contains_key(DEFERRED_CALL_METADATA_KEY)
-            || super::tool_metadata_kind(&definition.metadata) == Some(super::ToolKind::Deferred);
+        // One key per fact: the kind says a tool is deferred (the
+        // `deferred_call` marker is written for hosts, never read).
+        let deferred =
+            super::tool_metadata_kind(&definition.metadata) == Some(super::ToolKind::Deferred);
         let name = Arc::from(definition.name.as_str());
         let validates = tool.validates_arguments();
         let delegates = tool.delegates_execution();
