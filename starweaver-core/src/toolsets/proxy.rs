@@ -46,7 +46,7 @@ impl std::fmt::Debug for ToolProxyToolset {
 }
 
 /// A proxy named `tool_proxy` over these toolsets.
-pub fn tool_proxy_toolset<T: IntoDynToolset>(toolsets: Vec<T>) -> DynToolset {
+pub fn tool_proxy_toolset<T: IntoDynToolset>(toolsets: Vec<T>) -> Arc<ToolProxyToolset> {
     Arc::new(ToolProxyToolset::new(
         PROXY_NAME,
         toolsets
