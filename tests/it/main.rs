@@ -24,7 +24,6 @@ mod proxy;
 mod registry;
 mod runs;
 mod scheduling;
-mod schema_samples;
 mod search;
 mod sessions;
 mod skills;

@@ -339,12 +339,6 @@ pub fn assert_valid(schema: &Value, instance: &Value) {
     );
 }
 
-/// Asserts the test model's sample of `schema` validates against it.
-pub fn assert_sample_valid(schema: &Value) {
-    let sample = starweaver::model::sample_value(schema);
-    assert_valid(schema, &sample);
-}
-
 /// A small deterministic generator for the fuzz tests.
 pub struct Rng(pub u64);
 

@@ -297,7 +297,10 @@ fn sample_number(map: &Map<String, Value>, integer: bool) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+mod tests;
+
+#[cfg(test)]
+mod unit {
     use super::*;
 
     fn assert_valid(schema: &Value) {

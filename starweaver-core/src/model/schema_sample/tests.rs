@@ -1,13 +1,28 @@
-//! Unit-level: the schema samples `TestModel::auto` generates for tool
-//! arguments (bounds, tuples, recursion, flattening, huge lengths). These
-//! exercise `starweaver::model::sample_value` directly.
+//! The schema samples `TestModel::auto` generates for tool arguments
+//! (bounds, tuples, recursion, flattening, huge lengths).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 
 use serde_json::json;
-use starweaver::model::sample_value;
+use serde_json::Value;
 
-use crate::common::assert_sample_valid;
+use super::sample_value;
+
+/// Asserts the sample of `schema` validates against it, listing the
+/// errors.
+fn assert_sample_valid(schema: &Value) {
+    let sample = sample_value(schema);
+    let validator = jsonschema::validator_for(schema).expect("tool schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&sample)
+        .map(|error| error.to_string())
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{sample} does not validate against {schema}: {errors:?}"
+    );
+}
 
 #[test]
 fn schema_samples_cover_the_common_tool_subset() {
