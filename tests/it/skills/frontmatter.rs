@@ -1,6 +1,7 @@
-//! Unit-level: edge cases of the SKILL.md frontmatter reader (YAML
-//! quirks, `allowed-tools` shapes, error messages, fuzzing). These
-//! exercise the parser through `SkillRegistry::scan` and `activate`.
+//! Reading SKILL.md files through the public API (`SkillRegistry::scan`
+//! and `activate`): YAML quirks, `allowed-tools` shapes, the messages
+//! skill authors see, fuzzing. The parser's own unit tests live beside
+//! it, in the core's `skills/frontmatter/tests.rs`.
 
 use std::sync::Arc;
 
