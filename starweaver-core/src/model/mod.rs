@@ -26,4 +26,5 @@ pub use schema_sample::sample_value;
 pub use settings::{FinishReason, ModelRequestParameters, ModelSettings, Usage};
 pub use test_model::TestModel;
 pub use tool_call::{ToolCallArguments, ToolCallPart};
+pub(crate) use tool_return::from_name;
 pub use tool_return::{ToolReturnKind, ToolReturnPart};

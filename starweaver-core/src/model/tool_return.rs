@@ -109,14 +109,28 @@ impl Serialize for ToolReturnKind {
 
 impl<'de> Deserialize<'de> for ToolReturnKind {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
-        Self::parse(&name).ok_or_else(|| {
-            serde::de::Error::custom(format!(
-                "unknown tool return kind `{}`",
-                crate::bounds::echo(&name)
-            ))
-        })
+        let names = Self::ALL.map(Self::as_str);
+        from_name(deserializer, "tool return kind", &names, Self::parse)
     }
+}
+
+/// Deserializes a value spelled by one of its stable `names`, so serde
+/// and `as_str`/`parse` share one mapping; an unknown name is an error
+/// listing the known ones.
+pub(crate) fn from_name<'de, D: serde::Deserializer<'de>, T>(
+    deserializer: D,
+    what: &str,
+    names: &[&str],
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<T, D::Error> {
+    let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
+    parse(&name).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "unknown {what} `{}`; expected one of {}",
+            crate::bounds::echo(&name),
+            names.join(", ")
+        ))
+    })
 }
 
 /// The result of one tool call. Every dispatch outcome, failures included,

@@ -128,9 +128,7 @@ pub(crate) fn enter_all<'a>(
                 reports.extend(enter_all(&wrapped, context).await);
                 continue;
             }
-            let entered = catch_panics(|| toolset.enter_with_context(context))
-                .await
-                .unwrap_or_else(|panic| Err(toolset_panicked(&name, &*panic)));
+            let entered = guarded(&name, || toolset.enter_with_context(context)).await;
             let report = match entered {
                 Ok(()) => {
                     context.unavailable_toolsets.remove(&name);
@@ -178,9 +176,8 @@ pub(crate) fn exit_all<'a>(
             if !toolset.lifecycle_policy().exit_after_run {
                 continue;
             }
-            let error = catch_panics(|| toolset.exit_with_context(context))
+            let error = guarded(&name, || toolset.exit_with_context(context))
                 .await
-                .unwrap_or_else(|panic| Err(toolset_panicked(&name, &*panic)))
                 .err()
                 .map(|error| error.to_string());
             reports.push(
@@ -196,8 +193,16 @@ pub(crate) fn exit_all<'a>(
     })
 }
 
-/// A toolset's panicking setup or teardown, as the error its report
-/// carries.
-fn toolset_panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> ToolError {
-    ToolError::execution(format!("toolset `{name}` panicked: {}", panic_text(panic)))
+/// Runs a toolset's setup or teardown behind the panic guard: a panic is
+/// the error its report carries.
+async fn guarded<'a>(
+    name: &str,
+    start: impl FnOnce() -> BoxFuture<'a, Result<(), ToolError>>,
+) -> Result<(), ToolError> {
+    catch_panics(start).await.unwrap_or_else(|panic| {
+        Err(ToolError::execution(format!(
+            "toolset `{name}` panicked: {}",
+            panic_text(&*panic)
+        )))
+    })
 }

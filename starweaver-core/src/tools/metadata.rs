@@ -90,15 +90,8 @@ impl Serialize for ToolKind {
 
 impl<'de> Deserialize<'de> for ToolKind {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = std::borrow::Cow::<str>::deserialize(deserializer)?;
-        Self::parse(&name).ok_or_else(|| {
-            let known: Vec<&str> = Self::ALL.iter().map(|kind| kind.as_str()).collect();
-            serde::de::Error::custom(format!(
-                "unknown tool kind `{}`; expected one of {}",
-                crate::bounds::echo(&name),
-                known.join(", ")
-            ))
-        })
+        let names = Self::ALL.map(Self::as_str);
+        crate::model::from_name(deserializer, "tool kind", &names, Self::parse)
     }
 }
 
