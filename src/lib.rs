@@ -23,7 +23,7 @@
 pub use starweaver_core::agent::*;
 pub use starweaver_core::bundles::*;
 pub use starweaver_core::context::*;
-pub use starweaver_core::environment::attach_environment;
+pub use starweaver_core::environment::{attach_environment, attach_process_shell};
 pub use starweaver_core::model::{
     DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, ToolCallArguments,
     ToolCallPart, ToolDefinition, ToolReturnKind, ToolReturnPart, Usage,
@@ -43,7 +43,9 @@ pub mod tools {
 }
 
 /// Environments: the provider trait, the in-memory provider, the path
-/// space and search. `attach_environment` is also at the crate root.
+/// space, search, commands, the shell policy and background processes.
+/// `attach_environment` and `attach_process_shell` are also at the crate
+/// root.
 pub mod environment {
     pub use starweaver_core::environment::*;
 }

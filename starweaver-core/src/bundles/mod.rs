@@ -1,5 +1,6 @@
 //! First-party tool bundles.
 
+mod environment;
 mod filesystem;
 mod user_input;
 

@@ -54,6 +54,53 @@ pub enum EnvironmentError {
         /// The root-relative path.
         path: String,
     },
+    /// The path exists but may not be used: a symbolic link leading out
+    /// of the root, or a file the host's permissions refuse.
+    #[error("access to {} is denied: {reason}", shown(.path))]
+    AccessDenied {
+        /// The root-relative path.
+        path: String,
+        /// Why, in words.
+        reason: String,
+    },
+    /// The shell policy refuses the command.
+    #[error("{message} (shell policy rule `{rule}`)")]
+    PolicyDenied {
+        /// The rule that refused it (see
+        /// [`crate::environment::ShellPolicy`]).
+        rule: &'static str,
+        /// What was refused and what is allowed instead.
+        message: String,
+    },
+    /// No process has this id, or it finished and is no longer retained.
+    #[error(
+        "no process `{}` is known here (it never existed, or finished and was dropped from the \
+         retained completed processes); `shell_status` without an id lists the known ones",
+        echo(.id)
+    )]
+    UnknownProcess {
+        /// The id as given, shortened.
+        id: String,
+    },
+    /// As many processes as the provider allows are already running.
+    #[error(
+        "{limit} processes are already running, the most this environment allows at once; wait \
+         for one to finish (`shell_wait`) or stop one (`shell_kill`), then start again"
+    )]
+    ProcessLimit {
+        /// The provider's `max_concurrent_processes`.
+        limit: usize,
+    },
+    /// A command could not be started (the program does not exist, is
+    /// not executable, ...).
+    #[error("could not start `{}`: {source}", echo(.command))]
+    Spawn {
+        /// The command, shortened.
+        command: String,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
     /// The provider does not implement this operation.
     #[error("environment `{}` does not support {}", echo(.environment), echo(.operation))]
     Unsupported {
@@ -84,8 +131,13 @@ impl EnvironmentError {
             | Self::PathEscape { path }
             | Self::InvalidPath { path, .. }
             | Self::NotText { path }
+            | Self::AccessDenied { path, .. }
             | Self::Io { path, .. } => Some(path),
-            Self::Unsupported { .. } => None,
+            Self::Unsupported { .. }
+            | Self::PolicyDenied { .. }
+            | Self::UnknownProcess { .. }
+            | Self::ProcessLimit { .. }
+            | Self::Spawn { .. } => None,
         }
     }
 }

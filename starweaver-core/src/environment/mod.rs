@@ -5,9 +5,11 @@
 mod attach;
 mod entry;
 mod error;
+mod local;
 mod path;
 mod provider;
 mod search;
+mod shell;
 mod text;
 mod virtual_provider;
 
@@ -16,6 +18,7 @@ pub use attach::{
 };
 pub use entry::{EntryKind, EnvironmentEntry};
 pub use error::EnvironmentError;
+pub use local::LocalEnvironmentProvider;
 pub use path::{
     file_name, join_path, normalize_path, normalize_path_with, parent_path, PathLimits,
     DEFAULT_MAX_PATH_BYTES, DEFAULT_MAX_PATH_SEGMENTS,
@@ -27,5 +30,6 @@ pub use search::{
     DEFAULT_GREP_MAX_FILE_BYTES, DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES,
     DEFAULT_GREP_MAX_OUTPUT_BYTES, MAX_SEARCH_PATTERN_BYTES,
 };
+pub use shell::*;
 pub(crate) use text::{as_text, into_text, is_text};
 pub use virtual_provider::VirtualEnvironmentProvider;

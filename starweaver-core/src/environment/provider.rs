@@ -3,7 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{normalize_path_with, EnvironmentEntry, EnvironmentError, PathLimits};
+use super::{
+    normalize_path_with, EnvironmentEntry, EnvironmentError, GlobOptions, GlobReport, GrepOptions,
+    GrepReport, PathLimits, ProcessOutput, ProgramCommand, SearchError, ShellCommand,
+};
 use crate::bounds::echo;
 use crate::BoxFuture;
 
@@ -99,5 +102,61 @@ pub trait EnvironmentProvider: Send + Sync + fmt::Debug {
                 Err(error) => Err(error),
             }
         })
+    }
+
+    /// Runs a shell script in the foreground and returns its bounded
+    /// output. Providers that cannot run commands return
+    /// [`EnvironmentError::Unsupported`] (the default); those that can
+    /// apply their [`super::ShellPolicy`] first.
+    fn run_shell<'a>(
+        &'a self,
+        command: &'a ShellCommand,
+    ) -> BoxFuture<'a, Result<ProcessOutput, EnvironmentError>> {
+        let _ = command;
+        Box::pin(async move { Err(self.unsupported("running shell commands")) })
+    }
+
+    /// Runs a program directly, without a shell, every argument literal.
+    /// A provider that cannot must return
+    /// [`EnvironmentError::Unsupported`] (the default), never run the
+    /// program through a shell instead.
+    fn run_program<'a>(
+        &'a self,
+        command: &'a ProgramCommand,
+    ) -> BoxFuture<'a, Result<ProcessOutput, EnvironmentError>> {
+        let _ = command;
+        Box::pin(async move { Err(self.unsupported("running programs")) })
+    }
+
+    /// A provider's own [`super::glob`], for backends that search faster
+    /// than `list_dir` walks (the local provider uses ripgrep's walker).
+    /// It must keep the generic search's semantics. `None` (the default)
+    /// uses the generic search.
+    fn native_glob<'a>(
+        &'a self,
+        pattern: &'a str,
+        options: &'a GlobOptions,
+    ) -> Option<BoxFuture<'a, Result<GlobReport, SearchError>>> {
+        let _ = (pattern, options);
+        None
+    }
+
+    /// A provider's own [`super::grep`], as [`Self::native_glob`].
+    fn native_grep<'a>(
+        &'a self,
+        pattern: &'a str,
+        options: &'a GrepOptions,
+    ) -> Option<BoxFuture<'a, Result<GrepReport, SearchError>>> {
+        let _ = (pattern, options);
+        None
+    }
+
+    /// [`EnvironmentError::Unsupported`] for `operation` on this
+    /// provider.
+    fn unsupported(&self, operation: &str) -> EnvironmentError {
+        EnvironmentError::Unsupported {
+            environment: self.name().to_string(),
+            operation: operation.to_string(),
+        }
     }
 }

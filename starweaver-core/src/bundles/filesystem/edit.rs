@@ -5,9 +5,11 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, environment_error, normalized, too_large, write_error};
 use super::lock::lock_path;
 use super::{mutating, requirements, FilesystemOptions};
+use crate::bundles::environment::{
+    environment, environment_error, normalized, too_large, write_error,
+};
 use crate::environment::is_text;
 use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, normalized, search_error};
 use super::reminder::skill_reminder;
 use super::unreadable::{is_zero, join_hints, unreadable_hint};
 use super::{read_only, requirements};
+use crate::bundles::environment::{environment, normalized, search_error};
 use crate::environment::{glob, GlobOptions};
 use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, normalized, search_error};
 use super::glob::names_hidden;
 use super::reminder::skill_reminder;
 use super::unreadable::{is_zero, join_hints, unreadable_hint};
 use super::{read_only, requirements};
+use crate::bundles::environment::{environment, normalized, search_error};
 use crate::environment::{grep, GrepOptions};
 use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, normalized, search_error};
 use super::reminder::skill_reminder;
 use super::{read_only, requirements};
+use crate::bundles::environment::{environment, normalized, search_error};
 use crate::environment::{walk, EntryKind, WalkOptions};
 use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};

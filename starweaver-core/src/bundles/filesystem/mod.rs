@@ -3,7 +3,6 @@
 //! toolset works against any environment provider.
 
 mod edit;
-mod environment;
 mod glob;
 mod grep;
 mod lock;

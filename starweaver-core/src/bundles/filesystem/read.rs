@@ -5,8 +5,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::environment::{environment, environment_error, normalized, too_large};
 use super::{read_only, requirements, FilesystemOptions};
+use crate::bundles::environment::{environment, environment_error, normalized, too_large};
 use crate::environment::{as_text, EnvironmentError};
 use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};

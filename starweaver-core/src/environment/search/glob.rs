@@ -127,6 +127,20 @@ pub async fn glob(
     pattern: &str,
     options: &GlobOptions,
 ) -> Result<GlobReport, SearchError> {
+    if let Some(native) = provider.native_glob(pattern, options) {
+        return native.await;
+    }
+    generic_glob(provider, pattern, options).await
+}
+
+/// [`glob`] over `list_dir` and `read_bytes`: what every provider
+/// without a native search runs, and the reference native searches are
+/// tested against.
+pub(crate) async fn generic_glob(
+    provider: &dyn EnvironmentProvider,
+    pattern: &str,
+    options: &GlobOptions,
+) -> Result<GlobReport, SearchError> {
     let compiled = PathPattern::new(pattern, options.case_insensitive)?;
     let root = normalize_path_with(&options.root, &provider.path_limits())?;
     search_directory(provider, &root).await?;

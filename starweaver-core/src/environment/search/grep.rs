@@ -193,6 +193,20 @@ pub async fn grep(
     pattern: &str,
     options: &GrepOptions,
 ) -> Result<GrepReport, SearchError> {
+    if let Some(native) = provider.native_grep(pattern, options) {
+        return native.await;
+    }
+    generic_grep(provider, pattern, options).await
+}
+
+/// [`grep`] over `list_dir` and `read_bytes`: what every provider
+/// without a native search runs, and the reference native searches are
+/// tested against.
+pub(crate) async fn generic_grep(
+    provider: &dyn EnvironmentProvider,
+    pattern: &str,
+    options: &GrepOptions,
+) -> Result<GrepReport, SearchError> {
     let regex = compile(pattern, options)?;
     let filter = match &options.glob {
         Some(glob) if !glob.trim().is_empty() => Some(PathPattern::new(glob, false)?),

@@ -1,5 +1,5 @@
-//! How filesystem tools find the active environment and report its
-//! errors.
+//! How the environment bundles (filesystem, shell) find the active
+//! environment and report its errors.
 
 use serde_json::json;
 
@@ -11,10 +11,10 @@ use crate::tools::ToolError;
 
 /// The environment attached to the run. Missing is an integration
 /// mistake, not something the model can fix.
-pub(super) fn environment(ctx: &ToolContext) -> Result<DynEnvironment, ToolError> {
+pub(crate) fn environment(ctx: &ToolContext) -> Result<DynEnvironment, ToolError> {
     tool_environment(ctx).ok_or_else(|| {
         let tool = match ctx.tool_name() {
-            "" => "this filesystem tool".to_string(),
+            "" => "this tool".to_string(),
             name => format!("tool `{name}`"),
         };
         ToolError::user_error(format!(
@@ -27,7 +27,7 @@ pub(super) fn environment(ctx: &ToolContext) -> Result<DynEnvironment, ToolError
 
 /// A path argument in its root-relative form, within the provider's
 /// path limits.
-pub(super) fn normalized(provider: &DynEnvironment, path: &str) -> Result<String, ToolError> {
+pub(crate) fn normalized(provider: &DynEnvironment, path: &str) -> Result<String, ToolError> {
     normalize_path_with(path, &provider.path_limits()).map_err(environment_error)
 }
 
@@ -36,7 +36,7 @@ pub(super) fn normalized(provider: &DynEnvironment, path: &str) -> Result<String
 /// can act on: the spec keeps them out of the model-retry budget, which
 /// ordinary exploration would otherwise exhaust. I/O failures are
 /// unexpected and retried.
-pub(super) fn environment_error(error: EnvironmentError) -> ToolError {
+pub(crate) fn environment_error(error: EnvironmentError) -> ToolError {
     let kind = match &error {
         EnvironmentError::Io { .. } => return ToolError::execution_caused_by(error),
         EnvironmentError::NotFound { .. } => "not_found",
@@ -45,7 +45,17 @@ pub(super) fn environment_error(error: EnvironmentError) -> ToolError {
         EnvironmentError::PathEscape { .. } => "path_escape",
         EnvironmentError::InvalidPath { .. } => "invalid_path",
         EnvironmentError::NotText { .. } => "not_text",
+        EnvironmentError::AccessDenied { .. } => "access_denied",
         EnvironmentError::Unsupported { .. } => "unsupported",
+        EnvironmentError::UnknownProcess { .. } => "unknown_process",
+        EnvironmentError::ProcessLimit { .. } => "process_limit",
+        EnvironmentError::Spawn { .. } => "spawn_failed",
+        EnvironmentError::PolicyDenied { rule, .. } => {
+            return ToolError::Feedback {
+                message: error.to_string(),
+                details: Some(json!({"error": "policy_denied", "rule": rule})),
+            }
+        }
     };
     ToolError::Feedback {
         message: error.to_string(),
@@ -55,7 +65,7 @@ pub(super) fn environment_error(error: EnvironmentError) -> ToolError {
 
 /// A file over the bundle's size limit: feedback naming the limit and
 /// what to do instead.
-pub(super) fn too_large(path: &str, bytes: u64, max_file_bytes: u64, instead: &str) -> ToolError {
+pub(crate) fn too_large(path: &str, bytes: u64, max_file_bytes: u64, instead: &str) -> ToolError {
     ToolError::Feedback {
         message: format!(
             "`{path}` would be {bytes} bytes, more than the filesystem tools' limit of \
@@ -73,7 +83,7 @@ pub(super) fn too_large(path: &str, bytes: u64, max_file_bytes: u64, instead: &s
 /// Bad patterns are the model's input to correct; a symlink as the
 /// search root is feedback naming it (the agent can search the target);
 /// environment failures map as above.
-pub(super) fn search_error(error: SearchError) -> ToolError {
+pub(crate) fn search_error(error: SearchError) -> ToolError {
     match error {
         SearchError::Environment(error) => environment_error(error),
         SearchError::SymlinkRoot { ref path } => ToolError::Feedback {
@@ -91,7 +101,7 @@ pub(super) fn search_error(error: SearchError) -> ToolError {
 /// not retried internally, which could apply an edit twice: the model is
 /// told to read the file before trying again. Other errors map as
 /// [`environment_error`].
-pub(super) fn write_error(error: EnvironmentError) -> ToolError {
+pub(crate) fn write_error(error: EnvironmentError) -> ToolError {
     match error {
         EnvironmentError::Io { path, source } => ToolError::Feedback {
             message: format!(
