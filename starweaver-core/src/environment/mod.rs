@@ -30,6 +30,7 @@ pub use search::{
     DEFAULT_GREP_MAX_FILE_BYTES, DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES,
     DEFAULT_GREP_MAX_OUTPUT_BYTES, MAX_SEARCH_PATTERN_BYTES,
 };
+pub(crate) use search::{generic_glob, generic_grep};
 pub use shell::*;
 pub(crate) use text::{as_text, into_text, is_text};
 pub use virtual_provider::VirtualEnvironmentProvider;

@@ -4,6 +4,7 @@
 
 mod process;
 mod provider;
+mod search;
 mod shell;
 
 use std::path::{Path, PathBuf};

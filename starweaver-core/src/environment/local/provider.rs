@@ -3,8 +3,8 @@
 
 use super::LocalEnvironmentProvider;
 use crate::environment::{
-    EnvironmentEntry, EnvironmentError, EnvironmentProvider, PathLimits, ProcessOutput,
-    ProgramCommand, ShellCommand,
+    EnvironmentEntry, EnvironmentError, EnvironmentProvider, GlobOptions, GlobReport, GrepOptions,
+    GrepReport, PathLimits, ProcessOutput, ProgramCommand, SearchError, ShellCommand,
 };
 use crate::BoxFuture;
 
@@ -68,5 +68,21 @@ impl EnvironmentProvider for LocalEnvironmentProvider {
         command: &'a ProgramCommand,
     ) -> BoxFuture<'a, Result<ProcessOutput, EnvironmentError>> {
         Box::pin(self.run_command(command.clone().into()))
+    }
+
+    fn native_glob<'a>(
+        &'a self,
+        pattern: &'a str,
+        options: &'a GlobOptions,
+    ) -> Option<BoxFuture<'a, Result<GlobReport, SearchError>>> {
+        Some(Box::pin(self.search_glob(pattern, options)))
+    }
+
+    fn native_grep<'a>(
+        &'a self,
+        pattern: &'a str,
+        options: &'a GrepOptions,
+    ) -> Option<BoxFuture<'a, Result<GrepReport, SearchError>>> {
+        Some(Box::pin(self.search_grep(pattern, options)))
     }
 }

@@ -21,7 +21,9 @@ mod visibility;
 mod walk;
 
 pub use error::SearchError;
+pub(crate) use glob::generic_glob;
 pub use glob::{glob, GlobOptions, GlobReport, DEFAULT_GLOB_MAX_RESULTS};
+pub(crate) use grep::generic_grep;
 pub use grep::{
     grep, GrepMatch, GrepOptions, GrepReport, DEFAULT_GREP_MAX_FILE_BYTES,
     DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES, DEFAULT_GREP_MAX_OUTPUT_BYTES,
