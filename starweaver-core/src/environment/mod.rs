@@ -30,7 +30,10 @@ pub use search::{
     DEFAULT_GREP_MAX_FILE_BYTES, DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES,
     DEFAULT_GREP_MAX_OUTPUT_BYTES, MAX_SEARCH_PATTERN_BYTES,
 };
-pub(crate) use search::{generic_glob, generic_grep};
+pub(crate) use search::{
+    compile_grep, generic_glob, generic_grep, hides, literal_start, relative_to, search_directory,
+    search_root, GrepSearch, PathPattern, NAMED_UNREADABLE,
+};
 pub use shell::*;
 pub(crate) use text::{as_text, into_text, is_text};
 pub use virtual_provider::VirtualEnvironmentProvider;

@@ -91,6 +91,11 @@ impl LocalEnvironmentProvider {
         self
     }
 
+    /// The ignore rules as the native search's threads call them.
+    fn ignore_check(&self) -> search::IgnoreCheck {
+        std::sync::Arc::new(|_: &str, _: bool| false)
+    }
+
     /// The root folder, canonical.
     #[must_use]
     pub fn root(&self) -> &Path {

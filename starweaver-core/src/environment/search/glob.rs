@@ -186,38 +186,10 @@ impl<'a> GlobWalk<'a> {
         mut options: WalkOptions,
     ) -> Self {
         options.max_depth = pattern.as_ref().and_then(PathPattern::depth);
-        let prefix = pattern.as_ref().map_or(&[][..], PathPattern::prefix);
-        let mut start = root.clone();
-        let mut depth = 1;
-        let mut reachable = true;
-        // Step straight into each literal directory, applying the rules a
-        // full walk would: hidden, ignored, and symlinks (which `stat`
-        // reports as such, like `list_dir`) are not entered.
-        for segment in prefix {
-            let path = join_path(&start, segment);
-            if options.skips(provider, segment, &path, depth, true) {
-                reachable = false;
-                break;
-            }
-            match provider.stat(&path).await {
-                Ok(entry) if entry.kind == EntryKind::Directory => {}
-                Ok(_)
-                | Err(EnvironmentError::NotFound { .. } | EnvironmentError::NotADirectory { .. }) =>
-                {
-                    reachable = false;
-                    break;
-                }
-                // Not known to be absent: walk from the directory above,
-                // as a full walk would reach it, so the results (and what
-                // is counted unreadable) stay those of a full walk.
-                Err(_) => break,
-            }
-            start = path;
-            depth += 1;
-        }
+        let start = literal_start(provider, &root, pattern.as_ref(), &options).await;
         // Below the root, `starting_at` counts a failure to list `start`
         // like any subdirectory's.
-        let walker = reachable.then(|| Walker::starting_at(provider, start, depth, options));
+        let walker = start.map(|(start, depth)| Walker::starting_at(provider, start, depth, options));
         Self {
             root,
             pattern,
@@ -257,6 +229,44 @@ impl<'a> GlobWalk<'a> {
     pub(crate) fn unreadable_paths(&self) -> &[String] {
         self.walker.as_ref().map_or(&[], Walker::unreadable_paths)
     }
+}
+
+/// Where a walk for `pattern` below `root` (checked to be a directory)
+/// starts: the deepest directory of the pattern's literal prefix that a
+/// full walk would enter, with the depth its children have below
+/// `root`. `None` when the prefix cannot hold matches (hidden, ignored,
+/// missing, a file or a symlink), so nothing needs walking.
+///
+/// Each literal directory is stepped into under the rules a full walk
+/// applies. One that cannot be examined is walked to from the directory
+/// above, as a full walk would reach it, so the results (and what is
+/// counted unreadable) stay those of a full walk.
+pub(crate) async fn literal_start(
+    provider: &dyn EnvironmentProvider,
+    root: &str,
+    pattern: Option<&PathPattern>,
+    options: &WalkOptions,
+) -> Option<(String, usize)> {
+    let prefix = pattern.map_or(&[][..], PathPattern::prefix);
+    let mut start = root.to_string();
+    let mut depth = 1;
+    for segment in prefix {
+        let path = join_path(&start, segment);
+        if options.skips(provider, segment, &path, depth, true) {
+            return None;
+        }
+        match provider.stat(&path).await {
+            Ok(entry) if entry.kind == EntryKind::Directory => {}
+            Ok(_)
+            | Err(EnvironmentError::NotFound { .. } | EnvironmentError::NotADirectory { .. }) => {
+                return None
+            }
+            Err(_) => break,
+        }
+        start = path;
+        depth += 1;
+    }
+    Some((start, depth))
 }
 
 /// `path` relative to the search root `root`.

@@ -213,13 +213,7 @@ pub(crate) async fn generic_grep(
         _ => None,
     };
     let root = normalize_path_with(&options.root, &provider.path_limits())?;
-    let mut search = Search {
-        regex,
-        options,
-        report: GrepReport::default(),
-        output_bytes: 0,
-        pace: Pace::default(),
-    };
+    let mut search = Search::new(regex, options);
     let root_entry = search_root(provider, &root).await?;
     if root_entry.kind != EntryKind::Directory {
         // Named explicitly: searched whatever the walk rules say, and a
@@ -243,17 +237,12 @@ pub(crate) async fn generic_grep(
             break;
         }
     }
-    search.report.unreadable += files.unreadable_dirs();
-    let named = NAMED_UNREADABLE.saturating_sub(search.report.unreadable_paths.len());
-    search
-        .report
-        .unreadable_paths
-        .extend(files.unreadable_paths().iter().take(named).cloned());
-    search.report.unreadable_paths.sort();
+    search.unreadable_dirs(files.unreadable_dirs(), files.unreadable_paths());
     Ok(search.finish())
 }
 
-fn compile(pattern: &str, options: &GrepOptions) -> Result<Regex, SearchError> {
+/// The regular expression of a grep (or its literal text, escaped).
+pub(crate) fn compile(pattern: &str, options: &GrepOptions) -> Result<Regex, SearchError> {
     check_pattern_length("grep", pattern)?;
     let source = if options.fixed_strings {
         regex::escape(pattern)
@@ -288,8 +277,10 @@ fn regex_message(message: &str) -> String {
     echo(reason).into_owned()
 }
 
-/// One grep in progress.
-struct Search<'o> {
+/// One grep in progress: the caps, counters and matches so far. Files
+/// must be fed in walk order, so output is deterministic and stops at
+/// the same place whoever reads the files.
+pub(crate) struct Search<'o> {
     regex: Regex,
     options: &'o GrepOptions,
     report: GrepReport,
@@ -298,7 +289,50 @@ struct Search<'o> {
     pace: Pace,
 }
 
-impl Search<'_> {
+impl<'o> Search<'o> {
+    /// A grep for `regex` under `options`' caps.
+    pub(crate) fn new(regex: Regex, options: &'o GrepOptions) -> Self {
+        Self {
+            regex,
+            options,
+            report: GrepReport::default(),
+            output_bytes: 0,
+            pace: Pace::default(),
+        }
+    }
+
+    /// Counts a file skipped for its size.
+    pub(crate) fn skip_large(&mut self) {
+        self.report.large_files_skipped += 1;
+    }
+
+    /// Counts a file skipped as binary.
+    pub(crate) fn skip_binary(&mut self) {
+        self.report.binary_files_skipped += 1;
+    }
+
+    /// Searches the text of one file; true once a cap is exceeded.
+    pub(crate) fn text(&mut self, path: &str, text: &str) -> bool {
+        self.report.files_searched += 1;
+        self.lines(path, text)
+    }
+
+    /// Counts a text file in which the expression was found not to
+    /// match.
+    pub(crate) fn searched_without_match(&mut self) {
+        self.report.files_searched += 1;
+    }
+
+    /// Adds directories a walk could not list.
+    pub(crate) fn unreadable_dirs(&mut self, count: usize, paths: &[String]) {
+        self.report.unreadable += count;
+        let named = NAMED_UNREADABLE.saturating_sub(self.report.unreadable_paths.len());
+        self.report
+            .unreadable_paths
+            .extend(paths.iter().take(named).cloned());
+        self.report.unreadable_paths.sort();
+    }
+
     /// Searches one file; true once a cap is exceeded. A read failure is
     /// an error for a `named` file and counted otherwise.
     async fn file(
@@ -308,7 +342,7 @@ impl Search<'_> {
         named: bool,
     ) -> Result<bool, SearchError> {
         if entry.size > self.options.max_file_bytes {
-            self.report.large_files_skipped += 1;
+            self.skip_large();
             return Ok(false);
         }
         let bytes = match provider.read_bytes(&entry.path).await {
@@ -321,22 +355,20 @@ impl Search<'_> {
         };
         self.pace.step(bytes.len()).await;
         if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > self.options.max_file_bytes {
-            self.report.large_files_skipped += 1;
+            self.skip_large();
             return Ok(false);
         }
-        let text = match crate::environment::as_text(&bytes) {
-            Some(text) => text,
-            _ => {
-                self.report.binary_files_skipped += 1;
-                return Ok(false);
+        match crate::environment::as_text(&bytes) {
+            Some(text) => Ok(self.text(&entry.path, text)),
+            None => {
+                self.skip_binary();
+                Ok(false)
             }
-        };
-        self.report.files_searched += 1;
-        Ok(self.lines(&entry.path, text))
+        }
     }
 
     /// Counts a file that could not be read, naming the first few.
-    fn unreadable(&mut self, path: &str) {
+    pub(crate) fn unreadable(&mut self, path: &str) {
         self.report.unreadable += 1;
         if self.report.unreadable_paths.len() < NAMED_UNREADABLE {
             self.report.unreadable_paths.push(path.to_string());
@@ -402,7 +434,8 @@ impl Search<'_> {
             .checked_sub(bytes)
     }
 
-    fn finish(self) -> GrepReport {
+    /// The report.
+    pub(crate) fn finish(self) -> GrepReport {
         self.report
     }
 }

@@ -1,0 +1,203 @@
+//! Native grep: the parallel walk lists the files, readers search them
+//! in parallel a chunk at a time, and the results are taken in walk
+//! order, so matches, counters and truncation equal the generic grep's.
+
+use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use cap_std::fs::Dir;
+use regex::Regex;
+
+use super::cancel::Cancel;
+use super::order::FirstInOrder;
+use super::walk::WalkPlan;
+use crate::environment::{
+    into_text, relative_to, EntryKind, GrepOptions, GrepReport, GrepSearch, PathPattern, SearchError,
+};
+
+/// Files one grep considers at most; past it the report is truncated.
+/// Their paths are held in memory (about 100 bytes each).
+pub(super) const MAX_GREP_FILES: usize = 1_000_000;
+/// Files read in parallel before their results are taken in order.
+const CHUNK_FILES: usize = 1_024;
+/// Text of matching files kept per chunk for the in-order pass; a
+/// matching file past it is read again when its turn comes.
+const CHUNK_RETAINED_BYTES: usize = 64 * 1024 * 1024;
+
+/// What [`grep_blocking`] needs.
+pub(super) struct GrepJob {
+    /// The walk.
+    pub(super) plan: WalkPlan,
+    /// The search root (root-relative).
+    pub(super) root: String,
+    /// The `glob` filter, compiled.
+    pub(super) filter: Option<PathPattern>,
+    /// The confined root every file is opened through.
+    pub(super) dir: Arc<Dir>,
+    /// The caller's options.
+    pub(super) options: GrepOptions,
+    /// The compiled expression.
+    pub(super) regex: Regex,
+}
+
+/// What reading one file found, before the in-order pass.
+enum Outcome {
+    Large,
+    Unreadable,
+    Binary,
+    NoMatch,
+    /// The text, or `None` when the chunk's retention budget was spent.
+    Matched(Option<String>),
+}
+
+/// Runs a grep on the calling (blocking) thread.
+pub(super) fn grep_blocking(job: &GrepJob, cancel: &Cancel) -> Result<GrepReport, SearchError> {
+    let files = Mutex::new(FirstInOrder::new(MAX_GREP_FILES));
+    let unreadable = job.plan.run(cancel, &|visit| {
+        if visit.kind != EntryKind::File {
+            return;
+        }
+        let Some(relative) = relative_to(&job.root, visit.path) else {
+            return;
+        };
+        if job.filter.as_ref().is_some_and(|filter| !filter.is_match(relative)) {
+            return;
+        }
+        let size = visit.entry.metadata().map_or(0, |metadata| metadata.len());
+        files
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .offer(visit.path.to_string(), size);
+    });
+    let (unreadable_dirs, unreadable_paths) =
+        unreadable.settle(&job.plan.start, job.plan.start_depth)?;
+    let files = files.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let too_many = files.offered() > MAX_GREP_FILES;
+    let files: Vec<(String, u64)> = files
+        .into_sorted()
+        .into_iter()
+        .map(|o| (o.path, o.value))
+        .collect();
+    let mut search = GrepSearch::new(job.regex.clone(), &job.options);
+    let mut stopped = false;
+    for chunk in files.chunks(CHUNK_FILES) {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let outcomes = read_chunk(job, chunk, cancel);
+        for ((path, _), outcome) in chunk.iter().zip(outcomes) {
+            let done = match outcome {
+                Outcome::Large => {
+                    search.skip_large();
+                    false
+                }
+                Outcome::Binary => {
+                    search.skip_binary();
+                    false
+                }
+                Outcome::Unreadable => {
+                    search.unreadable(path);
+                    false
+                }
+                Outcome::NoMatch => {
+                    search.searched_without_match();
+                    false
+                }
+                Outcome::Matched(Some(text)) => search.text(path, &text),
+                Outcome::Matched(None) => match read(job, path) {
+                    Ok(Some(text)) => search.text(path, &text),
+                    Ok(None) => {
+                        search.skip_binary();
+                        false
+                    }
+                    Err(Outcome::Large) => {
+                        search.skip_large();
+                        false
+                    }
+                    Err(_) => {
+                        search.unreadable(path);
+                        false
+                    }
+                },
+            };
+            if done {
+                stopped = true;
+                break;
+            }
+        }
+        if stopped {
+            break;
+        }
+    }
+    search.unreadable_dirs(unreadable_dirs, &unreadable_paths);
+    let mut report = search.finish();
+    report.truncated |= too_many && !stopped;
+    Ok(report)
+}
+
+/// Reads and pre-matches a chunk of files on parallel threads.
+fn read_chunk(job: &GrepJob, chunk: &[(String, u64)], cancel: &Cancel) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let retained = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Outcome>>> = chunk.iter().map(|_| Mutex::new(None)).collect();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(chunk.len()) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some((path, size)) = chunk.get(index) else {
+                    break;
+                };
+                if cancel.is_cancelled() {
+                    break;
+                }
+                let outcome = examine(job, path, *size, &retained);
+                if let Some(slot) = slots.get(index) {
+                    *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(PoisonError::into_inner)
+                .unwrap_or(Outcome::Unreadable)
+        })
+        .collect()
+}
+
+/// One file: its size, its text, whether the expression matches it.
+fn examine(job: &GrepJob, path: &str, size: u64, retained: &AtomicUsize) -> Outcome {
+    if size > job.options.max_file_bytes {
+        return Outcome::Large;
+    }
+    let text = match read(job, path) {
+        Ok(Some(text)) => text,
+        Ok(None) => return Outcome::Binary,
+        Err(outcome) => return outcome,
+    };
+    if !job.regex.is_match(&text) {
+        return Outcome::NoMatch;
+    }
+    let kept = retained.fetch_add(text.len(), Ordering::Relaxed) + text.len();
+    Outcome::Matched((kept <= CHUNK_RETAINED_BYTES).then_some(text))
+}
+
+/// A file's text through the confined root: `Ok(None)` for binary,
+/// `Err(Large)` past the size limit, `Err(Unreadable)` when it cannot be
+/// opened or read (a link swapped in that leads out is refused here).
+fn read(job: &GrepJob, path: &str) -> Result<Option<String>, Outcome> {
+    let file = job.dir.open(path).map_err(|_| Outcome::Unreadable)?;
+    let limit = job.options.max_file_bytes.saturating_add(1);
+    let mut bytes = Vec::new();
+    file.take(limit)
+        .read_to_end(&mut bytes)
+        .map_err(|_| Outcome::Unreadable)?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > job.options.max_file_bytes {
+        return Err(Outcome::Large);
+    }
+    Ok(into_text(bytes))
+}
