@@ -189,7 +189,8 @@ impl<'a> GlobWalk<'a> {
         let start = literal_start(provider, &root, pattern.as_ref(), &options).await;
         // Below the root, `starting_at` counts a failure to list `start`
         // like any subdirectory's.
-        let walker = start.map(|(start, depth)| Walker::starting_at(provider, start, depth, options));
+        let walker =
+            start.map(|(start, depth)| Walker::starting_at(provider, start, depth, options));
         Self {
             root,
             pattern,

@@ -22,16 +22,16 @@ mod walk;
 
 pub use error::SearchError;
 pub(crate) use glob::{generic_glob, literal_start, relative_to};
-pub(crate) use grep::{compile as compile_grep, generic_grep, Search as GrepSearch};
-pub(crate) use pattern::PathPattern;
-pub(crate) use root::{search_directory, search_root};
-pub(crate) use visibility::hides;
-pub(crate) use walk::NAMED_UNREADABLE;
 pub use glob::{glob, GlobOptions, GlobReport, DEFAULT_GLOB_MAX_RESULTS};
+pub(crate) use grep::{compile as compile_grep, generic_grep, Search as GrepSearch};
 pub use grep::{
     grep, GrepMatch, GrepOptions, GrepReport, DEFAULT_GREP_MAX_FILE_BYTES,
     DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES, DEFAULT_GREP_MAX_OUTPUT_BYTES,
 };
+pub(crate) use pattern::PathPattern;
 pub use pattern::MAX_SEARCH_PATTERN_BYTES;
+pub(crate) use root::{search_directory, search_root};
+pub(crate) use visibility::hides;
 pub use visibility::{is_hidden_excluded, AGENTS_DIR};
+pub(crate) use walk::NAMED_UNREADABLE;
 pub use walk::{walk, WalkOptions, Walker};

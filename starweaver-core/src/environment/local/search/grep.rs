@@ -13,7 +13,8 @@ use super::cancel::Cancel;
 use super::order::FirstInOrder;
 use super::walk::WalkPlan;
 use crate::environment::{
-    into_text, relative_to, EntryKind, GrepOptions, GrepReport, GrepSearch, PathPattern, SearchError,
+    into_text, relative_to, EntryKind, GrepOptions, GrepReport, GrepSearch, PathPattern,
+    SearchError,
 };
 
 /// Files one grep considers at most; past it the report is truncated.
@@ -61,7 +62,11 @@ pub(super) fn grep_blocking(job: &GrepJob, cancel: &Cancel) -> Result<GrepReport
         let Some(relative) = relative_to(&job.root, visit.path) else {
             return;
         };
-        if job.filter.as_ref().is_some_and(|filter| !filter.is_match(relative)) {
+        if job
+            .filter
+            .as_ref()
+            .is_some_and(|filter| !filter.is_match(relative))
+        {
             return;
         }
         let size = visit.entry.metadata().map_or(0, |metadata| metadata.len());

@@ -6,6 +6,8 @@ mod cancel;
 mod glob;
 mod grep;
 mod order;
+#[cfg(test)]
+mod tests;
 mod walk;
 
 use super::LocalEnvironmentProvider;

@@ -122,7 +122,8 @@ impl WalkPlan {
                         if entry.depth() == 0 {
                             return WalkState::Continue;
                         }
-                        if let (Some(path), Some(kind)) = (self.relative(entry.path()), kind(&entry))
+                        if let (Some(path), Some(kind)) =
+                            (self.relative(entry.path()), kind(&entry))
                         {
                             visit(Visit {
                                 entry: &entry,
@@ -146,8 +147,9 @@ impl WalkPlan {
                 WalkState::Continue
             })
         });
-        let (count, first, start_failed) =
-            failures.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let (count, first, start_failed) = failures
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
         Unreadable {
             count,
             paths: first.into_sorted().into_iter().map(|o| o.path).collect(),
@@ -171,7 +173,10 @@ impl WalkPlan {
         if !self.include_hidden && hides(name, depth, is_dir) {
             return false;
         }
-        !self.ignored.as_ref().is_some_and(|ignored| ignored(&path, is_dir))
+        !self
+            .ignored
+            .as_ref()
+            .is_some_and(|ignored| ignored(&path, is_dir))
     }
 
     /// The root-relative form of a path below the base.
