@@ -9,7 +9,10 @@ use super::{
     AgentSessionState, AgentStream,
 };
 use crate::context::{AgentContext, ConversationId};
-use crate::environment::{attach_environment, attached_environment, DynEnvironment};
+use crate::environment::{
+    attach_environment, attach_process_shell, attached_environment, attached_process_shell,
+    DynEnvironment, DynProcessShell,
+};
 use crate::model::ModelMessage;
 
 /// A conversation: messages and context persist between runs. A run that
@@ -53,6 +56,12 @@ impl AgentSession {
         if let (Some(provider), None) = (self.environment(), attached_environment(&context)) {
             attach_environment(&mut context, provider);
         }
+        if let (Some(provider), None) = (
+            attached_process_shell(&self.context),
+            attached_process_shell(&context),
+        ) {
+            attach_process_shell(&mut context, provider);
+        }
         self.context = context;
         self
     }
@@ -64,6 +73,18 @@ impl AgentSession {
     #[must_use]
     pub fn with_environment(mut self, provider: DynEnvironment) -> Self {
         attach_environment(&mut self.context, provider);
+        self
+    }
+
+    /// Makes `provider` run the session's background commands
+    /// (`shell_exec` with `background: true` and the handle tools).
+    /// Usually the same provider as [`Self::with_environment`]:
+    /// `LocalEnvironmentProvider` and `VirtualEnvironmentProvider` are
+    /// both. Like the environment, a live dependency a restored session
+    /// needs attached again.
+    #[must_use]
+    pub fn with_process_shell(mut self, provider: DynProcessShell) -> Self {
+        attach_process_shell(&mut self.context, provider);
         self
     }
 

@@ -15,6 +15,15 @@ pub fn attach_process_shell(context: &mut AgentContext, provider: DynProcessShel
     context.insert_named_dependency(PROCESS_SHELL_CAPABILITY, provider);
 }
 
+/// The process-capable provider attached to an agent context.
+#[must_use]
+pub fn attached_process_shell(context: &AgentContext) -> Option<DynProcessShell> {
+    context
+        .dependencies
+        .get_named::<DynProcessShell>(PROCESS_SHELL_CAPABILITY)
+        .map(|provider| (*provider).clone())
+}
+
 /// The process-capable provider a tool call may use: the host capability
 /// granted to the tool's profile, or one attached directly to the call's
 /// dependencies.

@@ -9,7 +9,9 @@ mod policy;
 mod process;
 mod signal;
 
-pub use attach::{attach_process_shell, tool_process_shell, PROCESS_SHELL_CAPABILITY};
+pub use attach::{
+    attach_process_shell, attached_process_shell, tool_process_shell, PROCESS_SHELL_CAPABILITY,
+};
 pub use command::{CommandOptions, CommandRequest, ProgramCommand, ShellCommand};
 pub use limits::{
     ProcessLimits, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_COMPLETED_PROCESS_RETENTION,
