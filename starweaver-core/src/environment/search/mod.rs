@@ -21,7 +21,9 @@ mod visibility;
 mod walk;
 
 pub use error::SearchError;
-pub(crate) use glob::{generic_glob, literal_start, relative_to};
+#[cfg(test)]
+pub(crate) use glob::generic_glob;
+pub(crate) use glob::{literal_start, relative_to};
 pub use glob::{glob, GlobOptions, GlobReport, DEFAULT_GLOB_MAX_RESULTS};
 pub(crate) use grep::{compile as compile_grep, generic_grep, Search as GrepSearch};
 pub use grep::{
