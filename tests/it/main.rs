@@ -26,6 +26,7 @@ mod runs;
 mod scheduling;
 mod search;
 mod sessions;
+mod shell_tools;
 mod skills;
 mod tool_search;
 mod toolsets;

@@ -5,11 +5,13 @@
 //!
 //! - `tools`: the examples that belong to the tool layer;
 //! - `agent`: the examples that need agents and sessions;
-//! - `skills`: the "Fileops-loaded skills" examples.
+//! - `skills`: the "Fileops-loaded skills" examples;
+//! - `shell`: the "Process-capable shell providers" examples.
 //!
 //! The behaviour tests are the other binary, `tests/it/`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agent;
+mod shell;
 mod skills;
 mod tools;

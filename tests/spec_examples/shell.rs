@@ -20,8 +20,8 @@ async fn shell_exec_in_the_background_on_a_virtual_provider() {
 
     use starweaver::environment::VirtualEnvironmentProvider;
     use starweaver::{
-        attach_environment, attach_process_shell, shell_tools, AgentContext, ConversationId,
-        RunId, ToolContext, ToolRegistry,
+        attach_environment, attach_process_shell, shell_tools, AgentContext, ConversationId, RunId,
+        ToolContext, ToolRegistry,
     };
 
     async fn example() -> Result<(), Box<dyn std::error::Error>> {
@@ -42,8 +42,7 @@ async fn shell_exec_in_the_background_on_a_virtual_provider() {
                 &starweaver::model::ToolCallPart {
                     id: "start".to_string(),
                     name: "shell_exec".to_string(),
-                    arguments: serde_json::json!({"command": "sleep 1", "background": true})
-                        .into(),
+                    arguments: serde_json::json!({"command": "sleep 1", "background": true}).into(),
                 },
             )
             .await;

@@ -11,6 +11,7 @@ mod provider;
 mod search;
 mod shell;
 mod text;
+mod virtual_process;
 mod virtual_provider;
 
 pub use attach::{

@@ -4,9 +4,10 @@ use std::collections::{btree_map, BTreeMap};
 use std::sync::{PoisonError, RwLock};
 
 use super::path::clamp_path;
+use super::virtual_process::VirtualProcesses;
 use super::{
     file_name, join_path, normalize_path_with, parent_path, EntryKind, EnvironmentEntry,
-    EnvironmentError, EnvironmentProvider, PathLimits,
+    EnvironmentError, EnvironmentProvider, PathLimits, ProcessOutput, ProgramCommand, ShellCommand,
 };
 use crate::BoxFuture;
 
@@ -256,11 +257,20 @@ impl Tree {
 /// assert_eq!(env.list_dir("guide").await.unwrap()[0].name, "intro.md");
 /// # });
 /// ```
+///
+/// It also runs a few builtin commands (`echo`, `true`, `false`, `exit`,
+/// `sleep`, `cat`, `pwd`, `env`) deterministically on a virtual clock,
+/// in the foreground and in the background, under a [`super::ShellPolicy`]
+/// (see [`Self::with_shell_policy`]): the shell tools can be tested and
+/// shown without touching the host.
 #[derive(Debug)]
 pub struct VirtualEnvironmentProvider {
     name: String,
     limits: PathLimits,
     tree: RwLock<Tree>,
+    /// Policy, limits and background processes of the command
+    /// simulation.
+    pub(super) processes: VirtualProcesses,
 }
 
 impl VirtualEnvironmentProvider {
@@ -271,6 +281,7 @@ impl VirtualEnvironmentProvider {
             name: name.into(),
             limits: PathLimits::default(),
             tree: RwLock::new(Tree::new()),
+            processes: VirtualProcesses::default(),
         }
     }
 
@@ -504,6 +515,20 @@ impl EnvironmentProvider for VirtualEnvironmentProvider {
 
     fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
         Box::pin(async move { self.remove_sync(path) })
+    }
+
+    fn run_shell<'a>(
+        &'a self,
+        command: &'a ShellCommand,
+    ) -> BoxFuture<'a, Result<ProcessOutput, EnvironmentError>> {
+        Box::pin(self.run_virtual(command.clone().into()))
+    }
+
+    fn run_program<'a>(
+        &'a self,
+        command: &'a ProgramCommand,
+    ) -> BoxFuture<'a, Result<ProcessOutput, EnvironmentError>> {
+        Box::pin(self.run_virtual(command.clone().into()))
     }
 }
 
