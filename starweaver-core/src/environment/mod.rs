@@ -24,13 +24,13 @@ pub use path::{
     DEFAULT_MAX_PATH_BYTES, DEFAULT_MAX_PATH_SEGMENTS,
 };
 pub use provider::{DynEnvironment, EnvironmentProvider};
+pub(crate) use search::{generic_glob, generic_grep};
 pub use search::{
     glob, grep, is_hidden_excluded, walk, GlobOptions, GlobReport, GrepMatch, GrepOptions,
     GrepReport, SearchError, WalkOptions, Walker, AGENTS_DIR, DEFAULT_GLOB_MAX_RESULTS,
     DEFAULT_GREP_MAX_FILE_BYTES, DEFAULT_GREP_MAX_LINE_CHARS, DEFAULT_GREP_MAX_MATCHES,
     DEFAULT_GREP_MAX_OUTPUT_BYTES, MAX_SEARCH_PATTERN_BYTES,
 };
-pub(crate) use search::{generic_glob, generic_grep};
 pub use shell::*;
 pub(crate) use text::{as_text, into_text, is_text};
 pub use virtual_provider::VirtualEnvironmentProvider;
