@@ -40,7 +40,8 @@ impl LocalEnvironmentProvider {
     }
 
     /// Sets the bytes kept per output stream (stdout and stderr each);
-    /// the rest is drained and counted, never held in memory.
+    /// the rest is drained and counted, never held in memory (default:
+    /// [`crate::environment::DEFAULT_MAX_OUTPUT_BYTES`], 1 MiB).
     #[must_use]
     pub fn with_max_output_bytes(self, bytes: u64) -> Self {
         self.with_limit(|limits| limits.max_output_bytes = bytes)
@@ -48,14 +49,16 @@ impl LocalEnvironmentProvider {
 
     /// Sets the time limit of foreground commands that name none.
     /// Background processes run until they end unless their command
-    /// names a limit.
+    /// names a limit (default:
+    /// [`crate::environment::DEFAULT_COMMAND_TIMEOUT_MS`], 2 minutes).
     #[must_use]
     pub fn with_default_timeout_ms(self, timeout_ms: u64) -> Self {
         self.with_limit(|limits| limits.default_timeout_ms = timeout_ms)
     }
 
     /// Sets how long a group has between `SIGTERM` and `SIGKILL` when it
-    /// is stopped.
+    /// is stopped (default: [`crate::environment::DEFAULT_KILL_GRACE_MS`],
+    /// 2 s).
     #[must_use]
     pub fn with_kill_grace_ms(self, grace_ms: u64) -> Self {
         self.with_limit(|limits| limits.kill_grace_ms = grace_ms)
@@ -63,7 +66,8 @@ impl LocalEnvironmentProvider {
 
     /// Sets how long an output stream may stay open after its process
     /// ended (something that left the group still holds it) before the
-    /// capture gives up on it and reports `<stream>_drain_timed_out`.
+    /// capture gives up on it and reports `<stream>_drain_timed_out`
+    /// (default: [`crate::environment::DEFAULT_DRAIN_TIMEOUT_MS`], 1 s).
     #[must_use]
     pub fn with_drain_timeout_ms(self, drain_ms: u64) -> Self {
         self.with_limit(|limits| limits.drain_timeout_ms = drain_ms)
@@ -72,7 +76,8 @@ impl LocalEnvironmentProvider {
     /// Sets how many processes run at once, foreground and background
     /// together. Foreground commands past it wait for a slot (up to their
     /// time limit); background starts past it are refused at once with
-    /// [`EnvironmentError::ProcessLimit`]. 0 runs nothing.
+    /// [`EnvironmentError::ProcessLimit`]. 0 runs nothing (default:
+    /// [`crate::environment::DEFAULT_MAX_CONCURRENT_PROCESSES`], 8).
     #[must_use]
     pub fn with_max_concurrent_processes(self, processes: usize) -> Self {
         self.with_limit(|limits| limits.max_concurrent_processes = processes)
@@ -80,7 +85,8 @@ impl LocalEnvironmentProvider {
 
     /// Sets how many completed background processes stay queryable; past
     /// it the earliest completed are dropped and their handles become
-    /// unknown.
+    /// unknown (default:
+    /// [`crate::environment::DEFAULT_COMPLETED_PROCESS_RETENTION`], 64).
     #[must_use]
     pub fn with_completed_process_retention(self, processes: usize) -> Self {
         self.with_limit(|limits| limits.completed_process_retention = processes)
