@@ -2,8 +2,6 @@
 //! once (none lost, every started one finishes), foreground calls queue,
 //! and both draw on the same permits.
 
-use std::sync::Arc;
-
 use futures::future::join_all;
 use starweaver::environment::{
     EnvironmentError, EnvironmentProvider, ProcessShellProvider, ProcessStatus, ProgramCommand,
@@ -55,7 +53,7 @@ async fn background_starts_past_the_limit_are_refused_and_none_are_lost() {
 #[tokio::test]
 async fn foreground_calls_past_the_limit_queue_and_all_complete() {
     let (dir, provider) = provider();
-    let provider = Arc::new(provider.with_max_concurrent_processes(2));
+    let provider = provider.with_max_concurrent_processes(2);
     let log = dir.path().join("log");
     let script = ShellCommand::shell("echo start >> log; sleep 0.2; echo end >> log");
     let outputs = join_all((0..6).map(|_| provider.run_shell(&script))).await;
