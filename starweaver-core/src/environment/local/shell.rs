@@ -1,9 +1,15 @@
-//! The process half of [`super::LocalEnvironmentProvider`]: foreground
-//! commands and background processes under the provider's policy and
-//! limits.
+//! The process half of [`super::LocalEnvironmentProvider`]: the policy
+//! and limits commands run under, and foreground commands.
+//!
+//! Configure these before sharing the provider: the concurrency
+//! allowance is rebuilt when its size changes.
+
+use std::collections::BTreeMap;
 
 use super::LocalEnvironmentProvider;
-use crate::environment::{CommandRequest, EnvironmentError, ProcessOutput, ShellPolicy};
+use crate::environment::{
+    CommandRequest, EnvironmentError, ProcessLimits, ProcessOutput, ShellPolicy,
+};
 
 impl LocalEnvironmentProvider {
     /// Sets the policy deciding which commands run (default:
@@ -20,16 +26,111 @@ impl LocalEnvironmentProvider {
         &self.policy
     }
 
-    /// Runs one foreground command to its end (or its time limit).
+    /// Replaces every process limit at once (see [`ProcessLimits`]).
+    #[must_use]
+    pub fn with_process_limits(mut self, limits: ProcessLimits) -> Self {
+        self.processes.set_limits(limits);
+        self
+    }
+
+    /// The process limits in force.
+    #[must_use]
+    pub fn process_limits(&self) -> &ProcessLimits {
+        self.processes.limits()
+    }
+
+    /// Sets the bytes kept per output stream (stdout and stderr each);
+    /// the rest is drained and counted, never held in memory (default:
+    /// [`crate::environment::DEFAULT_MAX_OUTPUT_BYTES`], 1 MiB).
+    #[must_use]
+    pub fn with_max_output_bytes(self, bytes: u64) -> Self {
+        self.with_limit(|limits| limits.max_output_bytes = bytes)
+    }
+
+    /// Sets the time limit of foreground commands that name none.
+    /// Background processes run until they end unless their command
+    /// names a limit (default:
+    /// [`crate::environment::DEFAULT_COMMAND_TIMEOUT_MS`], 2 minutes).
+    #[must_use]
+    pub fn with_default_timeout_ms(self, timeout_ms: u64) -> Self {
+        self.with_limit(|limits| limits.default_timeout_ms = timeout_ms)
+    }
+
+    /// Sets how long a group has between `SIGTERM` and `SIGKILL` when it
+    /// is stopped (default: [`crate::environment::DEFAULT_KILL_GRACE_MS`],
+    /// 2 s).
+    #[must_use]
+    pub fn with_kill_grace_ms(self, grace_ms: u64) -> Self {
+        self.with_limit(|limits| limits.kill_grace_ms = grace_ms)
+    }
+
+    /// Sets how long an output stream may stay open after its process
+    /// ended (something that left the group still holds it) before the
+    /// capture gives up on it and reports `<stream>_drain_timed_out`
+    /// (default: [`crate::environment::DEFAULT_DRAIN_TIMEOUT_MS`], 1 s).
+    #[must_use]
+    pub fn with_drain_timeout_ms(self, drain_ms: u64) -> Self {
+        self.with_limit(|limits| limits.drain_timeout_ms = drain_ms)
+    }
+
+    /// Sets how many processes run at once, foreground and background
+    /// together. Foreground commands past it wait for a slot (up to their
+    /// time limit); background starts past it are refused at once with
+    /// [`EnvironmentError::ProcessLimit`]. 0 runs nothing (default:
+    /// [`crate::environment::DEFAULT_MAX_CONCURRENT_PROCESSES`], 8).
+    #[must_use]
+    pub fn with_max_concurrent_processes(self, processes: usize) -> Self {
+        self.with_limit(|limits| limits.max_concurrent_processes = processes)
+    }
+
+    /// Sets how many completed background processes stay queryable; past
+    /// it the earliest completed are dropped and their handles become
+    /// unknown (default:
+    /// [`crate::environment::DEFAULT_COMPLETED_PROCESS_RETENTION`], 64).
+    #[must_use]
+    pub fn with_completed_process_retention(self, processes: usize) -> Self {
+        self.with_limit(|limits| limits.completed_process_retention = processes)
+    }
+
+    /// Sets which host variables commands inherit (replacing
+    /// [`crate::environment::DEFAULT_INHERITED_ENV`]); every other host
+    /// variable is scrubbed. Pass an empty list to inherit none.
+    #[must_use]
+    pub fn with_inherited_env(self, names: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let names: Vec<String> = names.into_iter().map(Into::into).collect();
+        self.with_limit(|limits| limits.inherited_env = names)
+    }
+
+    /// Sets a variable for every command, over the inherited ones (a
+    /// command's own `env` still comes last). Unlike a command's `env`,
+    /// this is the host's choice, so it applies under an allowlist too.
+    #[must_use]
+    pub fn with_env(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.processes.set_env(name.into(), value.into());
+        self
+    }
+
+    /// The variables set for every command by [`Self::with_env`].
+    #[must_use]
+    pub fn fixed_env(&self) -> &BTreeMap<String, String> {
+        self.processes.fixed_env()
+    }
+
+    fn with_limit(mut self, change: impl FnOnce(&mut ProcessLimits)) -> Self {
+        let mut limits = self.processes.limits().clone();
+        change(&mut limits);
+        self.processes.set_limits(limits);
+        self
+    }
+
+    /// Runs one foreground command to its end (or its time limit): the
+    /// policy first, then the working directory, then a permit.
     pub(super) async fn run_command(
         &self,
         request: CommandRequest,
     ) -> Result<ProcessOutput, EnvironmentError> {
         self.policy.check(&request)?;
-        let _ = &self.processes;
-        Err(EnvironmentError::Unsupported {
-            environment: self.name.clone(),
-            operation: "running commands (not built yet)".to_string(),
-        })
+        let directory = self.command_directory(request.options())?;
+        self.processes.run(&request, &directory).await
     }
 }

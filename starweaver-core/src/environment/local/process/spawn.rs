@@ -1,0 +1,189 @@
+//! Starting one command: `/bin/sh -c` for scripts, the program itself
+//! (no shell, literal arguments) for programs; a scrubbed environment;
+//! its own process group; piped output drained by capture tasks.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::Stdio;
+
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::time::Instant;
+
+use super::capture::Capture;
+use super::group::ProcessGroup;
+use crate::environment::{CommandRequest, EnvironmentError, ProcessLimits};
+
+/// The shell scripts run under.
+const SHELL: &str = "/bin/sh";
+
+/// Everything a start needs besides the command.
+#[derive(Debug)]
+pub(super) struct Launch<'a> {
+    /// Host directory the command runs in (checked to be inside the
+    /// root).
+    pub(super) directory: &'a Path,
+    /// Bounds and the host variables to pass on.
+    pub(super) limits: &'a ProcessLimits,
+    /// Variables the provider sets for every command.
+    pub(super) fixed_env: &'a BTreeMap<String, String>,
+    /// Whether the command gets a stdin pipe (else `/dev/null`).
+    pub(super) piped_stdin: bool,
+}
+
+/// A running command with its group and output capture.
+#[derive(Debug)]
+pub(super) struct Spawned {
+    /// The group leader.
+    pub(super) child: Child,
+    /// Its group; dropping it kills the group.
+    pub(super) group: ProcessGroup,
+    /// The stdin pipe, when asked for.
+    pub(super) stdin: Option<ChildStdin>,
+    /// Standard output, being drained.
+    pub(super) stdout: Capture,
+    /// Standard error, being drained.
+    pub(super) stderr: Capture,
+    /// When it started.
+    pub(super) started: Instant,
+}
+
+/// Starts `request` as the leader of a new process group.
+///
+/// # Errors
+/// [`EnvironmentError::Spawn`] when it cannot start (no such program, an
+/// invalid variable name, ...).
+pub(super) fn spawn(
+    request: &CommandRequest,
+    launch: &Launch<'_>,
+) -> Result<Spawned, EnvironmentError> {
+    let failed = |source| EnvironmentError::Spawn {
+        command: request.display(),
+        source,
+    };
+    let mut command = match request {
+        CommandRequest::Shell(shell) => {
+            let mut command = Command::new(SHELL);
+            command.arg("-c").arg(&shell.script);
+            command
+        }
+        CommandRequest::Program(program) => {
+            let mut command = Command::new(&program.executable);
+            command.args(&program.args);
+            command
+        }
+    };
+    command
+        .current_dir(launch.directory)
+        .env_clear()
+        .envs(environment(request, launch).map_err(failed)?)
+        .stdin(if launch.piped_stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = command.spawn().map_err(failed)?;
+    let started = Instant::now();
+    let group = child.id().and_then(ProcessGroup::led_by).ok_or_else(|| {
+        failed(std::io::Error::other(
+            "the process ended before its group could be recorded",
+        ))
+    })?;
+    let limit = launch.limits.max_output_bytes;
+    let stdout = child.stdout.take().map(|pipe| Capture::start(pipe, limit));
+    let stderr = child.stderr.take().map(|pipe| Capture::start(pipe, limit));
+    let (Some(stdout), Some(stderr)) = (stdout, stderr) else {
+        return Err(failed(std::io::Error::other(
+            "output pipes were not set up",
+        )));
+    };
+    Ok(Spawned {
+        stdin: child.stdin.take(),
+        child,
+        group,
+        stdout,
+        stderr,
+        started,
+    })
+}
+
+/// The scrubbed environment: the inherited host variables that are set,
+/// then the provider's fixed variables, then the request's, later ones
+/// replacing earlier ones.
+fn environment(
+    request: &CommandRequest,
+    launch: &Launch<'_>,
+) -> Result<BTreeMap<OsString, OsString>, std::io::Error> {
+    let mut env = BTreeMap::new();
+    for name in &launch.limits.inherited_env {
+        if valid_name(name) {
+            if let Some(value) = std::env::var_os(name) {
+                env.insert(OsString::from(name), value);
+            }
+        }
+    }
+    let overrides = launch.fixed_env.iter().chain(&request.options().env);
+    for (name, value) in overrides {
+        if !valid_name(name) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "environment variable name `{}` is empty or holds `=` or a NUL byte",
+                    crate::bounds::echo(name)
+                ),
+            ));
+        }
+        env.insert(OsString::from(name), OsString::from(value));
+    }
+    Ok(env)
+}
+
+fn valid_name(name: &str) -> bool {
+    !name.is_empty() && !name.contains(['=', '\0'])
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::environment::{ProgramCommand, ShellCommand};
+
+    fn launch<'a>(limits: &'a ProcessLimits, fixed: &'a BTreeMap<String, String>) -> Launch<'a> {
+        Launch {
+            directory: Path::new("/"),
+            limits,
+            fixed_env: fixed,
+            piped_stdin: false,
+        }
+    }
+
+    #[test]
+    fn later_sources_replace_earlier_ones_and_bad_names_are_refused() {
+        let limits = ProcessLimits {
+            inherited_env: vec!["PATH".into(), "".into(), "A=B".into()],
+            ..ProcessLimits::default()
+        };
+        let fixed = BTreeMap::from([("PATH".to_string(), "/fixed".to_string())]);
+        let request: CommandRequest = ShellCommand::shell("true").with_env("X", "1").into();
+        let env = environment(&request, &launch(&limits, &fixed)).unwrap();
+        assert_eq!(env.get(&OsString::from("PATH")).unwrap(), "/fixed");
+        assert_eq!(env.get(&OsString::from("X")).unwrap(), "1");
+        assert_eq!(env.len(), 2);
+        let bad: CommandRequest = ShellCommand::shell("true").with_env("A=B", "1").into();
+        assert!(environment(&bad, &launch(&limits, &fixed)).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_missing_program_is_a_spawn_error() {
+        let limits = ProcessLimits::default();
+        let fixed = BTreeMap::new();
+        let request: CommandRequest =
+            ProgramCommand::new("/nonexistent/starweaver-none", [""; 0]).into();
+        let error = spawn(&request, &launch(&limits, &fixed)).unwrap_err();
+        assert!(matches!(error, EnvironmentError::Spawn { .. }), "{error}");
+    }
+}
