@@ -20,6 +20,7 @@ mod failed_runs;
 mod filesystem;
 mod hitl;
 mod lifecycle;
+mod local_environment;
 mod proxy;
 mod registry;
 mod runs;

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use cap_std::fs::{Dir, File, OpenOptions};
 
-use super::errors::{classify, special};
+use super::errors::{classify, is_escape, special};
 use super::files::{create_dirs, split};
 use super::hooks::Hooks;
 use super::LocalEnvironmentProvider;
@@ -54,13 +54,16 @@ fn write(dir: &Dir, path: &str, content: &[u8], hooks: &Hooks) -> Result<(), Env
             path: String::new(),
         });
     };
-    create_dirs(dir, parent)?;
+    create_dirs(dir, parent, path)?;
     let folder = if parent.is_empty() {
         dir.try_clone()
     } else {
         dir.open_dir(parent)
     }
-    .map_err(|error| classify(dir, parent, error))?;
+    .map_err(|error| {
+        let at = if is_escape(&error) { path } else { parent };
+        classify(dir, at, error)
+    })?;
     hooks.after_parent();
     let permissions = match folder.symlink_metadata(name) {
         Ok(metadata) if metadata.is_dir() => {
@@ -246,7 +249,7 @@ mod tests {
             .await
             .unwrap_err();
         assert!(
-            matches!(&error, EnvironmentError::AccessDenied { path, reason } if path == "sub" && reason.contains("symbolic link leading outside")),
+            matches!(&error, EnvironmentError::AccessDenied { path, reason } if path == "sub/file.txt" && reason.contains("`sub` on the way")),
             "{error:?}"
         );
         assert_eq!(

@@ -143,6 +143,38 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::unwrap_used)]
+    fn host_errors_become_environment_errors_naming_the_culprit() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("a")).unwrap();
+        std::fs::write(root.path().join("a/file"), "x").unwrap();
+        std::os::unix::fs::symlink("/", root.path().join("a/out")).unwrap();
+        let dir = Dir::open_ambient_dir(root.path(), cap_std::ambient_authority()).unwrap();
+        let raw = io::Error::from_raw_os_error;
+        let denied = classify(&dir, "a/x", raw(nix::libc::EACCES));
+        assert!(
+            matches!(&denied, EnvironmentError::AccessDenied { path, reason } if path == "a/x" && reason.contains("permissions")),
+            "{denied:?}"
+        );
+        let not_dir = classify(&dir, "a/file/deeper/x", raw(nix::libc::ENOTDIR));
+        assert!(
+            matches!(&not_dir, EnvironmentError::NotADirectory { path } if path == "a/file"),
+            "{not_dir:?}"
+        );
+        let escape = dir.open("a/out/etc/passwd").unwrap_err();
+        assert!(is_escape(&escape), "{escape:?}");
+        let escaped = classify(&dir, "a/out/etc/passwd", escape);
+        assert!(
+            matches!(&escaped, EnvironmentError::AccessDenied { reason, .. } if reason.starts_with("`a/out` on the way")),
+            "{escaped:?}"
+        );
+        let long = classify(&dir, "n", raw(nix::libc::ENAMETOOLONG));
+        assert!(matches!(long, EnvironmentError::InvalidPath { .. }));
+        let other = classify(&dir, "a", raw(nix::libc::EIO));
+        assert!(matches!(other, EnvironmentError::Io { path, .. } if path == "a"));
+    }
+
+    #[test]
     fn only_the_handles_own_refusal_counts_as_an_escape() {
         assert!(is_escape(&io::Error::new(
             io::ErrorKind::PermissionDenied,

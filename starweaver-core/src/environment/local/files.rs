@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use cap_std::fs::{Dir, File, Metadata, OpenOptions, OpenOptionsExt};
 
-use super::errors::{classify, prefixes, regular, special};
+use super::errors::{classify, is_escape, prefixes, regular, special};
 use super::hooks::Hooks;
 use super::ignore_rules::{IgnoreRules, Stamp};
 use super::LocalEnvironmentProvider;
@@ -74,7 +74,8 @@ impl LocalEnvironmentProvider {
 
     pub(super) async fn create_dirs(&self, path: &str) -> Result<(), EnvironmentError> {
         let path = self.normalize(path)?;
-        self.blocking(path, create_dirs).await
+        self.blocking(path, |dir, path| create_dirs(dir, path, path))
+            .await
     }
 
     pub(super) async fn remove_entry(&self, path: &str) -> Result<(), EnvironmentError> {
@@ -179,21 +180,27 @@ fn list(
 
 /// Creates the directory at `path` and its missing parents. Every
 /// existing prefix is checked before anything is created (once one is
-/// missing, all below it are), so a refusal creates nothing.
-pub(super) fn create_dirs(dir: &Dir, path: &str) -> Result<(), EnvironmentError> {
+/// missing, all below it are), so a refusal creates nothing. A file on
+/// the way is named itself; a link leading out is refused naming
+/// `requested` (the path the caller was given) and the link.
+pub(super) fn create_dirs(dir: &Dir, path: &str, requested: &str) -> Result<(), EnvironmentError> {
+    let located = |at: &str, error: io::Error| {
+        if is_escape(&error) {
+            classify(dir, requested, error)
+        } else {
+            classify(dir, at, error)
+        }
+    };
+    let not_a_directory = |at: &str| EnvironmentError::NotADirectory {
+        path: at.to_string(),
+    };
     if path.is_empty() {
         return Ok(());
     }
     match dir.metadata(path) {
         Ok(metadata) if metadata.is_dir() => return Ok(()),
-        Ok(_) => {
-            return Err(EnvironmentError::NotADirectory {
-                path: path.to_string(),
-            })
-        }
-        Err(error) if error.kind() != io::ErrorKind::NotFound => {
-            return Err(classify(dir, path, error))
-        }
+        Ok(_) => return Err(not_a_directory(path)),
+        Err(error) if error.kind() != io::ErrorKind::NotFound => return Err(located(path, error)),
         Err(_) => {}
     }
     for prefix in prefixes(path) {
@@ -202,15 +209,11 @@ pub(super) fn create_dirs(dir: &Dir, path: &str) -> Result<(), EnvironmentError>
             Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
                 match dir.metadata(prefix) {
                     Ok(metadata) if metadata.is_dir() => {}
-                    Ok(_) => {
-                        return Err(EnvironmentError::NotADirectory {
-                            path: prefix.to_string(),
-                        })
-                    }
-                    Err(error) => return Err(classify(dir, prefix, error)),
+                    Ok(_) => return Err(not_a_directory(prefix)),
+                    Err(error) => return Err(located(prefix, error)),
                 }
             }
-            Err(error) => return Err(classify(dir, prefix, error)),
+            Err(error) => return Err(located(prefix, error)),
         }
     }
     Ok(())

@@ -42,8 +42,10 @@ impl std::fmt::Debug for Hooks {
 
 /// No hooks outside tests.
 #[cfg(not(test))]
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Hooks;
+#[derive(Clone, Debug, Default)]
+pub(super) struct Hooks {
+    _none: (),
+}
 
 impl Hooks {
     /// See `after_parent`.
