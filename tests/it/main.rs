@@ -20,6 +20,7 @@ mod failed_runs;
 mod filesystem;
 mod hitl;
 mod lifecycle;
+mod local_environment;
 mod local_processes;
 mod proxy;
 mod registry;

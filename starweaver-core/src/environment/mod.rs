@@ -1,10 +1,11 @@
 //! Environments: where filesystem and shell tools act. One root-relative
-//! path space over interchangeable providers (in-memory today; local
-//! directories and sandboxes plug into the same trait).
+//! path space over interchangeable providers: in memory, a local
+//! directory, and sandboxes plugging into the same trait.
 
 mod attach;
 mod entry;
 mod error;
+mod file_tree;
 mod local;
 mod path;
 mod provider;
@@ -19,6 +20,10 @@ pub use attach::{
 };
 pub use entry::{EntryKind, EnvironmentEntry};
 pub use error::EnvironmentError;
+pub use file_tree::{
+    environment_file_tree, FileTreeOptions, DEFAULT_FILE_TREE_MAX_DEPTH,
+    DEFAULT_FILE_TREE_MAX_ENTRIES,
+};
 pub use local::LocalEnvironmentProvider;
 pub use path::{
     file_name, join_path, normalize_path, normalize_path_with, parent_path, PathLimits,

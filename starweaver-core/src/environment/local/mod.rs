@@ -2,6 +2,11 @@
 //! on the root, ignore rules from the tree, native ripgrep-style search,
 //! and commands in their own process groups.
 
+mod atomic;
+mod errors;
+mod files;
+mod hooks;
+mod ignore_rules;
 mod process;
 mod provider;
 mod search;
@@ -14,11 +19,23 @@ use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 
 use super::{EnvironmentError, PathLimits, ShellPolicy};
+use hooks::Hooks;
+use ignore_rules::IgnoreRules;
 use process::Processes;
 
 /// An environment over a folder on the local disk. Paths are
 /// root-relative as for every provider; nothing outside the root is read,
 /// written, listed or run in.
+///
+/// Every file operation resolves its path through a handle on the root
+/// that refuses to leave it: `..` is resolved before the disk is touched,
+/// and a symbolic link whose target lies outside the root (absolute, or
+/// climbing above it) is [`EnvironmentError::AccessDenied`]. Links that
+/// stay inside are followed by reads; `stat` and `list_dir` report links
+/// as links; writes never go through a link. Writes are atomic (a
+/// temporary file in the same folder, synced, then renamed over the
+/// target), and `.gitignore`, `.ignore`, `.git/info/exclude` and git's
+/// global excludes decide what walks and searches skip.
 ///
 /// ```no_run
 /// use starweaver_core::environment::LocalEnvironmentProvider;
@@ -34,6 +51,11 @@ pub struct LocalEnvironmentProvider {
     /// The confined handle every file operation goes through.
     dir: Arc<Dir>,
     path_limits: PathLimits,
+    /// The tree's ignore rules, loaded per directory on first use.
+    /// Shared with the native search's walker threads.
+    ignores: Arc<IgnoreRules>,
+    /// Test-only interruptions of file operations (empty otherwise).
+    hooks: Hooks,
     policy: ShellPolicy,
     processes: Processes,
 }
@@ -71,6 +93,8 @@ impl LocalEnvironmentProvider {
             root,
             dir: Arc::new(dir),
             path_limits: PathLimits::default(),
+            ignores: Arc::new(IgnoreRules::default()),
+            hooks: Hooks::default(),
             policy: ShellPolicy::unrestricted(),
             processes: Processes::default(),
         })
@@ -93,7 +117,31 @@ impl LocalEnvironmentProvider {
 
     /// The ignore rules as the native search's threads call them.
     fn ignore_check(&self) -> search::IgnoreCheck {
-        std::sync::Arc::new(|_: &str, _: bool| false)
+        let ignores = self.ignores.clone();
+        let dir = self.dir.clone();
+        Arc::new(move |path: &str, is_dir: bool| ignores.is_ignored(&dir, path, is_dir))
+    }
+
+    /// Whether git's global excludes file (`core.excludesFile`, or
+    /// `$XDG_CONFIG_HOME/git/ignore`) applies on top of the tree's own
+    /// ignore files (default true, as for git and ripgrep). Turn it off
+    /// for results that do not depend on the host user's configuration.
+    #[must_use]
+    pub fn with_global_git_excludes(mut self, enabled: bool) -> Self {
+        self.ignores = Arc::new(IgnoreRules::new(enabled));
+        self
+    }
+
+    /// Sets the hooks that interrupt file operations in tests.
+    #[cfg(test)]
+    fn with_hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// Normalizes a path under this provider's limits.
+    fn normalize(&self, path: &str) -> Result<String, EnvironmentError> {
+        super::normalize_path_with(path, &self.path_limits)
     }
 
     /// The root folder, canonical.

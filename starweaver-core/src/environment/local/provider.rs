@@ -1,5 +1,6 @@
-//! The filesystem half of [`super::LocalEnvironmentProvider`]: the
-//! `EnvironmentProvider` operations over the confined root handle.
+//! [`super::LocalEnvironmentProvider`] as an `EnvironmentProvider`: file
+//! operations over the confined root handle (`files.rs`, `atomic.rs`),
+//! ignore rules (`ignore_rules.rs`), commands and native search.
 
 use super::LocalEnvironmentProvider;
 use crate::environment::{
@@ -22,7 +23,7 @@ impl EnvironmentProvider for LocalEnvironmentProvider {
     }
 
     fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
-        Box::pin(async move { Err(self.unsupported(&format!("reading {path}"))) })
+        Box::pin(self.read_file(path))
     }
 
     fn write_bytes<'a>(
@@ -30,30 +31,40 @@ impl EnvironmentProvider for LocalEnvironmentProvider {
         path: &'a str,
         content: &'a [u8],
     ) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        let _ = content;
-        Box::pin(async move { Err(self.unsupported(&format!("writing {path}"))) })
+        Box::pin(self.write_file(path, content))
     }
 
     fn stat<'a>(
         &'a self,
         path: &'a str,
     ) -> BoxFuture<'a, Result<EnvironmentEntry, EnvironmentError>> {
-        Box::pin(async move { Err(self.unsupported(&format!("stat {path}"))) })
+        Box::pin(self.stat_entry(path))
     }
 
     fn list_dir<'a>(
         &'a self,
         path: &'a str,
     ) -> BoxFuture<'a, Result<Vec<EnvironmentEntry>, EnvironmentError>> {
-        Box::pin(async move { Err(self.unsupported(&format!("listing {path}"))) })
+        Box::pin(self.list_entries(path))
     }
 
     fn create_dir_all<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        Box::pin(async move { Err(self.unsupported(&format!("creating {path}"))) })
+        Box::pin(self.create_dirs(path))
     }
 
     fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), EnvironmentError>> {
-        Box::pin(async move { Err(self.unsupported(&format!("removing {path}"))) })
+        Box::pin(self.remove_entry(path))
+    }
+
+    /// `.gitignore`, `.ignore`, the root's `.git/info/exclude` and git's
+    /// global excludes, read through the confined root and cached per
+    /// directory. The ignore files are read here, on the caller's thread
+    /// (each at most 1 MiB, once per directory).
+    fn is_ignored(&self, path: &str, is_dir: bool) -> bool {
+        match self.normalize(path) {
+            Ok(path) => self.ignores.is_ignored(&self.dir, &path, is_dir),
+            Err(_) => false,
+        }
     }
 
     fn run_shell<'a>(

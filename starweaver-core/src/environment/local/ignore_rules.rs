@@ -1,0 +1,451 @@
+//! The ignore rules of a local tree, as git and ripgrep read them:
+//! `.gitignore` and `.ignore` in every directory (each applying to what
+//! lies below it, the deepest deciding, `!` re-including), the root's
+//! `.git/info/exclude`, and git's global excludes file. They apply
+//! whether or not the folder is a git repository.
+//!
+//! Each directory's rules are read once, through the confined root (so an
+//! ignore file that is a link leading out is not read), each file bounded
+//! to [`MAX_IGNORE_FILE_BYTES`] and [`MAX_IGNORE_PATTERNS`], and cached. A write or removal through
+//! the provider drops the cached rules it touches, and listing a
+//! directory drops them when its ignore files changed on disk since.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use cap_std::fs::{Dir, Metadata, MetadataExt};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use super::errors::prefixes;
+use super::files::open_regular;
+use super::hooks::Hooks;
+use crate::environment::{file_name, join_path, parent_path};
+
+/// Most bytes read from one ignore file; the rest is not read, and a line
+/// cut at the limit is dropped.
+pub(super) const MAX_IGNORE_FILE_BYTES: usize = 1024 * 1024;
+
+/// Most patterns taken from one ignore file; later lines are skipped.
+/// Every path a walk visits is matched against the patterns of each
+/// directory above it, and 40,000 wildcard patterns cost over a
+/// millisecond per path (release build), so a hostile file cannot stall
+/// walks.
+pub(super) const MAX_IGNORE_PATTERNS: usize = 10_000;
+
+/// The ignore files of every directory, the later one deciding when both
+/// match (as ripgrep ranks `.ignore` above `.gitignore`).
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+
+/// The repository's own excludes, read at the root below its
+/// `.gitignore`.
+const GIT_EXCLUDE: &str = ".git/info/exclude";
+
+/// Directories whose rules are cached before the cache starts over.
+const MAX_CACHED_DIRS: usize = 16_384;
+
+/// Bytes of ignore files cached before the cache starts over.
+const MAX_CACHED_BYTES: usize = 64 * 1024 * 1024;
+
+/// Directory verdicts cached before they start over.
+const MAX_CACHED_VERDICTS: usize = 65_536;
+
+/// What identifies one version of an ignore file on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Stamp {
+    inode: u64,
+    size: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+impl Stamp {
+    /// The stamp of `metadata` (from `lstat`).
+    pub(super) fn of(metadata: &Metadata) -> Self {
+        Self {
+            inode: metadata.ino(),
+            size: metadata.size(),
+            modified: (metadata.mtime(), metadata.mtime_nsec()),
+            changed: (metadata.ctime(), metadata.ctime_nsec()),
+        }
+    }
+}
+
+/// One directory's rules and the stamps of the files they came from.
+#[derive(Debug)]
+struct DirRules {
+    matcher: Gitignore,
+    stamps: [Option<Stamp>; 2],
+    bytes: usize,
+}
+
+#[derive(Debug, Default)]
+struct Cache {
+    rules: HashMap<String, Arc<DirRules>>,
+    bytes: usize,
+    /// Whether a directory is ignored, its ancestors included.
+    ignored_dirs: HashMap<String, bool>,
+}
+
+/// The rules of one tree, loaded lazily.
+#[derive(Debug)]
+pub(super) struct IgnoreRules {
+    use_global: bool,
+    global: OnceLock<Gitignore>,
+    cache: Mutex<Cache>,
+}
+
+impl Default for IgnoreRules {
+    fn default() -> Self {
+        Self::new(true)
+    }
+}
+
+impl IgnoreRules {
+    /// Rules with or without git's global excludes.
+    pub(super) fn new(use_global: bool) -> Self {
+        Self {
+            use_global,
+            global: OnceLock::new(),
+            cache: Mutex::default(),
+        }
+    }
+
+    /// Rules whose global excludes are `global` (tests: the host's own
+    /// configuration must not decide results).
+    #[cfg(test)]
+    pub(super) fn with_global(global: Gitignore) -> Self {
+        let rules = Self::new(true);
+        let _ = rules.global.set(global);
+        rules
+    }
+
+    /// Which of [`IGNORE_FILES`] `name` is.
+    pub(super) fn file_slot(name: &str) -> Option<usize> {
+        IGNORE_FILES.iter().position(|file| *file == name)
+    }
+
+    /// True when the normalized `path` is ignored: a directory above it
+    /// is, or the rules nearest to it say so.
+    pub(super) fn is_ignored(&self, dir: &Dir, path: &str, is_dir: bool) -> bool {
+        if path.is_empty() {
+            return false;
+        }
+        match parent_path(path) {
+            Some(parent) if !parent.is_empty() && self.dir_ignored(dir, parent) => true,
+            _ => self.matches(dir, path, is_dir),
+        }
+    }
+
+    /// After a write or removal of `path` through the provider: drops
+    /// what it may have changed.
+    pub(super) fn changed(&self, path: &str) {
+        let name = file_name(path);
+        if Self::file_slot(name).is_some() {
+            self.forget(parent_path(path).unwrap_or(""));
+        } else if path == GIT_EXCLUDE {
+            self.forget("");
+        } else {
+            // A removed (or replaced) directory takes its rules along.
+            self.forget(path);
+        }
+    }
+
+    /// After listing `directory`: drops its cached rules when its ignore
+    /// files are not the ones they were read from.
+    pub(super) fn refresh(&self, directory: &str, stamps: [Option<Stamp>; 2]) {
+        let stale = self
+            .lock()
+            .rules
+            .get(directory)
+            .is_some_and(|rules| rules.stamps != stamps);
+        if stale {
+            self.forget(directory);
+        }
+    }
+
+    fn forget(&self, directory: &str) {
+        let mut cache = self.lock();
+        if let Some(rules) = cache.rules.remove(directory) {
+            cache.bytes = cache.bytes.saturating_sub(rules.bytes);
+            cache.ignored_dirs.clear();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
+        self.cache.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether the directory `directory` is ignored, its ancestors
+    /// included. Verdicts are cached: a walk asks for the same parents
+    /// over and over.
+    fn dir_ignored(&self, dir: &Dir, directory: &str) -> bool {
+        if let Some(&verdict) = self.lock().ignored_dirs.get(directory) {
+            return verdict;
+        }
+        for prefix in prefixes(directory) {
+            let known = self.lock().ignored_dirs.get(prefix).copied();
+            // A prefix is only ever judged once its ancestors were not
+            // ignored, so its verdict covers them.
+            let verdict = known.unwrap_or_else(|| self.matches(dir, prefix, true));
+            if known.is_none() {
+                let mut cache = self.lock();
+                if cache.ignored_dirs.len() >= MAX_CACHED_VERDICTS {
+                    cache.ignored_dirs.clear();
+                }
+                cache.ignored_dirs.insert(prefix.to_string(), verdict);
+            }
+            if verdict {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// What the rules nearest to `path` say, ignoring its ancestors'
+    /// verdicts: the deepest directory's rules first, then each one up to
+    /// the root, then the global excludes.
+    fn matches(&self, dir: &Dir, path: &str, is_dir: bool) -> bool {
+        let mut directory = parent_path(path);
+        while let Some(current) = directory {
+            let relative = if current.is_empty() {
+                path
+            } else {
+                path.get(current.len() + 1..).unwrap_or(path)
+            };
+            let rules = self.rules(dir, current);
+            let verdict = rules.matcher.matched(relative, is_dir);
+            if verdict.is_ignore() {
+                return true;
+            }
+            if verdict.is_whitelist() {
+                return false;
+            }
+            directory = parent_path(current);
+        }
+        self.global().matched(path, is_dir).is_ignore()
+    }
+
+    fn global(&self) -> &Gitignore {
+        self.global.get_or_init(|| {
+            if self.use_global {
+                Gitignore::global().0
+            } else {
+                Gitignore::empty()
+            }
+        })
+    }
+
+    /// The rules of `directory`, read on first use (outside the lock).
+    fn rules(&self, dir: &Dir, directory: &str) -> Arc<DirRules> {
+        if let Some(rules) = self.lock().rules.get(directory) {
+            return Arc::clone(rules);
+        }
+        let rules = Arc::new(load(dir, directory));
+        let mut cache = self.lock();
+        if cache.rules.len() >= MAX_CACHED_DIRS
+            || cache.bytes.saturating_add(rules.bytes) > MAX_CACHED_BYTES
+        {
+            cache.rules.clear();
+            cache.ignored_dirs.clear();
+            cache.bytes = 0;
+        }
+        cache.bytes += rules.bytes;
+        Arc::clone(cache.rules.entry(directory.to_string()).or_insert(rules))
+    }
+}
+
+/// Reads the ignore files of `directory`. A file that is missing,
+/// unreadable, not a regular file or a link leading out adds nothing;
+/// a line that is not a valid pattern is skipped, as git skips it.
+fn load(dir: &Dir, directory: &str) -> DirRules {
+    let mut builder = GitignoreBuilder::new(".");
+    let mut bytes = 0;
+    let mut add = |path: &str| {
+        if let Some(content) = read_bounded(dir, path) {
+            bytes += content.len();
+            let patterns = String::from_utf8_lossy(&content);
+            let patterns = patterns
+                .lines()
+                .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+                .take(MAX_IGNORE_PATTERNS);
+            for line in patterns {
+                let _ = builder.add_line(None, line);
+            }
+        }
+    };
+    if directory.is_empty() {
+        add(GIT_EXCLUDE);
+    }
+    let mut stamps = [None; 2];
+    for (slot, name) in IGNORE_FILES.iter().enumerate() {
+        let path = join_path(directory, name);
+        // Stamped before it is read: a change after the stamp is caught
+        // by the next listing.
+        stamps[slot] = dir.symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
+        add(&path);
+    }
+    DirRules {
+        matcher: builder.build().unwrap_or_else(|_| Gitignore::empty()),
+        stamps,
+        bytes,
+    }
+}
+
+/// At most [`MAX_IGNORE_FILE_BYTES`] of the regular file at `path`, cut
+/// after its last complete line when longer.
+fn read_bounded(dir: &Dir, path: &str) -> Option<Vec<u8>> {
+    let file = open_regular(dir, path, &Hooks::default()).ok()?;
+    let mut content = Vec::new();
+    file.take(MAX_IGNORE_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut content)
+        .ok()?;
+    if content.len() > MAX_IGNORE_FILE_BYTES {
+        let end = content
+            .iter()
+            .take(MAX_IGNORE_FILE_BYTES)
+            .rposition(|&byte| byte == b'\n')
+            .map_or(0, |at| at + 1);
+        content.truncate(end);
+    }
+    Some(content)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+
+    use super::*;
+    use crate::environment::{EnvironmentProvider, LocalEnvironmentProvider};
+
+    fn write(root: &Path, path: &str, content: &str) {
+        let path = root.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, content).unwrap();
+    }
+
+    fn local(root: &Path) -> LocalEnvironmentProvider {
+        LocalEnvironmentProvider::new(root)
+            .unwrap()
+            .with_global_git_excludes(false)
+    }
+
+    #[test]
+    fn each_directory_rules_below_it_and_the_deepest_decides() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        write(root, ".gitignore", "*.log\nbuild/\n/top-only.txt\n");
+        write(root, "sub/.gitignore", "!keep.log\nlocal.txt\n");
+        write(root, "sub/.ignore", "!local.txt\nonly-ignore.txt\n");
+        write(root, "vendor/.gitignore", "");
+        write(root, ".git/info/exclude", "excluded.txt\n");
+        let env = local(root);
+        let ignored = |path: &str, is_dir: bool| env.is_ignored(path, is_dir);
+        assert!(ignored("a.log", false));
+        assert!(ignored("deep/er/a.log", false));
+        assert!(!ignored("sub/keep.log", false), "a deeper `!` re-includes");
+        assert!(ignored("other/keep.log", false), "only below sub/");
+        assert!(ignored("build", true));
+        assert!(!ignored("build", false), "`build/` names directories only");
+        assert!(ignored("build/x/y.rs", false), "below an ignored directory");
+        assert!(ignored("top-only.txt", false));
+        assert!(
+            !ignored("sub/top-only.txt", false),
+            "anchored at its directory"
+        );
+        assert!(
+            !ignored("sub/local.txt", false),
+            ".ignore ranks above .gitignore"
+        );
+        assert!(ignored("sub/only-ignore.txt", false));
+        assert!(ignored("excluded.txt", false), ".git/info/exclude");
+        assert!(!ignored("src/main.rs", false));
+        assert!(!ignored("", true), "the root is never ignored");
+    }
+
+    #[test]
+    fn a_file_below_an_ignored_directory_cannot_be_re_included() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path();
+        write(root, ".gitignore", "vendor/\n");
+        write(root, "vendor/.gitignore", "!*\n");
+        let env = local(root);
+        assert!(env.is_ignored("vendor", true));
+        assert!(env.is_ignored("vendor/lib.rs", false));
+        assert!(env.is_ignored("vendor/a/b.rs", false));
+    }
+
+    #[test]
+    fn global_excludes_rank_below_the_trees_own_files() {
+        let root = tempfile::tempdir().unwrap();
+        write(root.path(), ".gitignore", "!important.tmp\n");
+        let mut global = GitignoreBuilder::new(".");
+        global.add_line(None, "*.tmp").unwrap();
+        let mut env = local(root.path());
+        env.ignores = std::sync::Arc::new(IgnoreRules::with_global(global.build().unwrap()));
+        assert!(env.is_ignored("scratch.tmp", false));
+        assert!(env.is_ignored("a/b/scratch.tmp", false));
+        assert!(!env.is_ignored("important.tmp", false));
+        assert!(!env.is_ignored("scratch.txt", false));
+    }
+
+    #[test]
+    fn ignore_files_are_bounded_and_never_read_through_links_leading_out() {
+        let root = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = root.path();
+        // A pattern past the first MiB is not read; one before it is.
+        let filler = "# filler line\n".repeat(MAX_IGNORE_FILE_BYTES / 14);
+        write(
+            root,
+            ".gitignore",
+            &format!("early.txt\n{filler}late.txt\n"),
+        );
+        fs::write(outside.path().join("rules"), "*\n").unwrap();
+        fs::create_dir(root.join("linked")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("rules"), root.join("linked/.gitignore"))
+            .unwrap();
+        // So is a pattern past the first 10,000.
+        let many: String = (0..MAX_IGNORE_PATTERNS)
+            .map(|i| format!("p{i}\n"))
+            .collect();
+        write(root, "many/.gitignore", &format!("{many}after.txt\n"));
+        let env = local(root);
+        assert!(env.is_ignored("early.txt", false));
+        assert!(!env.is_ignored("late.txt", false));
+        assert!(env.is_ignored("many/p9999", false));
+        assert!(!env.is_ignored("many/after.txt", false));
+        assert!(!env.is_ignored("linked/anything", false));
+        let cached = env.ignores.lock().rules.get("").map(|rules| rules.bytes);
+        assert!(
+            cached.is_some_and(|bytes| bytes <= MAX_IGNORE_FILE_BYTES),
+            "{cached:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn writes_and_listings_drop_stale_rules() {
+        let root = tempfile::tempdir().unwrap();
+        write(root.path(), "sub/.gitignore", "a.txt\n");
+        let env = local(root.path());
+        assert!(env.is_ignored("sub/a.txt", false));
+        // Through the provider: dropped at once.
+        env.write_text("sub/.gitignore", "b.txt\n").await.unwrap();
+        assert!(!env.is_ignored("sub/a.txt", false));
+        assert!(env.is_ignored("sub/b.txt", false));
+        env.remove("sub/.gitignore").await.unwrap();
+        assert!(!env.is_ignored("sub/b.txt", false));
+        // Behind its back (a command, an editor): dropped when the
+        // directory is next listed.
+        write(root.path(), "sub/.ignore", "c.txt\n");
+        assert!(!env.is_ignored("sub/c.txt", false), "still cached");
+        env.list_dir("sub").await.unwrap();
+        assert!(env.is_ignored("sub/c.txt", false));
+        // A directory verdict cached before a root rule appears.
+        assert!(!env.is_ignored("sub/d/e.txt", false));
+        env.write_text(".gitignore", "sub/\n").await.unwrap();
+        assert!(env.is_ignored("sub/d/e.txt", false));
+    }
+}
