@@ -120,7 +120,9 @@ fn lines(mut command: Command) -> usize {
 
 fn rg(root: &Path) -> Command {
     let mut command = Command::new("rg");
-    command.args(["--no-require-git", "-n", "needle_rare"]).arg(root);
+    command
+        .args(["--no-require-git", "-n", "needle_rare"])
+        .arg(root);
     command
 }
 
@@ -142,7 +144,10 @@ fn bench_local(c: &mut Criterion) {
     let registry = ToolRegistry::new()
         .with_toolset(&filesystem_tools())
         .with_toolset(&shell_tools());
-    let grep_call = call("grep", json!({"pattern": "needle_rare", "max_results": 1000}));
+    let grep_call = call(
+        "grep",
+        json!({"pattern": "needle_rare", "max_results": 1000}),
+    );
     let glob_call = call("glob", json!({"pattern": "*_7.rs", "max_results": 2000}));
     let true_program = call("shell_exec", json!({"program": "true"}));
     let true_command = call("shell_exec", json!({"command": "true"}));

@@ -48,7 +48,7 @@ async fn both_providers_show_the_same_tree() {
 }
 
 #[tokio::test]
-async fn on_disk_ignored_paths_are_left_out_and_links_shown_as_links() {
+async fn on_disk_ignored_paths_and_links_leading_out_are_left_out() {
     let outside = folder(&[("secret.txt", "")]);
     let root = folder(&[
         (".gitignore", "target/\n*.log\n"),
@@ -57,14 +57,16 @@ async fn on_disk_ignored_paths_are_left_out_and_links_shown_as_links() {
         ("src/lib.rs", ""),
     ]);
     link(root.path(), "escape", outside.path());
+    // Relative, so it resolves inside the root (absolute links never do).
+    std::os::unix::fs::symlink("src", root.path().join("inside")).unwrap();
     let env = local(&root);
     let tree = environment_file_tree(&env, &FileTreeOptions::default())
         .await
         .unwrap();
-    assert_eq!(tree, "escape (symlink)\nsrc/\n  lib.rs\n");
+    assert_eq!(tree, "inside (symlink)\nsrc/\n  lib.rs\n");
     let short = FileTreeOptions::default().with_max_entries(1);
     assert_eq!(
         environment_file_tree(&env, &short).await.unwrap(),
-        "escape (symlink)\n... 2 more entries not shown\n"
+        "inside (symlink)\n... 2 more entries not shown\n"
     );
 }

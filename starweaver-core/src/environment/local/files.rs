@@ -144,11 +144,19 @@ fn stat(dir: &Dir, path: &str) -> Result<EnvironmentEntry, EnvironmentError> {
     entry(path, &metadata).ok_or_else(|| special(path))
 }
 
+/// True when the link at `path` resolves outside the root: such links
+/// are never listed (so never searched or walked into either); `stat`
+/// still reports one named directly.
+pub(super) fn leads_out(dir: &Dir, path: &str) -> bool {
+    dir.metadata(path).is_err_and(|error| is_escape(&error))
+}
+
 /// The children of the directory at `path`, sorted by name, and the
 /// stamps of its ignore files (so cached rules can be checked). Names
 /// that are not UTF-8 cannot be spelled as environment paths, and
 /// FIFOs, sockets and devices cannot be used: both are left out, as is
-/// an entry removed while the directory is read.
+/// an entry removed while the directory is read, and a link leading out
+/// of the root.
 fn list(
     dir: &Dir,
     path: &str,
@@ -172,7 +180,11 @@ fn list(
         if let Some(slot) = IgnoreRules::file_slot(&name) {
             stamps[slot] = Some(Stamp::of(&metadata));
         }
-        entries.extend(entry(&join_path(path, &name), &metadata));
+        let child_path = join_path(path, &name);
+        if metadata.is_symlink() && leads_out(dir, &child_path) {
+            continue;
+        }
+        entries.extend(entry(&child_path, &metadata));
     }
     entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
     Ok((entries, stamps))

@@ -164,6 +164,16 @@ impl IgnoreRules {
         }
     }
 
+    /// Drops every cached rule, so the next lookups read the ignore
+    /// files again: a native search starts with this, since it walks the
+    /// tree without the listings that check the files' stamps.
+    pub(super) fn clear(&self) {
+        let mut cache = self.lock();
+        cache.rules.clear();
+        cache.ignored_dirs.clear();
+        cache.bytes = 0;
+    }
+
     fn forget(&self, directory: &str) {
         let mut cache = self.lock();
         if let Some(rules) = cache.rules.remove(directory) {

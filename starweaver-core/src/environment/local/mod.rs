@@ -116,7 +116,11 @@ impl LocalEnvironmentProvider {
     }
 
     /// The ignore rules as the native search's threads call them.
+    /// Rules cached before the search are dropped first: the walk does
+    /// not list directories through the provider, which is where changed
+    /// ignore files are noticed.
     fn ignore_check(&self) -> search::IgnoreCheck {
+        self.ignores.clear();
         let ignores = self.ignores.clone();
         let dir = self.dir.clone();
         Arc::new(move |path: &str, is_dir: bool| ignores.is_ignored(&dir, path, is_dir))

@@ -23,8 +23,8 @@ mod walk;
 pub use error::SearchError;
 #[cfg(test)]
 pub(crate) use glob::generic_glob;
-pub(crate) use glob::{literal_start, relative_to};
 pub use glob::{glob, GlobOptions, GlobReport, DEFAULT_GLOB_MAX_RESULTS};
+pub(crate) use glob::{literal_start, relative_to};
 pub(crate) use grep::{compile as compile_grep, generic_grep, Search as GrepSearch};
 pub use grep::{
     grep, GrepMatch, GrepOptions, GrepReport, DEFAULT_GREP_MAX_FILE_BYTES,

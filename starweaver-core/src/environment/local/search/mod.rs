@@ -105,6 +105,7 @@ impl LocalEnvironmentProvider {
             max_depth,
             include_hidden: options.include_hidden,
             ignored: options.respect_ignore.then(|| self.ignore_check()),
+            dir: self.dir.clone(),
         })
     }
 }

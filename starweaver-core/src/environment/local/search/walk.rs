@@ -5,8 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use cap_std::fs::Dir;
 use ignore::{DirEntry, WalkBuilder, WalkState};
 
+use super::super::files::leads_out;
 use super::cancel::Cancel;
 use super::order::FirstInOrder;
 use crate::environment::{hides, EntryKind, EnvironmentError, NAMED_UNREADABLE};
@@ -32,6 +34,8 @@ pub(super) struct WalkPlan {
     pub(super) include_hidden: bool,
     /// The ignore rules, when they apply.
     pub(super) ignored: Option<IgnoreCheck>,
+    /// The confined root, to tell links leading out (never listed).
+    pub(super) dir: Arc<Dir>,
 }
 
 /// One admitted entry.
@@ -158,8 +162,10 @@ impl WalkPlan {
     }
 
     /// The generic walk's rules for one entry: hidden entries (except the
-    /// search root's direct `.agents/`), ignored ones, and names that are
-    /// not UTF-8 (they have no root-relative path) are left out.
+    /// search root's direct `.agents/`), ignored ones, links leading out
+    /// of the root, and names that are not UTF-8 (they have no
+    /// root-relative path) are left out, as the provider's listings
+    /// leave them out.
     fn admits(&self, entry: &DirEntry) -> bool {
         if entry.depth() == 0 {
             return true;
@@ -167,7 +173,11 @@ impl WalkPlan {
         let Some(path) = self.relative(entry.path()) else {
             return false;
         };
-        let is_dir = kind(entry) == Some(EntryKind::Directory);
+        let kind = kind(entry);
+        if kind == Some(EntryKind::Symlink) && leads_out(&self.dir, &path) {
+            return false;
+        }
+        let is_dir = kind == Some(EntryKind::Directory);
         let name = crate::environment::file_name(&path);
         let depth = self.depth_of(entry.depth());
         if !self.include_hidden && hides(name, depth, is_dir) {
