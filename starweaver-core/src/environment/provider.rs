@@ -39,6 +39,20 @@ pub trait EnvironmentProvider: Send + Sync + fmt::Debug {
     /// Reads a file's bytes.
     fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>>;
 
+    /// Reads a file's bytes, but never more than `max_bytes + 1` of them:
+    /// a caller with a size limit learns that a file exceeds it without
+    /// loading a file of any size (a link's `stat` says nothing of its
+    /// target's size). The default reads the whole file, for providers
+    /// whose files are already in memory.
+    fn read_bytes_up_to<'a>(
+        &'a self,
+        path: &'a str,
+        max_bytes: u64,
+    ) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
+        let _ = max_bytes;
+        self.read_bytes(path)
+    }
+
     /// Reads a text file: valid UTF-8 with no NUL byte (anything else is
     /// [`EnvironmentError::NotText`], the rule every text reader shares).
     fn read_text<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<String, EnvironmentError>> {

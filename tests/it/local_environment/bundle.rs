@@ -10,7 +10,7 @@ use serde_json::json;
 use starweaver::environment::EnvironmentProvider;
 use starweaver::ToolReturnKind;
 
-use crate::common::environment::{call_on, match_paths, ok_on};
+use crate::common::environment::{call_on, call_through, match_paths, ok_on};
 
 use super::{folder, link, local, names};
 
@@ -104,4 +104,38 @@ async fn concurrent_edits_of_one_file_on_disk_keep_every_update() {
     let content = fs::read_to_string(root.path().join("notes.md")).unwrap();
     assert_eq!(content, "ALPHA\nBETA\nGAMMA\nDELTA\nEPSILON\nZETA\n");
     assert_eq!(names(root.path()), ["notes.md"]);
+}
+
+/// Regression: a link reports size 0, so `read_file` and `edit_file`
+/// checked the link's size and then loaded its target whatever its size.
+#[tokio::test]
+async fn a_link_to_a_large_file_is_too_large_to_read_or_edit() {
+    use starweaver::FilesystemOptions;
+    let root = folder(&[("big.txt", &"x".repeat(10_000))]);
+    std::os::unix::fs::symlink("big.txt", root.path().join("alias.txt")).unwrap();
+    let env: Arc<dyn EnvironmentProvider> = Arc::new(local(&root));
+    let toolset = FilesystemOptions::default()
+        .with_max_file_bytes(1_000)
+        .into_toolset();
+    for (tool, arguments) in [
+        ("read_file", json!({"path": "alias.txt"})),
+        (
+            "edit_file",
+            json!({"path": "alias.txt", "old_string": "x", "new_string": "y", "replace_all": true}),
+        ),
+    ] {
+        let part = call_through(&toolset, env.clone(), tool, arguments).await;
+        assert_eq!(
+            part.content["details"]["error"], "too_large",
+            "{tool}: {}",
+            part.content
+        );
+        assert_eq!(part.content["details"]["bytes"], 1_001, "{tool}");
+    }
+    assert_eq!(
+        fs::read_to_string(root.path().join("big.txt"))
+            .unwrap()
+            .len(),
+        10_000
+    );
 }

@@ -10,7 +10,7 @@ use super::{mutating, requirements, FilesystemOptions};
 use crate::bundles::environment::{
     environment, environment_error, normalized, too_large, write_error,
 };
-use crate::environment::is_text;
+use crate::environment::{into_text, is_text, EnvironmentError};
 use crate::tools::ToolContext;
 use crate::tools::{schema_for_type, typed_tool, DynTool, ToolError, ToolResult};
 
@@ -105,7 +105,21 @@ async fn edit_file(
             "edit_file loads the whole file, so it cannot edit this one",
         ));
     }
-    let content = provider.read_text(&path).await.map_err(environment_error)?;
+    let bytes = provider
+        .read_bytes_up_to(&path, max)
+        .await
+        .map_err(environment_error)?;
+    let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    if read > max {
+        return Err(too_large(
+            &path,
+            read,
+            max,
+            "edit_file loads the whole file, so it cannot edit this one",
+        ));
+    }
+    let content = into_text(bytes)
+        .ok_or_else(|| environment_error(EnvironmentError::NotText { path: path.clone() }))?;
     let (old, new) = match_line_endings(&content, &args.old_string, &args.new_string);
     // Counted, not collected: a one-byte `old` may occur millions of times.
     let mut count = 0usize;

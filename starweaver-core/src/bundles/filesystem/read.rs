@@ -105,10 +105,21 @@ async fn read_file(
             "use grep to find the lines you need",
         ));
     }
+    // Bounded again while reading: a link's `stat` does not tell its
+    // target's size.
     let bytes = provider
-        .read_bytes(&path)
+        .read_bytes_up_to(&path, options.max_file_bytes)
         .await
         .map_err(environment_error)?;
+    let read = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    if read > options.max_file_bytes {
+        return Err(too_large(
+            &path,
+            read,
+            options.max_file_bytes,
+            "use grep to find the lines you need",
+        ));
+    }
     let text = match as_text(&bytes) {
         Some(text) => text,
         None => {

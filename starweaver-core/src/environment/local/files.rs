@@ -47,10 +47,15 @@ impl LocalEnvironmentProvider {
         }
     }
 
-    pub(super) async fn read_file(&self, path: &str) -> Result<Vec<u8>, EnvironmentError> {
+    /// Reads a file, or its first `limit` bytes.
+    pub(super) async fn read_file(
+        &self,
+        path: &str,
+        limit: Option<u64>,
+    ) -> Result<Vec<u8>, EnvironmentError> {
         let path = self.normalize(path)?;
         let hooks = self.hooks.clone();
-        self.blocking(path, move |dir, path| read(dir, path, &hooks))
+        self.blocking(path, move |dir, path| read(dir, path, &hooks, limit))
             .await
     }
 
@@ -126,10 +131,16 @@ pub(super) fn open_regular(dir: &Dir, path: &str, hooks: &Hooks) -> Result<File,
     Ok(file)
 }
 
-fn read(dir: &Dir, path: &str, hooks: &Hooks) -> Result<Vec<u8>, EnvironmentError> {
-    let mut file = open_regular(dir, path, hooks)?;
+fn read(
+    dir: &Dir,
+    path: &str,
+    hooks: &Hooks,
+    limit: Option<u64>,
+) -> Result<Vec<u8>, EnvironmentError> {
+    let file = open_regular(dir, path, hooks)?;
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
+    file.take(limit.unwrap_or(u64::MAX))
+        .read_to_end(&mut bytes)
         .map_err(|error| classify(dir, path, error))?;
     Ok(bytes)
 }

@@ -23,7 +23,15 @@ impl EnvironmentProvider for LocalEnvironmentProvider {
     }
 
     fn read_bytes<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
-        Box::pin(self.read_file(path))
+        Box::pin(self.read_file(path, None))
+    }
+
+    fn read_bytes_up_to<'a>(
+        &'a self,
+        path: &'a str,
+        max_bytes: u64,
+    ) -> BoxFuture<'a, Result<Vec<u8>, EnvironmentError>> {
+        Box::pin(self.read_file(path, Some(max_bytes.saturating_add(1))))
     }
 
     fn write_bytes<'a>(
