@@ -14,9 +14,9 @@
 //! * `grep_tool/rare` vs `rg/rare`: every file read, 50 matching lines;
 //!   the tool call goes through `ToolRegistry::execute_call`, `rg` is a
 //!   process (`rg --no-require-git -n needle_rare TREE`).
-//! * `glob_tool/bare` vs `fd/bare`: file names matching `*_7.rs` at any
+//! * `glob_tool/bare` vs `fd/bare`: file names matching `*_07.rs` at any
 //!   depth (500 paths): the `glob` tool with `max_results` 2,000, and
-//!   `fdfind -g '*_7.rs' TREE`.
+//!   `fdfind -g '*_07.rs' TREE`.
 //! * `shell_exec/program_true` vs `spawn/true`: the `shell_exec` tool
 //!   with `{"program": "true"}` against
 //!   `std::process::Command::new("true").status()`; and
@@ -128,7 +128,7 @@ fn rg(root: &Path) -> Command {
 
 fn fd(root: &Path) -> Command {
     let mut command = Command::new("fdfind");
-    command.args(["-g", "*_7.rs"]).arg(root);
+    command.args(["-g", "*_07.rs"]).arg(root);
     command
 }
 
@@ -148,7 +148,7 @@ fn bench_local(c: &mut Criterion) {
         "grep",
         json!({"pattern": "needle_rare", "max_results": 1000}),
     );
-    let glob_call = call("glob", json!({"pattern": "*_7.rs", "max_results": 2000}));
+    let glob_call = call("glob", json!({"pattern": "*_07.rs", "max_results": 2000}));
     let true_program = call("shell_exec", json!({"program": "true"}));
     let true_command = call("shell_exec", json!({"command": "true"}));
 

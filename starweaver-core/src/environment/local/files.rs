@@ -19,7 +19,7 @@ use crate::environment::{
 /// Flags for every open of a file to read: a FIFO swapped in after the
 /// check does not block the open, and a terminal never becomes the
 /// controlling one. (Both are no-ops for the regular files that pass.)
-const READ_FLAGS: i32 = nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY;
+pub(super) const READ_FLAGS: i32 = nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY;
 
 impl LocalEnvironmentProvider {
     /// Runs `operation` over the root handle and the normalized `path` on

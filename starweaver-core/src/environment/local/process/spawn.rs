@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use tokio::process::{Child, ChildStdin, Command};
@@ -61,6 +61,7 @@ pub(super) fn spawn(
         command: request.display(),
         source,
     };
+    let env = environment(request, launch).map_err(failed)?;
     let mut command = match request {
         CommandRequest::Shell(shell) => {
             let mut command = Command::new(SHELL);
@@ -68,7 +69,8 @@ pub(super) fn spawn(
             command
         }
         CommandRequest::Program(program) => {
-            let mut command = Command::new(&program.executable);
+            let executable = resolve(&program.executable, &env).map_err(failed)?;
+            let mut command = Command::new(executable);
             command.args(&program.args);
             command
         }
@@ -76,7 +78,7 @@ pub(super) fn spawn(
     command
         .current_dir(launch.directory)
         .env_clear()
-        .envs(environment(request, launch).map_err(failed)?)
+        .envs(env)
         .stdin(if launch.piped_stdin {
             Stdio::piped()
         } else {
@@ -142,6 +144,45 @@ fn environment(
     Ok(env)
 }
 
+/// The program a bare name runs: the first executable file of that name
+/// in the command's own `PATH`, as `execvp` would pick it. A name with a
+/// `/` is used as given. Resolving here rather than in the child lets the
+/// standard library start the process with `posix_spawn` instead of
+/// forking this (possibly large) process, which costs a millisecond or
+/// more per command. Empty `PATH` entries (the working directory, for
+/// `execvp`) are skipped: a bare name never runs a file the command's
+/// folder happens to hold.
+fn resolve(
+    executable: &str,
+    env: &BTreeMap<OsString, OsString>,
+) -> Result<PathBuf, std::io::Error> {
+    use std::os::unix::fs::PermissionsExt;
+    if executable.contains('/') || executable.is_empty() {
+        return Ok(PathBuf::from(executable));
+    }
+    let path = env
+        .get(&OsString::from("PATH"))
+        .cloned()
+        .unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .filter(|directory| !directory.as_os_str().is_empty())
+        .map(|directory| directory.join(executable))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+        });
+    found.ok_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "no executable `{}` on the command's PATH; check the name, or pass the \
+                 program's full path if the policy allows it",
+                crate::bounds::echo(executable)
+            ),
+        )
+    })
+}
+
 fn valid_name(name: &str) -> bool {
     !name.is_empty() && !name.contains(['=', '\0'])
 }
@@ -175,6 +216,19 @@ mod tests {
         assert_eq!(env.len(), 2);
         let bad: CommandRequest = ShellCommand::shell("true").with_env("A=B", "1").into();
         assert!(environment(&bad, &launch(&limits, &fixed)).is_err());
+    }
+
+    #[test]
+    fn bare_names_resolve_on_the_commands_path() {
+        let env = BTreeMap::from([(
+            OsString::from("PATH"),
+            OsString::from("::/nonexistent:/bin"),
+        )]);
+        assert_eq!(resolve("sh", &env).unwrap(), Path::new("/bin/sh"));
+        assert_eq!(resolve("./x", &env).unwrap(), Path::new("./x"));
+        let error = resolve("starweaver-no-such-program", &env).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+        assert!(resolve("sh", &BTreeMap::new()).is_err());
     }
 
     #[tokio::test]

@@ -6,18 +6,21 @@ use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use cap_std::fs::Dir;
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+
+use super::super::files::READ_FLAGS;
 use regex::Regex;
 
 use super::cancel::Cancel;
-use super::order::FirstInOrder;
+use super::order::walk_order;
 use super::walk::WalkPlan;
 use crate::environment::{
     into_text, relative_to, EntryKind, GrepOptions, GrepReport, GrepSearch, PathPattern,
     SearchError,
 };
 
-/// Files one grep considers at most; past it the report is truncated.
+/// Files one grep considers at most; past it the report is truncated
+/// (and which files were considered depends on the walk's threads).
 /// Their paths are held in memory (about 100 bytes each).
 pub(super) const MAX_GREP_FILES: usize = 1_000_000;
 /// Files read in parallel before their results are taken in order.
@@ -54,7 +57,10 @@ enum Outcome {
 
 /// Runs a grep on the calling (blocking) thread.
 pub(super) fn grep_blocking(job: &GrepJob, cancel: &Cancel) -> Result<GrepReport, SearchError> {
-    let files = Mutex::new(FirstInOrder::new(MAX_GREP_FILES));
+    // Paths only: a file's size comes from its open handle when it is
+    // read, so the walk makes no `stat` per file.
+    let collected = Mutex::new(Vec::new());
+    let counted = AtomicUsize::new(0);
     let unreadable = job.plan.run(cancel, &|visit| {
         if visit.kind != EntryKind::File {
             return;
@@ -69,21 +75,20 @@ pub(super) fn grep_blocking(job: &GrepJob, cancel: &Cancel) -> Result<GrepReport
         {
             return;
         }
-        let size = visit.entry.metadata().map_or(0, |metadata| metadata.len());
-        files
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .offer(visit.path.to_string(), size);
+        if counted.fetch_add(1, Ordering::Relaxed) < MAX_GREP_FILES {
+            collected
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(visit.path.to_string());
+        }
     });
     let (unreadable_dirs, unreadable_paths) =
         unreadable.settle(&job.plan.start, job.plan.start_depth)?;
-    let files = files.into_inner().unwrap_or_else(PoisonError::into_inner);
-    let too_many = files.offered() > MAX_GREP_FILES;
-    let files: Vec<(String, u64)> = files
-        .into_sorted()
-        .into_iter()
-        .map(|o| (o.path, o.value))
-        .collect();
+    let too_many = counted.into_inner() > MAX_GREP_FILES;
+    let mut files = collected
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    files.sort_unstable_by(|a, b| walk_order(a, b));
     let mut search = GrepSearch::new(job.regex.clone(), &job.options);
     let mut stopped = false;
     for chunk in files.chunks(CHUNK_FILES) {
@@ -91,7 +96,7 @@ pub(super) fn grep_blocking(job: &GrepJob, cancel: &Cancel) -> Result<GrepReport
             break;
         }
         let outcomes = read_chunk(job, chunk, cancel);
-        for ((path, _), outcome) in chunk.iter().zip(outcomes) {
+        for (path, outcome) in chunk.iter().zip(outcomes) {
             let done = match outcome {
                 Outcome::Large => {
                     search.skip_large();
@@ -142,7 +147,7 @@ pub(super) fn grep_blocking(job: &GrepJob, cancel: &Cancel) -> Result<GrepReport
 }
 
 /// Reads and pre-matches a chunk of files on parallel threads.
-fn read_chunk(job: &GrepJob, chunk: &[(String, u64)], cancel: &Cancel) -> Vec<Outcome> {
+fn read_chunk(job: &GrepJob, chunk: &[String], cancel: &Cancel) -> Vec<Outcome> {
     let next = AtomicUsize::new(0);
     let retained = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Outcome>>> = chunk.iter().map(|_| Mutex::new(None)).collect();
@@ -151,13 +156,13 @@ fn read_chunk(job: &GrepJob, chunk: &[(String, u64)], cancel: &Cancel) -> Vec<Ou
         for _ in 0..threads.min(chunk.len()) {
             scope.spawn(|| loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some((path, size)) = chunk.get(index) else {
+                let Some(path) = chunk.get(index) else {
                     break;
                 };
                 if cancel.is_cancelled() {
                     break;
                 }
-                let outcome = examine(job, path, *size, &retained);
+                let outcome = examine(job, path, &retained);
                 if let Some(slot) = slots.get(index) {
                     *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
                 }
@@ -175,10 +180,7 @@ fn read_chunk(job: &GrepJob, chunk: &[(String, u64)], cancel: &Cancel) -> Vec<Ou
 }
 
 /// One file: its size, its text, whether the expression matches it.
-fn examine(job: &GrepJob, path: &str, size: u64, retained: &AtomicUsize) -> Outcome {
-    if size > job.options.max_file_bytes {
-        return Outcome::Large;
-    }
+fn examine(job: &GrepJob, path: &str, retained: &AtomicUsize) -> Outcome {
     let text = match read(job, path) {
         Ok(Some(text)) => text,
         Ok(None) => return Outcome::Binary,
@@ -195,9 +197,24 @@ fn examine(job: &GrepJob, path: &str, size: u64, retained: &AtomicUsize) -> Outc
 /// `Err(Large)` past the size limit, `Err(Unreadable)` when it cannot be
 /// opened or read (a link swapped in that leads out is refused here).
 fn read(job: &GrepJob, path: &str) -> Result<Option<String>, Outcome> {
-    let file = job.dir.open(path).map_err(|_| Outcome::Unreadable)?;
+    // Non-blocking, and checked through the handle: a FIFO or device
+    // swapped in after the walk is neither waited on nor read.
+    let file = job
+        .dir
+        .open_with(path, OpenOptions::new().read(true).custom_flags(READ_FLAGS))
+        .map_err(|_| Outcome::Unreadable)?;
+    let metadata = file.metadata().map_err(|_| Outcome::Unreadable)?;
+    if !metadata.is_file() {
+        return Err(Outcome::Unreadable);
+    }
+    let size = metadata.len();
+    if size > job.options.max_file_bytes {
+        return Err(Outcome::Large);
+    }
     let limit = job.options.max_file_bytes.saturating_add(1);
-    let mut bytes = Vec::new();
+    // Sized from the handle, so a file is read in one call plus the one
+    // that sees its end.
+    let mut bytes = Vec::with_capacity(usize::try_from(size.saturating_add(1)).unwrap_or(0));
     file.take(limit)
         .read_to_end(&mut bytes)
         .map_err(|_| Outcome::Unreadable)?;
