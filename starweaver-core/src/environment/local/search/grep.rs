@@ -25,9 +25,10 @@ use crate::environment::{
 pub(super) const MAX_GREP_FILES: usize = 1_000_000;
 /// Files read in parallel before their results are taken in order.
 const CHUNK_FILES: usize = 1_024;
-/// Text of matching files kept per chunk for the in-order pass; a
-/// matching file past it is read again when its turn comes.
-const CHUNK_RETAINED_BYTES: usize = 64 * 1024 * 1024;
+/// Text of matching files kept for the in-order pass (per chunk, and
+/// for what the walk read); a matching file past it is read again when
+/// its turn comes.
+const RETAINED_BYTES: usize = 64 * 1024 * 1024;
 
 /// What [`grep_blocking`] needs.
 pub(super) struct GrepJob {
@@ -51,16 +52,28 @@ enum Outcome {
     Unreadable,
     Binary,
     NoMatch,
-    /// The text, or `None` when the chunk's retention budget was spent.
+    /// The text, or `None` when the retention budget was spent.
     Matched(Option<String>),
 }
 
+/// A file found by the walk, and what reading it found if it was read
+/// during the walk.
+type Found = (String, Option<Outcome>);
+
 /// Runs a grep on the calling (blocking) thread.
+///
+/// The walker's threads read the files they find while they walk, as
+/// ripgrep does, until they have seen as many matching files as the
+/// grep can return or the retained text reaches its budget; after that
+/// they only list. The files are then taken in walk order, and any not
+/// read yet are read a chunk at a time, in parallel, up to where the
+/// grep stops. So a rare pattern costs one overlapped pass, and a common
+/// one stops early, as the generic grep does.
 pub(super) fn grep_blocking(job: &GrepJob, cancel: &Cancel) -> Result<GrepReport, SearchError> {
-    // Paths only: a file's size comes from its open handle when it is
-    // read, so the walk makes no `stat` per file.
-    let collected = Mutex::new(Vec::new());
+    let found: Mutex<Vec<Found>> = Mutex::new(Vec::new());
     let counted = AtomicUsize::new(0);
+    let matched_files = AtomicUsize::new(0);
+    let retained = AtomicUsize::new(0);
     let unreadable = job.plan.run(cancel, &|visit| {
         if visit.kind != EntryKind::File {
             return;
@@ -75,63 +88,34 @@ pub(super) fn grep_blocking(job: &GrepJob, cancel: &Cancel) -> Result<GrepReport
         {
             return;
         }
-        if counted.fetch_add(1, Ordering::Relaxed) < MAX_GREP_FILES {
-            collected
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(visit.path.to_string());
+        if counted.fetch_add(1, Ordering::Relaxed) >= MAX_GREP_FILES {
+            return;
         }
+        let speculate = matched_files.load(Ordering::Relaxed) < job.options.max_matches
+            && retained.load(Ordering::Relaxed) < RETAINED_BYTES;
+        let outcome = speculate.then(|| examine(job, visit.path, &retained));
+        if matches!(outcome, Some(Outcome::Matched(_))) {
+            matched_files.fetch_add(1, Ordering::Relaxed);
+        }
+        found
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((visit.path.to_string(), outcome));
     });
     let (unreadable_dirs, unreadable_paths) =
         unreadable.settle(&job.plan.start, job.plan.start_depth)?;
     let too_many = counted.into_inner() > MAX_GREP_FILES;
-    let mut files = collected
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
-    files.sort_unstable_by(|a, b| walk_order(a, b));
+    let mut files = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+    files.sort_unstable_by(|a, b| walk_order(&a.0, &b.0));
     let mut search = GrepSearch::new(job.regex.clone(), &job.options);
     let mut stopped = false;
-    for chunk in files.chunks(CHUNK_FILES) {
+    for chunk in files.chunks_mut(CHUNK_FILES) {
         if cancel.is_cancelled() {
             break;
         }
-        let outcomes = read_chunk(job, chunk, cancel);
-        for (path, outcome) in chunk.iter().zip(outcomes) {
-            let done = match outcome {
-                Outcome::Large => {
-                    search.skip_large();
-                    false
-                }
-                Outcome::Binary => {
-                    search.skip_binary();
-                    false
-                }
-                Outcome::Unreadable => {
-                    search.unreadable(path);
-                    false
-                }
-                Outcome::NoMatch => {
-                    search.searched_without_match();
-                    false
-                }
-                Outcome::Matched(Some(text)) => search.text(path, &text),
-                Outcome::Matched(None) => match read(job, path) {
-                    Ok(Some(text)) => search.text(path, &text),
-                    Ok(None) => {
-                        search.skip_binary();
-                        false
-                    }
-                    Err(Outcome::Large) => {
-                        search.skip_large();
-                        false
-                    }
-                    Err(_) => {
-                        search.unreadable(path);
-                        false
-                    }
-                },
-            };
-            if done {
+        read_missing(job, chunk, cancel);
+        for (path, outcome) in chunk.iter_mut() {
+            if take(&mut search, job, path, outcome.take()) {
                 stopped = true;
                 break;
             }
@@ -146,8 +130,52 @@ pub(super) fn grep_blocking(job: &GrepJob, cancel: &Cancel) -> Result<GrepReport
     Ok(report)
 }
 
+/// Feeds one file's outcome to the in-order search; true once the
+/// search is done.
+fn take(search: &mut GrepSearch<'_>, job: &GrepJob, path: &str, outcome: Option<Outcome>) -> bool {
+    match outcome.unwrap_or(Outcome::Unreadable) {
+        Outcome::Large => search.skip_large(),
+        Outcome::Binary => search.skip_binary(),
+        Outcome::Unreadable => search.unreadable(path),
+        Outcome::NoMatch => search.searched_without_match(),
+        Outcome::Matched(Some(text)) => return search.text(path, &text),
+        Outcome::Matched(None) => match read(job, path) {
+            Ok(Some(text)) => return search.text(path, &text),
+            Ok(None) => search.skip_binary(),
+            Err(Outcome::Large) => search.skip_large(),
+            Err(_) => search.unreadable(path),
+        },
+    }
+    false
+}
+
+/// Reads, on parallel threads, the files of `chunk` the walk did not
+/// read.
+fn read_missing(job: &GrepJob, chunk: &mut [Found], cancel: &Cancel) {
+    let missing: Vec<usize> = (0..chunk.len())
+        .filter(|&index| {
+            chunk
+                .get(index)
+                .is_some_and(|(_, outcome)| outcome.is_none())
+        })
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let paths: Vec<&str> = missing
+        .iter()
+        .filter_map(|&index| chunk.get(index).map(|(path, _)| path.as_str()))
+        .collect();
+    let outcomes = read_chunk(job, &paths, cancel);
+    for (index, outcome) in missing.into_iter().zip(outcomes) {
+        if let Some(slot) = chunk.get_mut(index) {
+            slot.1 = Some(outcome);
+        }
+    }
+}
+
 /// Reads and pre-matches a chunk of files on parallel threads.
-fn read_chunk(job: &GrepJob, chunk: &[String], cancel: &Cancel) -> Vec<Outcome> {
+fn read_chunk(job: &GrepJob, chunk: &[&str], cancel: &Cancel) -> Vec<Outcome> {
     let next = AtomicUsize::new(0);
     let retained = AtomicUsize::new(0);
     let slots: Vec<Mutex<Option<Outcome>>> = chunk.iter().map(|_| Mutex::new(None)).collect();
@@ -190,7 +218,7 @@ fn examine(job: &GrepJob, path: &str, retained: &AtomicUsize) -> Outcome {
         return Outcome::NoMatch;
     }
     let kept = retained.fetch_add(text.len(), Ordering::Relaxed) + text.len();
-    Outcome::Matched((kept <= CHUNK_RETAINED_BYTES).then_some(text))
+    Outcome::Matched((kept <= RETAINED_BYTES).then_some(text))
 }
 
 /// A file's text through the confined root: `Ok(None)` for binary,

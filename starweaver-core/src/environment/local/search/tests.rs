@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 //! The native searches against the generic ones on the same real tree:
 //! same matches, order, counters and truncation.
 
