@@ -57,6 +57,29 @@ pub mod model {
     pub use starweaver_core::model::*;
 }
 
+/// The process-wide tool catalog: every `#[starweaver::tool]` registers
+/// itself here by name, and manifests name tools from it.
+pub mod catalog {
+    pub use starweaver_core::catalog::*;
+}
+
+/// Turns an annotated function into a tool (see the crate docs and
+/// `docs/tool-macro.md`).
+pub use starweaver_macros::tool;
+
+/// What the `#[starweaver::tool]` expansion reaches through the facade, so
+/// a user needs neither serde, schemars nor inventory in their own
+/// `Cargo.toml`. Not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use inventory;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+    pub use starweaver_core::catalog::CatalogEntry;
+    pub use starweaver_core::macro_support::*;
+}
+
 /// Manifest types, loading and checks (arrives with the manifest
 /// milestone; the crate is a placeholder today).
 pub use starweaver_config as config;

@@ -9,8 +9,11 @@
 pub mod agent;
 pub mod bounds;
 pub mod bundles;
+pub mod catalog;
 pub mod context;
 pub mod environment;
+#[doc(hidden)]
+pub mod macro_support;
 pub mod model;
 pub mod schedule;
 pub mod skills;

@@ -12,6 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["context"],
     &["tools"],
     &["toolsets"],
+    &["catalog", "macro_support"],
     &["environment"],
     &["skills"],
     &["bundles"],

@@ -56,7 +56,10 @@ fn module_items(module: &[String], seen: &mut BTreeSet<Vec<String>>) -> Items {
     if !seen.insert(module.to_vec()) {
         return items;
     }
-    let text = std::fs::read_to_string(module_file(module)).unwrap();
+    // Another crate (the macros, serde): listed by name, not followed.
+    let Ok(text) = std::fs::read_to_string(module_file(module)) else {
+        return items;
+    };
     let file = syn::parse_file(&text).unwrap();
     for item in &file.items {
         let (visibility, ident, kind) = match item {
@@ -141,6 +144,13 @@ fn resolve(module: &[String], path: &[String]) -> Vec<String> {
     absolute
 }
 
+fn quote_tokens(attr: &syn::Attribute) -> String {
+    match &attr.meta {
+        syn::Meta::List(list) => list.tokens.to_string(),
+        _ => String::new(),
+    }
+}
+
 /// `starweaver::path::Name (kind)` for every public path of the facade.
 fn facade_paths() -> Vec<(String, Item)> {
     let text = std::fs::read_to_string(root().join("src/lib.rs")).unwrap();
@@ -168,6 +178,14 @@ fn facade_paths() -> Vec<(String, Item)> {
     collect("starweaver::", &file.items);
     for item in &file.items {
         if let syn::Item::Mod(module) = item {
+            // `__private` is the macro expansion's, hidden from users.
+            let hidden = module
+                .attrs
+                .iter()
+                .any(|attr| attr.path().is_ident("doc") && quote_tokens(attr).contains("hidden"));
+            if hidden {
+                continue;
+            }
             if let (true, Some((_, items))) = (is_pub(&module.vis), &module.content) {
                 collect(&format!("starweaver::{}::", module.ident), items);
             }

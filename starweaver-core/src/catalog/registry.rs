@@ -1,0 +1,157 @@
+//! Looking tools up: link-time entries and run-time registrations, with
+//! conflicts reported.
+
+use std::collections::BTreeMap;
+use std::panic::Location;
+use std::sync::{PoisonError, RwLock};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::CatalogEntry;
+use crate::model::ToolDefinition;
+use crate::tools::{
+    DynTool, TAGS_METADATA_KEY, TOOL_DEPENDENCIES_METADATA_KEY, TOOL_KIND_METADATA_KEY,
+};
+
+/// Version of the JSON that [`to_json`] writes (and `starweaver check
+/// --catalog` reads).
+pub const CATALOG_FORMAT_VERSION: u32 = 1;
+
+/// Tools registered at run time, with where [`register`] was called.
+static REGISTERED: RwLock<Vec<(DynTool, String)>> = RwLock::new(Vec::new());
+
+/// Two or more tools registered under one name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CatalogConflict {
+    /// The name.
+    pub name: String,
+    /// `file:line` of every registration, sorted.
+    pub sources: Vec<String>,
+}
+
+/// Adds a tool built by hand (the call site is its source location).
+/// Registering a name twice, or one a `#[starweaver::tool]` already has,
+/// is a conflict (see [`conflicts`]), never an overwrite.
+#[track_caller]
+pub fn register(tool: DynTool) {
+    let caller = Location::caller();
+    let source = format!("{}:{}", caller.file(), caller.line());
+    REGISTERED
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push((tool, source));
+}
+
+/// One name's registrations: how to build each and where it came from.
+enum Source {
+    Linked(&'static CatalogEntry),
+    Registered(DynTool),
+}
+
+fn by_name() -> BTreeMap<String, Vec<(Source, String)>> {
+    let mut tools: BTreeMap<String, Vec<(Source, String)>> = BTreeMap::new();
+    for entry in inventory::iter::<CatalogEntry> {
+        tools
+            .entry(entry.name().to_string())
+            .or_default()
+            .push((Source::Linked(entry), entry.source()));
+    }
+    for (tool, source) in REGISTERED
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+    {
+        tools
+            .entry(tool.name().to_string())
+            .or_default()
+            .push((Source::Registered(tool.clone()), source.clone()));
+    }
+    tools
+}
+
+/// Every registered name, sorted (conflicting names included, once).
+#[must_use]
+pub fn names() -> Vec<String> {
+    by_name().into_keys().collect()
+}
+
+/// A fresh tool for `name`; `None` for an unknown name or a conflict.
+#[must_use]
+pub fn get(name: &str) -> Option<DynTool> {
+    let mut tools = by_name();
+    let mut found = tools.remove(name)?;
+    if found.len() != 1 {
+        return None;
+    }
+    found.pop().map(|(source, _)| match source {
+        Source::Linked(entry) => entry.build(),
+        Source::Registered(tool) => tool,
+    })
+}
+
+/// Names registered more than once, with every source location.
+#[must_use]
+pub fn conflicts() -> Vec<CatalogConflict> {
+    by_name()
+        .into_iter()
+        .filter(|(_, found)| found.len() > 1)
+        .map(|(name, found)| {
+            let mut sources: Vec<String> = found.into_iter().map(|(_, source)| source).collect();
+            sources.sort();
+            CatalogConflict { name, sources }
+        })
+        .collect()
+}
+
+/// The definitions of every tool without a conflict, sorted by name.
+#[must_use]
+pub fn definitions() -> Vec<ToolDefinition> {
+    names()
+        .iter()
+        .filter_map(|name| get(name))
+        .map(|tool| tool.definition())
+        .collect()
+}
+
+/// The catalog as JSON, the file `starweaver check --catalog` reads:
+/// `{"version", "tools": [{name, description, parameters, return_schema,
+/// tags, kind, dependencies, timeout_ms, max_retries, strict, sequential,
+/// source}], "conflicts": [{name, sources}]}`.
+#[must_use]
+pub fn to_json() -> Value {
+    let mut tools = Vec::new();
+    for (_, mut found) in by_name() {
+        if found.len() != 1 {
+            continue;
+        }
+        let Some((source, location)) = found.pop() else {
+            continue;
+        };
+        let tool = match source {
+            Source::Linked(entry) => entry.build(),
+            Source::Registered(tool) => tool,
+        };
+        let definition = tool.definition();
+        let metadata = |key: &str| definition.metadata.get(key).cloned();
+        tools.push(json!({
+            "name": definition.name,
+            "description": definition.description,
+            "parameters": definition.parameters,
+            "return_schema": definition.return_schema,
+            "tags": metadata(TAGS_METADATA_KEY).unwrap_or_else(|| json!([])),
+            "kind": metadata(TOOL_KIND_METADATA_KEY).unwrap_or_else(|| json!("function")),
+            "dependencies": metadata(TOOL_DEPENDENCIES_METADATA_KEY),
+            "timeout_ms": tool.timeout_ms(),
+            "max_retries": tool.max_retries(),
+            "strict": definition.strict,
+            "sequential": definition.sequential,
+            "source": location,
+        }));
+    }
+    json!({
+        "version": CATALOG_FORMAT_VERSION,
+        "tools": tools,
+        "conflicts": conflicts(),
+    })
+}

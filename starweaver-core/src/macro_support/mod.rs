@@ -1,0 +1,7 @@
+//! What the `#[starweaver::tool]` expansion calls besides the public
+//! builders: the return conversions and the blocking runner. Not meant
+//! to be called by hand (the facade keeps it under a hidden path).
+
+mod output;
+
+pub use output::{output_of_result, output_of_tool_result, output_of_value, run_blocking};
