@@ -14,6 +14,7 @@ mod approval;
 mod architecture;
 mod boundaries;
 mod bounded_inputs;
+mod catalog;
 mod common;
 mod environment;
 mod failed_runs;
