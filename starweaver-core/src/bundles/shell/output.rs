@@ -28,7 +28,13 @@ pub(super) struct Report {
 impl Report {
     /// A command's result, each stream cut further to `max_output_bytes`
     /// when the host set that bound.
-    pub(super) fn of_output(mut output: ProcessOutput, max_output_bytes: Option<u64>) -> Self {
+    pub(super) fn of_output(output: ProcessOutput, max_output_bytes: Option<u64>) -> Self {
+        Self::build(output, max_output_bytes, false)
+    }
+
+    /// [`Self::of_output`] for a foreground command, or for a background
+    /// process (whose advice on time limits differs).
+    fn build(mut output: ProcessOutput, max_output_bytes: Option<u64>, background: bool) -> Self {
         if let Some(bound) = max_output_bytes {
             narrow(&mut output.stdout, bound);
             narrow(&mut output.stderr, bound);
@@ -43,9 +49,14 @@ impl Report {
             notes.extend(stream_notes(name, stream));
         }
         if output.status == ProcessStatus::TimedOut {
+            let advice = if background {
+                "start it again with a larger `timeout_ms`, or without one to let it run until \
+                 it ends or is stopped"
+            } else {
+                "give it a larger `timeout_ms`, or run it with `background: true`"
+            };
             notes.push(format!(
-                "the command ran past its time limit ({} ms) and was stopped; give it a larger \
-                 `timeout_ms`, or run it with `background: true`",
+                "the command ran past its time limit (stopped after {} ms); {advice}",
                 output.duration_ms
             ));
         }
@@ -67,7 +78,7 @@ impl Report {
     /// A background process's state, as [`Self::of_output`] plus its
     /// `id` and `command` (and `process_id` metadata).
     pub(super) fn of_snapshot(snapshot: ProcessSnapshot, max_output_bytes: Option<u64>) -> Self {
-        let mut report = Self::of_output(snapshot.output, max_output_bytes);
+        let mut report = Self::build(snapshot.output, max_output_bytes, true);
         report
             .content
             .insert("id".into(), Value::String(snapshot.id.clone()));
