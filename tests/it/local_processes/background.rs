@@ -63,6 +63,25 @@ async fn input_is_written_then_closed() {
     assert!(error.to_string().contains(&cat.id), "{error}");
 }
 
+// A background process started with `stdin` had its input closed once
+// that was written, so `shell_input` failed, though the tools promise a
+// background process's input stays open.
+#[tokio::test]
+async fn input_given_at_the_start_leaves_a_background_input_open() {
+    let (_dir, provider) = provider();
+    let cat = provider
+        .start_program(&ProgramCommand::new("cat", [""; 0]).with_stdin("first\n"))
+        .await
+        .unwrap();
+    provider
+        .write_stdin(&cat.id, b"second\n", true)
+        .await
+        .unwrap();
+    let done = provider.wait(&cat.id, LONG).await.unwrap();
+    assert!(done.output.success(), "{done:?}");
+    assert_eq!(done.output.stdout.text, "first\nsecond\n");
+}
+
 #[tokio::test]
 async fn a_signal_reaches_the_group_and_output_shows_while_running() {
     let (_dir, provider) = provider();

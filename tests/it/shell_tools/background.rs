@@ -232,3 +232,21 @@ async fn background_tools_without_a_process_shell_tell_the_host_what_to_attach()
         );
     }
 }
+
+// A background process past its own time limit was told to "run it with
+// `background: true`", which it already was.
+#[tokio::test]
+async fn a_timed_out_background_process_gets_advice_that_fits_it() {
+    let shell = Shell::on(workspace());
+    let id = start(&shell, json!({"command": "sleep 5", "timeout_ms": 1_000})).await;
+    let done = shell
+        .ok("shell_wait", json!({"id": id, "timeout_ms": 10_000}))
+        .await;
+    assert_eq!(done.content["status"], "timed_out");
+    let note = done.content["note"].as_str().unwrap();
+    assert!(!note.contains("background: true"), "{note}");
+    assert!(
+        note.contains("time limit") && note.contains("timeout_ms"),
+        "{note}"
+    );
+}

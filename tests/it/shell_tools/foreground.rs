@@ -152,6 +152,37 @@ async fn cut_output_says_so_plainly() {
     assert_eq!(part.metadata["stdout_truncated"], true);
 }
 
+// Output within the provider's bound (1 MiB a stream) but past the
+// registry's return bound came back as a cut JSON string: no object, no
+// `stderr`, and the note's byte counts wrong about what the model saw.
+#[tokio::test]
+async fn output_past_the_return_bound_is_cut_per_stream_and_stays_an_object() {
+    let provider = workspace().with_file("big.log", "\"x\n".repeat(200_000));
+    let shell = Shell::on(provider);
+    let part = shell
+        .ok("shell_exec", json!({"command": "cat big.log"}))
+        .await;
+    assert!(part.content.is_object(), "the return became a cut string");
+    assert!(
+        part.metadata.get("shortened").is_none(),
+        "the registry cut it"
+    );
+    let stdout = part.content["stdout"].as_str().unwrap();
+    assert!(!stdout.is_empty());
+    assert_eq!(part.content["stderr"], "");
+    assert_eq!(part.metadata["stdout_bytes"], 600_000);
+    assert_eq!(part.metadata["stdout_captured_bytes"], stdout.len());
+    assert_eq!(part.metadata["stdout_truncated"], true);
+    let note = part.content["note"].as_str().unwrap();
+    assert!(
+        note.contains(&format!(
+            "stdout was cut to {} of 600000 bytes",
+            stdout.len()
+        )),
+        "{note}"
+    );
+}
+
 #[tokio::test]
 async fn command_and_program_are_exactly_one() {
     let shell = Shell::on(workspace());

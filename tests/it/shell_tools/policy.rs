@@ -199,6 +199,40 @@ async fn the_hosts_variables_are_not_a_request_override_under_its_allowlist() {
     assert_eq!(env.content["stdout"], "HOST=1\n");
 }
 
+// The host's own variables, refused by a provider allowlist, came back
+// to the model as feedback telling it to leave out an `env` it never
+// gave: it could not fix that, and the host was never told.
+#[tokio::test]
+async fn the_hosts_variables_refused_by_the_providers_allowlist_are_a_host_error() {
+    let provider = workspace().with_shell_policy(ShellPolicy::allow_programs(["echo"]));
+    let shell = Shell::on(provider).with_settings(ShellEnvironmentSnapshot {
+        env: [("HOST".to_string(), "1".to_string())].into(),
+        ..permissive()
+    });
+    let part = shell
+        .call("shell_exec", json!({"program": "echo", "args": ["hi"]}))
+        .await;
+    assert_eq!(part.kind, ToolReturnKind::UserError, "{}", part.content);
+    let text = message(&part);
+    assert!(
+        text.contains("`HOST`") && text.contains("with_env") && !text.contains("leave `env` out"),
+        "{text}"
+    );
+    // A variable the model asked for is still its own to drop.
+    let own = shell
+        .call(
+            "shell_exec",
+            json!({"program": "echo", "env": {"MINE": "1"}}),
+        )
+        .await;
+    assert_eq!(own.kind, ToolReturnKind::Feedback, "{}", own.content);
+    assert!(
+        message(&own).contains("leave `env` out"),
+        "{}",
+        message(&own)
+    );
+}
+
 #[tokio::test]
 async fn the_hosts_output_bound_narrows_what_the_model_sees() {
     let shell = Shell::on(workspace().with_file("big.log", "y".repeat(300))).with_settings(

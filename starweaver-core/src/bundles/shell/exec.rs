@@ -12,7 +12,10 @@ use super::output::Report;
 use super::settings::HostSettings;
 use super::{mutating, requirements};
 use crate::bundles::environment::environment;
-use crate::environment::{CommandOptions, CommandRequest, ProgramCommand, ShellCommand};
+use crate::environment::{
+    CommandOptions, CommandRequest, EnvironmentError, ProgramCommand, ShellCommand,
+    RULE_ENV_UNDER_ALLOWLIST,
+};
 use crate::tools::ToolContext;
 use crate::tools::{typed_tool, DynTool, ToolError, ToolResult};
 
@@ -90,7 +93,9 @@ async fn shell_exec(ctx: &ToolContext, args: ShellExecArgs) -> Result<ToolResult
     let mut request = request(args)?;
     let settings = HostSettings::of(ctx);
     settings.check(&request)?;
+    let asked_env = !request.options().env.is_empty();
     settings.apply(options_mut(&mut request), !background);
+    let refused = |error| provider_error(error, asked_env, &settings);
     let bound = settings.max_output_bytes();
     if background {
         let shell = process_shell(ctx)?;
@@ -98,7 +103,7 @@ async fn shell_exec(ctx: &ToolContext, args: ShellExecArgs) -> Result<ToolResult
             CommandRequest::Shell(command) => shell.start_shell(command).await,
             CommandRequest::Program(command) => shell.start_program(command).await,
         }
-        .map_err(shell_error)?;
+        .map_err(refused)?;
         let report = Report::of_snapshot(started, bound);
         let report = if report.is_running() {
             report.with_note(
@@ -115,8 +120,39 @@ async fn shell_exec(ctx: &ToolContext, args: ShellExecArgs) -> Result<ToolResult
         CommandRequest::Shell(command) => provider.run_shell(command).await,
         CommandRequest::Program(command) => provider.run_program(command).await,
     }
-    .map_err(shell_error)?;
+    .map_err(refused)?;
     Ok(Report::of_output(output, bound).into_result())
+}
+
+/// A provider's refusal as the tool returns it. Variables refused
+/// under the provider's allowlist that only the host's settings added
+/// are the host's mistake, not the model's: a user error naming them.
+fn provider_error(error: EnvironmentError, asked_env: bool, settings: &HostSettings) -> ToolError {
+    let host_env = settings.env_names();
+    match &error {
+        EnvironmentError::PolicyDenied { rule, .. }
+            if *rule == RULE_ENV_UNDER_ALLOWLIST && !asked_env && !host_env.is_empty() =>
+        {
+            let names: Vec<String> = host_env
+                .iter()
+                .take(8)
+                .map(|name| format!("`{}`", crate::bounds::echo(name)))
+                .collect();
+            ToolError::user_error(format!(
+                "the host's shell settings (`ShellEnvironmentSnapshot::env`) add the variables \
+                 {}{}, but this environment runs only listed programs and refuses variables \
+                 (shell policy rule `{RULE_ENV_UNDER_ALLOWLIST}`); set them on the provider \
+                 instead (`with_env`), or remove them from the settings",
+                names.join(", "),
+                if host_env.len() > names.len() {
+                    ", ..."
+                } else {
+                    ""
+                }
+            ))
+        }
+        _ => shell_error(error),
+    }
 }
 
 /// The command the arguments describe.

@@ -9,6 +9,14 @@ use crate::environment::{ProcessOutput, ProcessSnapshot, ProcessStatus, StreamCa
 use crate::tools::ToolResult;
 use crate::JsonMap;
 
+/// Serialized bytes of output (both streams together) one return
+/// carries: what fits the registry's default return bound
+/// ([`crate::tools::DEFAULT_MAX_RETURN_BYTES`], 256 KiB) with room for
+/// the other fields and the notes. Past it each stream is cut here, on
+/// a character boundary and with a note, instead of the registry cutting
+/// the whole return into a string.
+const MAX_RETURNED_OUTPUT_BYTES: usize = 160 * 1024;
+
 /// A tool return being put together.
 #[derive(Debug)]
 pub(super) struct Report {
@@ -20,19 +28,35 @@ pub(super) struct Report {
 impl Report {
     /// A command's result, each stream cut further to `max_output_bytes`
     /// when the host set that bound.
-    pub(super) fn of_output(mut output: ProcessOutput, max_output_bytes: Option<u64>) -> Self {
+    pub(super) fn of_output(output: ProcessOutput, max_output_bytes: Option<u64>) -> Self {
+        Self::build(output, max_output_bytes, false)
+    }
+
+    /// [`Self::of_output`] for a foreground command, or for a background
+    /// process (whose advice on time limits differs).
+    fn build(mut output: ProcessOutput, max_output_bytes: Option<u64>, background: bool) -> Self {
         if let Some(bound) = max_output_bytes {
             narrow(&mut output.stdout, bound);
             narrow(&mut output.stderr, bound);
         }
+        fit(
+            &mut output.stdout,
+            &mut output.stderr,
+            MAX_RETURNED_OUTPUT_BYTES,
+        );
         let mut notes = Vec::new();
         for (name, stream) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
             notes.extend(stream_notes(name, stream));
         }
         if output.status == ProcessStatus::TimedOut {
+            let advice = if background {
+                "start it again with a larger `timeout_ms`, or without one to let it run until \
+                 it ends or is stopped"
+            } else {
+                "give it a larger `timeout_ms`, or run it with `background: true`"
+            };
             notes.push(format!(
-                "the command ran past its time limit ({} ms) and was stopped; give it a larger \
-                 `timeout_ms`, or run it with `background: true`",
+                "the command ran past its time limit (stopped after {} ms); {advice}",
                 output.duration_ms
             ));
         }
@@ -54,7 +78,7 @@ impl Report {
     /// A background process's state, as [`Self::of_output`] plus its
     /// `id` and `command` (and `process_id` metadata).
     pub(super) fn of_snapshot(snapshot: ProcessSnapshot, max_output_bytes: Option<u64>) -> Self {
-        let mut report = Self::of_output(snapshot.output, max_output_bytes);
+        let mut report = Self::build(snapshot.output, max_output_bytes, true);
         report
             .content
             .insert("id".into(), Value::String(snapshot.id.clone()));
@@ -99,9 +123,69 @@ fn narrow(stream: &mut StreamCapture, bound: u64) {
         return;
     }
     let kept = head(&stream.text, limit).len();
+    cut(stream, kept);
+}
+
+/// Keeps the first `kept` bytes of the text (a character boundary) and
+/// makes the accounting say so.
+fn cut(stream: &mut StreamCapture, kept: usize) {
     stream.text.truncate(kept);
     stream.captured_bytes = stream.captured_bytes.min(kept as u64);
     stream.truncated = stream.bytes > stream.captured_bytes;
+}
+
+/// Cuts both streams so their text, as JSON strings, takes at most
+/// `budget` bytes: a stream within half of it keeps everything and the
+/// other gets the rest, else each gets half.
+fn fit(stdout: &mut StreamCapture, stderr: &mut StreamCapture, budget: usize) {
+    let out = escaped_len(&stdout.text);
+    let err = escaped_len(&stderr.text);
+    if out.saturating_add(err) <= budget {
+        return;
+    }
+    let half = budget / 2;
+    let (out_share, err_share) = if out <= half {
+        (out, budget - out)
+    } else if err <= half {
+        (budget - err, err)
+    } else {
+        (half, budget - half)
+    };
+    for (stream, share) in [(stdout, out_share), (stderr, err_share)] {
+        let kept = escaped_prefix(&stream.text, share);
+        if kept < stream.text.len() {
+            cut(stream, kept);
+        }
+    }
+}
+
+/// Bytes `text` takes inside a JSON string.
+fn escaped_len(text: &str) -> usize {
+    text.chars()
+        .fold(0usize, |total, c| total.saturating_add(escaped_char_len(c)))
+}
+
+/// The longest prefix of `text` (in bytes, on a character boundary)
+/// taking at most `budget` bytes inside a JSON string.
+fn escaped_prefix(text: &str, budget: usize) -> usize {
+    let mut total = 0usize;
+    for (at, c) in text.char_indices() {
+        total = total.saturating_add(escaped_char_len(c));
+        if total > budget {
+            return at;
+        }
+    }
+    text.len()
+}
+
+/// Bytes one character takes inside a JSON string, as `serde_json`
+/// writes it.
+fn escaped_char_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if u32::from(c) < 0x20 => 6,
+        c => c.len_utf8(),
+    }
 }
 
 /// What the model should know about one stream: that it was cut, or
@@ -158,6 +242,34 @@ mod tests {
         let clean = Report::of_output(output("ok", 2), None).into_result();
         assert!(clean.content.get("note").is_none());
         assert_eq!(clean.content["status"], "exited");
+    }
+
+    #[test]
+    fn escaped_sizes_match_what_serde_json_writes() {
+        let text = "a\"\\\n\r\t\u{8}\u{c}\u{1}\u{1f}\u{7f}é😀";
+        let written = serde_json::to_string(text).unwrap_or_default();
+        assert_eq!(escaped_len(text), written.len() - 2);
+        for budget in 0..written.len() {
+            let kept = escaped_prefix(text, budget);
+            assert!(text.is_char_boundary(kept));
+            assert!(escaped_len(&text[..kept]) <= budget);
+        }
+    }
+
+    #[test]
+    fn both_streams_fit_one_budget_and_a_small_one_is_kept_whole() {
+        let mut small = output("ok\n", 3);
+        small.stderr = output(&"e".repeat(1_000), 1_000).stdout;
+        let result = Report::of_output(small.clone(), None).into_result();
+        assert_eq!(result.content["stderr"].as_str().map(str::len), Some(1_000));
+        let (mut out, mut err) = (small.stdout.clone(), small.stderr.clone());
+        fit(&mut out, &mut err, 100);
+        assert_eq!((out.text.as_str(), err.text.len()), ("ok\n", 96));
+        assert!(err.truncated && !out.truncated);
+        let (mut out, mut err) = (output(&"\u{1}".repeat(50), 50).stdout, small.stderr);
+        fit(&mut out, &mut err, 100);
+        assert_eq!((out.text.len(), err.text.len()), (8, 50));
+        assert_eq!(out.captured_bytes, 8);
     }
 
     #[test]

@@ -96,6 +96,14 @@ impl HostSettings {
         }
     }
 
+    /// The names of the variables the host's settings add.
+    pub(super) fn env_names(&self) -> Vec<&str> {
+        self.snapshot
+            .as_ref()
+            .map(|snapshot| snapshot.env.keys().map(String::as_str).collect())
+            .unwrap_or_default()
+    }
+
     /// The host's bound on each output stream returned to the model.
     pub(super) fn max_output_bytes(&self) -> Option<u64> {
         self.snapshot

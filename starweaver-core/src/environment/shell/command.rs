@@ -16,9 +16,10 @@ pub struct CommandOptions {
     /// environment. Refused when the policy has an allowlist.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
-    /// Bytes written to the command's standard input, which is then
-    /// closed. `None` gives it an empty input (background processes keep
-    /// theirs open for `shell_input`).
+    /// Bytes written to the command's standard input. A foreground
+    /// command's input is then closed (`None` gives it an empty one); a
+    /// background process's input stays open for `shell_input` either
+    /// way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdin: Option<Vec<u8>>,
     /// Time limit in milliseconds (default: the provider's). Past it the

@@ -11,7 +11,6 @@ use super::lifecycle::{drain_streams, output, run_to_end, Stops};
 use super::permits::Permit;
 use super::registry::Registry;
 use super::spawn::{spawn, Launch, Spawned};
-use super::stdin::feed;
 use super::task::TaskGuard;
 use super::Processes;
 use crate::environment::{CommandRequest, EnvironmentError, ProcessSnapshot};
@@ -53,10 +52,6 @@ impl Processes {
             stderr,
             started,
         } = spawn(request, &launch)?;
-        let (stdin, writer) = match options.stdin.clone() {
-            Some(input) => (None, stdin.map(|pipe| TaskGuard::spawn(feed(pipe, input)))),
-            None => (stdin, None),
-        };
         let (seq, id) = self.registry.issue();
         let entry = Arc::new(Entry::new(EntryStart {
             seq,
@@ -67,6 +62,13 @@ impl Processes {
             streams: (stdout.view(), stderr.view()),
             stdin,
         }));
+        // Taken before the entry is shared, so every later write comes
+        // after this input.
+        let writer = options
+            .stdin
+            .clone()
+            .filter(|input| !input.is_empty())
+            .and_then(|input| entry.feed_initial(input));
         self.registry.insert(Arc::clone(&entry));
         let timing = Timing {
             timeout: options.timeout_ms.map(Duration::from_millis),

@@ -3,9 +3,11 @@
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
+use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 use tokio::sync::{watch, Mutex, Notify};
 use tokio::time::Instant;
@@ -14,6 +16,7 @@ use super::capture::CaptureView;
 use super::group;
 use super::lifecycle::millis;
 use super::stdin;
+use super::task::TaskGuard;
 use crate::environment::{EnvironmentError, ProcessOutput, ProcessSnapshot, ProcessStatus};
 
 /// A background process.
@@ -31,7 +34,8 @@ pub(super) struct Entry {
     group_live: AtomicBool,
     stdout: CaptureView,
     stderr: CaptureView,
-    stdin: Mutex<Option<ChildStdin>>,
+    /// The open input pipe; a write holds the lock while it writes.
+    stdin: Arc<Mutex<Option<ChildStdin>>>,
     /// Wakes the supervisor to stop the group.
     pub(super) kill: Notify,
     ended: watch::Sender<Option<ProcessOutput>>,
@@ -68,7 +72,7 @@ impl Entry {
             group_live: AtomicBool::new(true),
             stdout: start.streams.0,
             stderr: start.streams.1,
-            stdin: Mutex::new(start.stdin),
+            stdin: Arc::new(Mutex::new(start.stdin)),
             kill: Notify::new(),
             ended: watch::Sender::new(None),
         }
@@ -133,13 +137,43 @@ impl Entry {
         })
     }
 
-    /// Writes to the open input pipe; `close` closes it after.
+    /// Starts writing the command's own input, holding the pipe until
+    /// it is written, so later writes come after it and the pipe stays
+    /// open for them. The process may read it as slowly as it likes: the
+    /// task ends with the process (its guard is dropped then).
+    pub(super) fn feed_initial(&self, input: Vec<u8>) -> Option<TaskGuard<()>> {
+        let mut pipe = Arc::clone(&self.stdin).try_lock_owned().ok()?;
+        Some(TaskGuard::spawn(async move {
+            if let Some(open) = pipe.as_mut() {
+                let written = async {
+                    open.write_all(&input).await?;
+                    open.flush().await
+                };
+                if written.await.is_err() {
+                    *pipe = None;
+                }
+            }
+        }))
+    }
+
+    /// Writes to the open input pipe; `close` closes it after. Waits up
+    /// to [`stdin::WRITE_TIMEOUT`] for an earlier write to finish.
     pub(super) async fn write_stdin(
         &self,
         input: &[u8],
         close: bool,
     ) -> Result<(), EnvironmentError> {
-        let mut pipe = self.stdin.lock().await;
+        let Ok(mut pipe) = tokio::time::timeout(stdin::WRITE_TIMEOUT, self.stdin.lock()).await
+        else {
+            return Err(self.input_error(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!(
+                    "an earlier write to it did not finish within {} s (the process is not \
+                     reading its input); try again later, or stop it with shell_kill",
+                    stdin::WRITE_TIMEOUT.as_secs()
+                ),
+            )));
+        };
         let Some(open) = pipe.as_mut() else {
             return Err(self.input_error(io::Error::new(
                 io::ErrorKind::BrokenPipe,
@@ -172,8 +206,8 @@ impl Entry {
 
     fn closed_reason(&self) -> String {
         if self.is_running() {
-            "its standard input is closed (an earlier write closed it, or it was started with \
-             fixed input); start it again to send more"
+            "its standard input is closed (an earlier write closed it, or writing to it \
+             failed); start it again to send more"
                 .to_string()
         } else {
             "it has ended, so its standard input is closed".to_string()

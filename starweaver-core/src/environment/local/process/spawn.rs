@@ -149,9 +149,10 @@ fn environment(
 /// `/` is used as given. Resolving here rather than in the child lets the
 /// standard library start the process with `posix_spawn` instead of
 /// forking this (possibly large) process, which costs a millisecond or
-/// more per command. Empty `PATH` entries (the working directory, for
-/// `execvp`) are skipped: a bare name never runs a file the command's
-/// folder happens to hold.
+/// more per command. Only absolute `PATH` entries are searched: empty
+/// and relative ones (`.`, `bin`; the working directory and folders
+/// below it, for `execvp`) are skipped, so a bare name never runs a file
+/// a folder of the environment happens to hold.
 fn resolve(
     executable: &str,
     env: &BTreeMap<OsString, OsString>,
@@ -165,7 +166,7 @@ fn resolve(
         .cloned()
         .unwrap_or_default();
     let found = std::env::split_paths(&path)
-        .filter(|directory| !directory.as_os_str().is_empty())
+        .filter(|directory| directory.is_absolute())
         .map(|directory| directory.join(executable))
         .find(|candidate| {
             std::fs::metadata(candidate)
@@ -229,6 +230,19 @@ mod tests {
         let error = resolve("starweaver-no-such-program", &env).unwrap_err();
         assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
         assert!(resolve("sh", &BTreeMap::new()).is_err());
+    }
+
+    // A relative PATH entry (`.`, `bin`) was searched from the host
+    // process's own directory and the file then run from the command's:
+    // a bare allowlisted name could start a file the model wrote there.
+    #[test]
+    fn relative_path_entries_never_resolve_a_bare_name() {
+        let climb = "../".repeat(64);
+        for relative in [format!("{climb}bin"), format!("{climb}usr/bin")] {
+            let env = BTreeMap::from([(OsString::from("PATH"), OsString::from(&relative))]);
+            let error = resolve("sh", &env).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::NotFound, "{relative}");
+        }
     }
 
     #[tokio::test]
