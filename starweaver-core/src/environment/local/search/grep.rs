@@ -23,6 +23,9 @@ use crate::environment::{
 /// (and which files were considered depends on the walk's threads).
 /// Their paths are held in memory (about 100 bytes each).
 pub(super) const MAX_GREP_FILES: usize = 1_000_000;
+/// The most a read reserves up front (16 MiB); a larger file grows the
+/// buffer as it is read.
+const INITIAL_READ_RESERVE: u64 = 16 * 1024 * 1024;
 /// Files read in parallel before their results are taken in order.
 const CHUNK_FILES: usize = 1_024;
 /// Text of matching files kept for the in-order pass (per chunk, and
@@ -242,7 +245,9 @@ fn read(job: &GrepJob, path: &str) -> Result<Option<String>, Outcome> {
     let limit = job.options.max_file_bytes.saturating_add(1);
     // Sized from the handle, so a file is read in one call plus the one
     // that sees its end.
-    let mut bytes = Vec::with_capacity(usize::try_from(size.saturating_add(1)).unwrap_or(0));
+    // Capped, so a limit raised near `u64::MAX` cannot reserve it at once.
+    let reserve = size.saturating_add(1).min(INITIAL_READ_RESERVE);
+    let mut bytes = Vec::with_capacity(usize::try_from(reserve).unwrap_or(0));
     file.take(limit)
         .read_to_end(&mut bytes)
         .map_err(|_| Outcome::Unreadable)?;
