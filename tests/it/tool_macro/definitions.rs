@@ -1,0 +1,1 @@
+//! Definitions: schema, description, metadata and limits.
