@@ -50,6 +50,7 @@ pub async fn macro_lookup(
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[allow(dead_code)]
 struct LookupArgs {
     /// Term to look up.
     term: String,
