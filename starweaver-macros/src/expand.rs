@@ -35,8 +35,14 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     });
     let generics = &function.sig.generics;
     if !generics.params.is_empty() || generics.where_clause.is_some() {
+        let span = generics
+            .params
+            .first()
+            .map(Spanned::span)
+            .or_else(|| generics.where_clause.as_ref().map(Spanned::span))
+            .unwrap_or_else(|| generics.span());
         errors.push(syn::Error::new(
-            generics.span(),
+            span,
             "a tool function cannot be generic: its argument and return types must be concrete \
              for the schema",
         ));

@@ -70,7 +70,7 @@ pub(crate) fn analyse(sig: &mut Signature, errors: &mut Errors) -> Params {
         let typed = match input {
             FnArg::Receiver(receiver) => {
                 errors.push(syn::Error::new(
-                    receiver.span(),
+                    receiver.self_token.span,
                     "a tool cannot take `self`: write a free function (the tool has no receiver to call it on)",
                 ));
                 continue;
