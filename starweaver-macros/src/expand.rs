@@ -312,3 +312,81 @@ impl Tool {
         chain
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expanded(attr: TokenStream, item: TokenStream) -> String {
+        expand(attr, item).to_string()
+    }
+
+    /// Prints one full expansion (`cargo test -p starweaver-macros --
+    /// --nocapture`) and checks its parts.
+    #[test]
+    fn expands_to_the_function_a_struct_a_builder_chain_and_a_registration() {
+        let text = expanded(
+            quote!(timeout_ms = 1_000, tags("search"), max_retries = 2),
+            quote! {
+                /// Look up a value in the project's glossary.
+                async fn lookup(
+                    ctx: ToolContext,
+                    /// Term to look up.
+                    term: String,
+                    /// Maximum number of results.
+                    #[arg(default = 10)]
+                    limit: usize,
+                    /// Restrict to one section.
+                    section: Option<String>,
+                ) -> Result<Vec<Entry>, ToolError> { todo!() }
+            },
+        );
+        println!("{text}");
+        for part in [
+            "async fn lookup (ctx : ToolContext , term : String , limit : usize , section : Option < String > ,)",
+            "struct __lookup_args",
+            "# [serde (crate = \"::starweaver::__private::serde\" , deny_unknown_fields)]",
+            "# [serde (default = \"__lookup_default_limit\")] # [schemars (default = \"__lookup_default_limit\")] limit : usize",
+            "# [serde (default)] section : Option < String >",
+            "fn __lookup_default_limit () -> usize { 10 }",
+            "fn lookup_tool () -> :: starweaver :: TypedFunctionTool < __lookup_args >",
+            "output_of_result (lookup (__ctx , term , limit , section) . await)",
+            ". with_timeout_ms (1_000) . with_max_retries (2) . with_tags :: < _ , & str > ([\"search\"])",
+            "CatalogEntry :: new (\"lookup\" , __build , file ! () , line ! ())",
+        ] {
+            assert!(text.contains(part), "missing `{part}` in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn sync_bodies_run_on_the_blocking_pool() {
+        let text = expanded(
+            quote!(),
+            quote! {
+                /// Words.
+                fn words(text: String) -> Vec<String> { todo!() }
+            },
+        );
+        assert!(
+            text.contains("run_blocking (move || words (text)) . await . and_then (:: starweaver :: __private :: output_of_value)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn misuse_keeps_the_cleaned_function_beside_the_errors() {
+        let text = expanded(
+            quote!(timeout = 1),
+            quote! {
+                fn lookup(/// Doc.
+                          #[arg(rename = "t")] term: String, #[context] ctx: Ctx) {}
+            },
+        );
+        assert!(text.contains("compile_error !"), "{text}");
+        assert!(
+            text.contains("fn lookup (term : String , ctx : Ctx)"),
+            "{text}"
+        );
+        assert!(!text.contains("lookup_tool"), "{text}");
+    }
+}
