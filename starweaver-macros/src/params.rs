@@ -109,6 +109,13 @@ pub(crate) fn analyse(sig: &mut Signature, errors: &mut Errors) -> Params {
             continue;
         };
         plain.push(pat.ident.span());
+        if let Type::Reference(reference) = &*typed.ty {
+            errors.push(syn::Error::new(
+                reference.and_token.span,
+                "a tool argument is deserialized from JSON, so it must be owned: take `String` \
+                 instead of `&str`, `Vec<T>` instead of `&[T]`",
+            ));
+        }
         let optional = is_option(&typed.ty);
         if let (true, Some((_, span))) = (optional, &helpers.default) {
             errors.push(syn::Error::new(
