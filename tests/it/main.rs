@@ -31,6 +31,7 @@ mod search;
 mod sessions;
 mod shell_tools;
 mod skills;
+mod tool_macro;
 mod tool_search;
 mod toolsets;
 mod user_input;

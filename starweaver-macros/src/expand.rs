@@ -1,0 +1,392 @@
+//! The expansion: the cleaned function, the argument struct, `NAME_tool()`
+//! and the catalog registration.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{Ident, ItemFn};
+
+use crate::docs::doc_text;
+use crate::errors::Errors;
+use crate::facade::{facade, Facade};
+use crate::options::{check_name, ToolOptions};
+use crate::params::{analyse, Field, Params, Slot};
+use crate::returns::{output, Output};
+
+/// Expands `#[starweaver::tool(attr)] item`. On misuse it still emits
+/// the cleaned function, so the only errors are the macro's own.
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut function: ItemFn = match syn::parse2(item.clone()) {
+        Ok(function) => function,
+        Err(error) => {
+            let error = syn::Error::new(
+                error.span(),
+                "`#[starweaver::tool]` goes on a function (`async fn name(..)` or `fn name(..)`)",
+            )
+            .to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let mut errors = Errors::default();
+    let options = ToolOptions::parse(attr).unwrap_or_else(|error| {
+        errors.push(error);
+        ToolOptions::default()
+    });
+    let generics = &function.sig.generics;
+    if !generics.params.is_empty() || generics.where_clause.is_some() {
+        let span = generics
+            .params
+            .first()
+            .map(Spanned::span)
+            .or_else(|| generics.where_clause.as_ref().map(Spanned::span))
+            .unwrap_or_else(|| generics.span());
+        errors.push(syn::Error::new(
+            span,
+            "a tool function cannot be generic: its argument and return types must be concrete \
+             for the schema",
+        ));
+    }
+    let params = analyse(&mut function.sig, &mut errors);
+    let tool = Tool::new(&function, options, params, &mut errors);
+    if !errors.is_empty() {
+        let compile_errors = errors.to_compile_errors();
+        return quote!(#function #compile_errors);
+    }
+    let generated = tool.map(|tool| tool.generate(&function, &facade()));
+    quote!(#function #generated)
+}
+
+/// Everything the generated items need, checked.
+struct Tool {
+    name: String,
+    description: String,
+    options: ToolOptions,
+    params: Params,
+    output: Output,
+}
+
+impl Tool {
+    fn new(
+        function: &ItemFn,
+        options: ToolOptions,
+        params: Params,
+        errors: &mut Errors,
+    ) -> Option<Self> {
+        let ident = &function.sig.ident;
+        let name = match &options.name {
+            Some(name) => name.value(),
+            None => {
+                let name = ident.unraw().to_string();
+                if let Err(error) = check_name(&name, ident.span()) {
+                    errors.push(error);
+                }
+                name
+            }
+        };
+        let description = match &options.description {
+            Some(text) => text.value().trim().to_string(),
+            None => doc_text(&function.attrs),
+        };
+        if description.is_empty() {
+            let span = options
+                .description
+                .as_ref()
+                .map_or_else(|| ident.span(), syn::LitStr::span);
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "tool `{name}` has no description: add a `///` doc comment to the function \
+                     or `description = \"..\"` to the attribute (the model reads it to choose \
+                     the tool)"
+                ),
+            ));
+        }
+        let output = output(&function.sig.output);
+        if let Some(span) = options.return_schema {
+            let typed = match &output {
+                Output::Result(success) => success.is_some(),
+                Output::Value(_) => true,
+                Output::ToolResult => false,
+            };
+            if !typed {
+                errors.push(syn::Error::new(
+                    span,
+                    "`return_schema` needs a typed success value (`T` or `Result<T, E>`); \
+                     a `ToolResult` return has no type to describe",
+                ));
+            }
+        }
+        Some(Self {
+            name,
+            description,
+            options,
+            params,
+            output,
+        })
+    }
+
+    fn generate(&self, function: &ItemFn, facade: &Facade) -> TokenStream {
+        let fw = &facade.path;
+        let vis = &function.vis;
+        let fn_ident = &function.sig.ident;
+        let base = fn_ident.unraw();
+        let tool_fn = format_ident!("{}_tool", base, span = fn_ident.span());
+        let (args_ty, args_struct) = self.args_struct(function, facade);
+        let call = self.call(function, fw);
+        let ctx_pat = if self
+            .params
+            .slots
+            .iter()
+            .any(|slot| matches!(slot, Slot::Context))
+        {
+            quote!(__ctx)
+        } else {
+            quote!(_)
+        };
+        let name = &self.name;
+        let description = &self.description;
+        let builders = self.builders(fw);
+        let doc = format!("The `{name}` tool, made from [`{base}`] by `#[starweaver::tool]`.");
+        quote! {
+            #args_struct
+
+            #[doc = #doc]
+            #vis fn #tool_fn() -> #fw::TypedFunctionTool<#args_ty> {
+                #fw::typed_tool::<#args_ty, _, _>(
+                    #name,
+                    ::std::option::Option::Some(::std::string::String::from(#description)),
+                    |#ctx_pat: #fw::ToolContext, __args: #args_ty| async move { #call },
+                )
+                #builders
+            }
+
+            const _: () = {
+                fn __build() -> #fw::DynTool {
+                    ::std::sync::Arc::new(#tool_fn())
+                }
+                #fw::__private::inventory::submit! {
+                    #fw::__private::CatalogEntry::new(#name, __build, file!(), line!())
+                }
+            };
+        }
+    }
+
+    /// The argument type and, unless it is an `#[args]` type, its struct
+    /// (with one default function per `#[arg(default = ..)]`).
+    fn args_struct(&self, function: &ItemFn, facade: &Facade) -> (TokenStream, TokenStream) {
+        if let Some(whole) = &self.params.whole {
+            return (quote!(#whole), TokenStream::new());
+        }
+        let fw = &facade.path;
+        let base = function.sig.ident.unraw();
+        let ident = format_ident!("__{}_args", base);
+        let vis = &function.vis;
+        let serde_crate = format!("{}::__private::serde", facade.text);
+        let schemars_crate = format!("{}::__private::schemars", facade.text);
+        let mut defaults = Vec::new();
+        let fields = self.params.fields.iter().map(|field| {
+            let Field {
+                ident: field_ident,
+                ty,
+                docs,
+                ..
+            } = field;
+            let mut attrs = Vec::new();
+            match &field.description {
+                Some(text) => attrs.push(quote!(#[schemars(description = #text)])),
+                None => attrs.push(quote!(#(#docs)*)),
+            }
+            if let Some(rename) = &field.rename {
+                attrs.push(quote!(#[serde(rename = #rename)]));
+            }
+            if field.optional {
+                attrs.push(quote!(#[serde(default)]));
+            }
+            if let Some(expr) = &field.default {
+                let default_fn = format_ident!("__{}_default_{}", base, field_ident.unraw());
+                let path = default_fn.to_string();
+                attrs.push(quote!(#[serde(default = #path)] #[schemars(default = #path)]));
+                defaults.push(quote! {
+                    #[doc(hidden)]
+                    fn #default_fn() -> #ty { #expr }
+                });
+            }
+            quote!(#(#attrs)* #field_ident: #ty)
+        });
+        let fields: Vec<TokenStream> = fields.collect();
+        let tokens = quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            #[derive(#fw::__private::serde::Deserialize, #fw::__private::schemars::JsonSchema)]
+            #[serde(crate = #serde_crate, deny_unknown_fields)]
+            #[schemars(crate = #schemars_crate)]
+            #vis struct #ident {
+                #(#fields),*
+            }
+
+            #(#defaults)*
+        };
+        (quote!(#ident), tokens)
+    }
+
+    /// The closure body: unpack the arguments, call the function, convert.
+    fn call(&self, function: &ItemFn, fw: &TokenStream) -> TokenStream {
+        let fn_ident = &function.sig.ident;
+        let fields: Vec<&Ident> = self.params.fields.iter().map(|f| &f.ident).collect();
+        let unpack = if self.params.whole.is_some() {
+            TokenStream::new()
+        } else {
+            let ident = format_ident!("__{}_args", fn_ident.unraw());
+            quote!(let #ident { #(#fields),* } = __args;)
+        };
+        let values = self.params.slots.iter().map(|slot| match slot {
+            Slot::Context => quote!(__ctx),
+            Slot::Field(index) => {
+                let ident = fields[*index];
+                quote!(#ident)
+            }
+            Slot::Whole => quote!(__args),
+        });
+        let invoke = quote!(#fn_ident(#(#values),*));
+        let convert = match self.output {
+            Output::Result(_) => quote!(#fw::__private::output_of_result),
+            Output::ToolResult => quote!(#fw::__private::output_of_tool_result),
+            Output::Value(_) => quote!(#fw::__private::output_of_value),
+        };
+        if function.sig.asyncness.is_some() {
+            quote!(#unpack #convert(#invoke.await))
+        } else {
+            quote! {
+                #unpack
+                #fw::__private::run_blocking(move || #invoke).await.and_then(#convert)
+            }
+        }
+    }
+
+    /// The chained `.with_*` calls, in the attribute's documented order.
+    fn builders(&self, fw: &TokenStream) -> TokenStream {
+        let options = &self.options;
+        let mut chain = TokenStream::new();
+        if let Some(value) = &options.timeout_ms {
+            chain.extend(quote!(.with_timeout_ms(#value)));
+        }
+        if let Some(value) = &options.max_retries {
+            chain.extend(quote!(.with_max_retries(#value)));
+        }
+        if let Some(tags) = &options.tags {
+            chain.extend(quote!(.with_tags::<_, &str>([#(#tags),*])));
+        }
+        if let Some(tags) = &options.hidden_by_tags {
+            chain.extend(quote!(.with_hidden_by_tags::<_, &str>([#(#tags),*])));
+        }
+        if let Some(kind) = &options.kind {
+            chain.extend(quote!(.with_kind(#fw::ToolKind::#kind)));
+        }
+        if let Some(strict) = options.strict {
+            chain.extend(quote!(.with_strict_schema(#strict)));
+        }
+        if let Some(sequential) = options.sequential {
+            chain.extend(quote!(.with_sequential(#sequential)));
+        }
+        if let Some(span) = options.return_schema {
+            let success = match &self.output {
+                Output::Result(Some(ty)) | Output::Value(ty) => quote!(#ty),
+                _ => quote!(()),
+            };
+            chain.extend(
+                quote_spanned!(span=> .with_return_schema(#fw::schema_for_type::<#success>())),
+            );
+        }
+        if let Some(deps) = &options.dependencies {
+            let profile = &deps.profile;
+            let host = &deps.host;
+            let context = &deps.context;
+            chain.extend(quote! {
+                .with_dependencies(
+                    #fw::ToolDependencyRequirements::#profile::<_, &str>([#(#host),*])
+                    #(.with_context_capability(#context))*
+                )
+            });
+        }
+        chain
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expanded(attr: TokenStream, item: TokenStream) -> String {
+        expand(attr, item).to_string()
+    }
+
+    /// Prints one full expansion (`cargo test -p starweaver-macros --
+    /// --nocapture`) and checks its parts.
+    #[test]
+    fn expands_to_the_function_a_struct_a_builder_chain_and_a_registration() {
+        let text = expanded(
+            quote!(timeout_ms = 1_000, tags("search"), max_retries = 2),
+            quote! {
+                /// Look up a value in the project's glossary.
+                async fn lookup(
+                    ctx: ToolContext,
+                    /// Term to look up.
+                    term: String,
+                    /// Maximum number of results.
+                    #[arg(default = 10)]
+                    limit: usize,
+                    /// Restrict to one section.
+                    section: Option<String>,
+                ) -> Result<Vec<Entry>, ToolError> { todo!() }
+            },
+        );
+        println!("{text}");
+        for part in [
+            "async fn lookup (ctx : ToolContext , term : String , limit : usize , section : Option < String > ,)",
+            "struct __lookup_args",
+            "# [serde (crate = \"::starweaver::__private::serde\" , deny_unknown_fields)]",
+            "# [serde (default = \"__lookup_default_limit\")] # [schemars (default = \"__lookup_default_limit\")] limit : usize",
+            "# [serde (default)] section : Option < String >",
+            "fn __lookup_default_limit () -> usize { 10 }",
+            "fn lookup_tool () -> :: starweaver :: TypedFunctionTool < __lookup_args >",
+            "output_of_result (lookup (__ctx , term , limit , section) . await)",
+            ". with_timeout_ms (1_000) . with_max_retries (2) . with_tags :: < _ , & str > ([\"search\"])",
+            "CatalogEntry :: new (\"lookup\" , __build , file ! () , line ! ())",
+        ] {
+            assert!(text.contains(part), "missing `{part}` in:\n{text}");
+        }
+    }
+
+    #[test]
+    fn sync_bodies_run_on_the_blocking_pool() {
+        let text = expanded(
+            quote!(),
+            quote! {
+                /// Words.
+                fn words(text: String) -> Vec<String> { todo!() }
+            },
+        );
+        assert!(
+            text.contains("run_blocking (move || words (text)) . await . and_then (:: starweaver :: __private :: output_of_value)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn misuse_keeps_the_cleaned_function_beside_the_errors() {
+        let text = expanded(
+            quote!(timeout = 1),
+            quote! {
+                fn lookup(/// Doc.
+                          #[arg(rename = "t")] term: String, #[context] ctx: Ctx) {}
+            },
+        );
+        assert!(text.contains("compile_error !"), "{text}");
+        assert!(
+            text.contains("fn lookup (term : String , ctx : Ctx)"),
+            "{text}"
+        );
+        assert!(!text.contains("lookup_tool"), "{text}");
+    }
+}

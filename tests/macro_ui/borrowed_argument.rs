@@ -1,0 +1,7 @@
+/// Look a term up.
+#[starweaver::tool]
+async fn lookup(term: &str) -> usize {
+    term.len()
+}
+
+fn main() {}

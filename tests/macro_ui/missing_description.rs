@@ -1,0 +1,6 @@
+#[starweaver::tool]
+async fn lookup(term: String) -> String {
+    term
+}
+
+fn main() {}
