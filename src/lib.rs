@@ -63,8 +63,9 @@ pub mod catalog {
     pub use starweaver_core::catalog::*;
 }
 
-/// Turns an annotated function into a tool (see the crate docs and
-/// `docs/tool-macro.md`).
+/// Turns an annotated function into a tool: keeps the function, adds
+/// `NAME_tool()` and registers it in [`catalog`] (every parameter rule,
+/// attribute and compile error is in `docs/tool-macro.md`).
 pub use starweaver_macros::tool;
 
 /// What the `#[starweaver::tool]` expansion reaches through the facade, so

@@ -61,7 +61,10 @@ fn two_tools_with_one_name_are_a_conflict_naming_both_sources() {
         .find(|conflict| conflict.name == "catalog_echo_twice")
         .unwrap();
     assert_eq!(conflict.sources.len(), 2);
-    assert!(conflict.sources.iter().all(|s| s.starts_with("tests/it/catalog.rs:")));
+    assert!(conflict
+        .sources
+        .iter()
+        .all(|s| s.starts_with("tests/it/catalog.rs:")));
     assert_ne!(conflict.sources[0], conflict.sources[1]);
     let exported = catalog::to_json();
     assert!(exported["tools"]
