@@ -85,7 +85,7 @@ pub fn tool_{i}_tool() -> TypedFunctionTool<Args> {{
         write(work / kind / "src" / f"tool_{i}.rs", body)
 PY
 
-ms() { date +%s%N | awk '{print int($1/1000000)}'; }
+ms() { date +%s%3N; }
 build() { (cd "$work/$1" && cargo build -q 2>&1); }
 # Dependencies once, for both.
 build macro_tools; build typed_tools
