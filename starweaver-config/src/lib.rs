@@ -1,1 +1,5 @@
-//! Manifest types, loading, diagnostics and checks. The manifest format lands with the manifest issue; this crate is its reserved home.
+//! Agent manifests: the format's types (from which the JSON Schema and
+//! the reference are generated), and, as they land, loading, diagnostics
+//! and checks.
+
+pub mod manifest;

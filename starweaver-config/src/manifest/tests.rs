@@ -1,0 +1,122 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+
+/// The format as the product documents it, every section filled in.
+const FULL: &str = r"
+version: 1
+name: repo-helper
+description: Answers questions about this repository.
+model:
+  id: test
+  base_url: null
+  api_key_env: null
+  settings: { temperature: 0.2, max_tokens: 2048 }
+vars:
+  audience: developers
+instructions: |
+  You help {{ vars.audience }} with {{ name }}.
+environment:
+  type: local
+  root: .
+shell:
+  allow_execute: true
+  allowed_programs: [git, cargo]
+  timeout_ms: 30000
+  max_output_bytes: 1048576
+  max_concurrent_processes: 4
+toolsets:
+  - type: tools
+    name: glossary
+    tools: [lookup]
+    instructions: Prefer exact lookup before answering.
+    timeout_ms: 5000
+    max_retries: 2
+    prefix: null
+    approval_required: []
+  - type: filesystem
+  - type: shell
+  - type: user_input
+  - type: proxy
+    name: workspace
+    toolsets: [glossary]
+  - type: search
+    name: docs
+    toolsets: [glossary]
+    preload: []
+  - type: deferred
+    name: jobs
+    tools: [render_video]
+skills:
+  scopes: [{ path: ., source: workspace }]
+runtime:
+  tool_execution: parallel
+  unavailable_tools: skip
+  timeout_ms: 60000
+  max_retries: 3
+";
+
+#[test]
+fn the_documented_manifest_reads_into_the_types() {
+    let manifest: Manifest = serde_saphyr::from_str(FULL).unwrap();
+    assert_eq!(manifest.version, MANIFEST_VERSION);
+    assert_eq!(manifest.model.id, "test");
+    assert_eq!(manifest.toolsets.len(), 7);
+    assert!(
+        matches!(&manifest.toolsets[0], ToolsetSpec::Tools(tools) if tools.tools == ["lookup"])
+    );
+    assert!(matches!(manifest.toolsets[3], ToolsetSpec::UserInput(_)));
+    let shell = manifest.shell.unwrap();
+    assert!(shell.allow_execute);
+    assert_eq!(shell.allowed_programs, ["git", "cargo"]);
+    assert_eq!(
+        manifest.runtime.unwrap().unavailable_tools,
+        UnavailableTools::Skip
+    );
+}
+
+#[test]
+fn unknown_keys_are_errors_at_every_depth() {
+    for bad in [
+        "version: 1\nname: a\nmodel: {id: test}\ninstruction: hi\n",
+        "version: 1\nname: a\nmodel: {id: test, temprature: 1}\n",
+        "version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: filesystem, readonly: true}]\n",
+        "version: 1\nname: a\nmodel: {id: test}\nshell: {allow_exec: true}\n",
+    ] {
+        assert!(serde_saphyr::from_str::<Manifest>(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn left_out_settings_never_widen_authority() {
+    let manifest: Manifest =
+        serde_saphyr::from_str("version: 1\nname: a\nmodel: {id: test}\nshell: {}\n").unwrap();
+    assert!(!manifest.shell.unwrap().allow_execute);
+    let bare: Manifest =
+        serde_saphyr::from_str("version: 1\nname: a\nmodel: {id: test}\n").unwrap();
+    assert!(bare.shell.is_none() && bare.toolsets.is_empty() && bare.environment.is_none());
+}
+
+#[test]
+fn approval_is_a_list_or_all() {
+    let manifest: Manifest = serde_saphyr::from_str(
+        "version: 1\nname: a\nmodel: {id: test}\ntoolsets:\n  - {type: shell, approval_required: true}\n  - {type: filesystem, approval_required: [write_file]}\n",
+    )
+    .unwrap();
+    assert!(
+        matches!(&manifest.toolsets[0], ToolsetSpec::Shell(s) if s.approval_required == ApprovalRequired::All(true))
+    );
+    assert!(
+        matches!(&manifest.toolsets[1], ToolsetSpec::Filesystem(f) if f.approval_required == ApprovalRequired::Tools(vec!["write_file".into()]))
+    );
+}
+
+#[test]
+fn the_schema_comes_from_the_types() {
+    let schema = serde_json::to_value(schemars::schema_for!(Manifest)).unwrap();
+    let required = schema["required"].as_array().unwrap();
+    for field in ["version", "name", "model"] {
+        assert!(required.iter().any(|r| r == field), "{field}");
+    }
+    assert_eq!(schema["additionalProperties"], false);
+}
