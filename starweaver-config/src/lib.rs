@@ -3,3 +3,4 @@
 //! and checks.
 
 pub mod manifest;
+pub mod yaml;
