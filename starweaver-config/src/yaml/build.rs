@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use granit_parser::{ErrorKind, Event, Marker, Parser, ScanError, StructureStyle, Tag};
 
-use super::scalar::{Resolved, resolve_bool, resolve_float, resolve_int, resolve_plain};
+use super::scalar::{resolve_bool, resolve_float, resolve_int, resolve_plain, Resolved};
 use super::{Budgets, Document, Node, Position, ScalarStyle, Span, Value, YamlError};
 
 /// Parses `text` (already checked for size and UTF-8) into a single-document tree.
@@ -74,8 +74,10 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn event(&mut self, event: Event<'_>, span: granit_parser::Span) -> Result<(), YamlError> {
-        let span = self.span(span);
+    fn event(&mut self, event: Event<'_>, raw: granit_parser::Span) -> Result<(), YamlError> {
+        let span = Span::new(position(raw.start), position(raw.end));
+        // Tag problems point at the tag, which precedes the node's own span.
+        let tag_at = raw.tag_start.map_or(span.start, position);
         match event {
             Event::DocumentStart(..) => {
                 self.documents += 1;
@@ -91,11 +93,11 @@ impl Builder<'_> {
             }
             Event::Scalar(text, style, _anchor, tag) => {
                 self.count(span)?;
-                let value = self.scalar(text, style, tag.as_deref(), span)?;
+                let value = self.scalar(text, style, tag.as_deref(), span, tag_at)?;
                 self.push(Node::new(span, value))?;
             }
             Event::SequenceStart(style, _anchor, tag) => {
-                self.open(span, tag.as_deref(), "seq")?;
+                self.open(span, tag.as_deref(), tag_at, "seq")?;
                 self.stack.push(Frame::Sequence {
                     start: span,
                     style,
@@ -103,7 +105,7 @@ impl Builder<'_> {
                 });
             }
             Event::MappingStart(style, _anchor, tag) => {
-                self.open(span, tag.as_deref(), "map")?;
+                self.open(span, tag.as_deref(), tag_at, "map")?;
                 self.stack.push(Frame::Mapping {
                     start: span,
                     style,
@@ -125,7 +127,13 @@ impl Builder<'_> {
     }
 
     /// Checks the budgets and the tag before a collection opens.
-    fn open(&mut self, span: Span, tag: Option<&Tag>, core: &str) -> Result<(), YamlError> {
+    fn open(
+        &mut self,
+        span: Span,
+        tag: Option<&Tag>,
+        tag_at: Position,
+        core: &str,
+    ) -> Result<(), YamlError> {
         self.count(span)?;
         if self.stack.len() >= self.budgets.max_depth {
             return Err(YamlError::TooDeep {
@@ -136,7 +144,7 @@ impl Builder<'_> {
         match tag {
             Some(tag) if tag.core_suffix() != Some(core) => Err(YamlError::UnsupportedTag {
                 tag: tag.original(),
-                at: span.start,
+                at: tag_at,
             }),
             _ => Ok(()),
         }
@@ -159,6 +167,7 @@ impl Builder<'_> {
         style: granit_parser::ScalarStyle,
         tag: Option<&Tag>,
         span: Span,
+        tag_at: Position,
     ) -> Result<Value, YamlError> {
         if text.len() > self.budgets.max_scalar_bytes {
             return Err(YamlError::ScalarTooLong {
@@ -216,7 +225,7 @@ impl Builder<'_> {
                 .ok_or_else(|| mismatch("float")),
             _ => Err(YamlError::UnsupportedTag {
                 tag: tag.original(),
-                at: span.start,
+                at: tag_at,
             }),
         }
     }
@@ -249,10 +258,6 @@ impl Builder<'_> {
             },
         }
         Ok(())
-    }
-
-    fn span(&self, span: granit_parser::Span) -> Span {
-        Span::new(position(span.start), position(span.end))
     }
 
     fn source(&self, span: Span) -> &str {

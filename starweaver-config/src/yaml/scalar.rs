@@ -164,7 +164,9 @@ mod tests {
         assert_eq!(resolve_plain(".inf"), Resolved::Float(f64::INFINITY));
         assert_eq!(resolve_plain("-.Inf"), Resolved::Float(f64::NEG_INFINITY));
         assert!(matches!(resolve_plain(".NaN"), Resolved::Float(v) if v.is_nan()));
-        for text in [".", "e3", "1e", "1.2.3", "inf", "nan", "-.nan", ".5e", "1e+"] {
+        for text in [
+            ".", "e3", "1e", "1.2.3", "inf", "nan", "-.nan", ".5e", "1e+",
+        ] {
             assert_eq!(resolve_plain(text), Resolved::Str, "{text:?}");
         }
     }
