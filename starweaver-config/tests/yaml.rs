@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use starweaver_config::yaml::{
-    parse, parse_with, Budgets, Node, Position, ScalarStyle, Span, Value, YamlError,
+    parse, parse_with, Budgets, Comment, Node, Position, ScalarStyle, Span, Value, YamlError,
 };
 
 /// A span from (line, column, offset) to (line, column, offset).
@@ -436,4 +436,49 @@ fn out_of_range_integers_and_foreign_tags_are_refused() {
         "{error:?}"
     );
     assert!(parse(b"x: !!seq [1]\ny: !!float 1\n").is_ok());
+}
+
+#[test]
+fn comments_are_kept_with_their_lines() {
+    let text = "\
+# starweaver-check: allow(rule)
+name: scout # trailing
+tags: [\"#not-a-comment\", '# nor this']
+  # indented
+";
+    let document = parse(text.as_bytes()).unwrap();
+    assert_eq!(
+        document.comments,
+        [
+            Comment {
+                text: " starweaver-check: allow(rule)".into(),
+                span: span((1, 1, 0), (1, 32, 31)),
+                own_line: true,
+            },
+            Comment {
+                text: " trailing".into(),
+                span: span((2, 13, 44), (2, 23, 54)),
+                own_line: false,
+            },
+            Comment {
+                text: " indented".into(),
+                span: span((4, 3, 96), (4, 13, 106)),
+                own_line: true,
+            },
+        ]
+    );
+    assert_eq!(document.comments[1].line(), 2);
+    assert_eq!(
+        document.root.get("tags").unwrap().as_sequence().unwrap()[0].as_str(),
+        Some("#not-a-comment")
+    );
+}
+
+#[test]
+fn long_comment_blocks_are_read() {
+    let block = "# note\n".repeat(1_000);
+    let text = format!("{block}a:\n{block}  - 1\n{block}b: 2\n{block}");
+    let document = parse(text.as_bytes()).unwrap();
+    assert_eq!(document.comments.len(), 4_000);
+    assert_eq!(document.root.get("b").unwrap().value, Value::Int(2));
 }

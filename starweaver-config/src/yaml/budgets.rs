@@ -13,7 +13,9 @@ pub struct Budgets {
     /// Largest accepted file, in bytes, checked before parsing. Default 4 MiB.
     pub max_document_bytes: usize,
     /// Deepest accepted nesting of sequences and mappings (the root collection is depth 1).
-    /// Default 64.
+    /// Default 64. Building the tree never recurses, but dropping, cloning, comparing and
+    /// printing a [`Node`](super::Node) do, so this also bounds their stack use: keep it in the
+    /// hundreds, not the hundreds of thousands.
     pub max_depth: usize,
     /// Most nodes (scalars, sequences, mappings, keys included) the tree may hold, counting every
     /// copy an alias expands to, so an alias bomb is refused. Default 100,000.

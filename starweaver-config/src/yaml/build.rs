@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use granit_parser::{ErrorKind, Event, Marker, Parser, ScanError, StructureStyle, Tag};
 
 use super::scalar::{resolve_bool, resolve_float, resolve_int, resolve_plain, Resolved};
-use super::{Budgets, Document, Node, Position, ScalarStyle, Span, Value, YamlError};
+use super::{Budgets, Comment, Document, Node, Position, ScalarStyle, Span, Value, YamlError};
 
 /// Parses `text` (already checked for size and UTF-8) into a single-document tree.
 pub(crate) fn build(text: &str, budgets: &Budgets) -> Result<Document, YamlError> {
@@ -18,6 +18,10 @@ pub(crate) fn build(text: &str, budgets: &Budgets) -> Result<Document, YamlError
         // The parser's own nesting limits back up the builder's depth check.
         flow_nesting_limit: budgets.max_depth,
         block_nesting_limit: budgets.max_depth,
+        emit_comments: true,
+        // Comments met while the parser looks ahead are buffered; a long comment block is normal
+        // in a manifest, and the size budget already bounds how many a file can hold.
+        max_buffered_comment_events: budgets.max_document_bytes,
     };
     let parser = Parser::new_from_str_with_options(text, options);
     let mut builder = Builder {
@@ -27,6 +31,7 @@ pub(crate) fn build(text: &str, budgets: &Budgets) -> Result<Document, YamlError
         documents: 0,
         stack: Vec::new(),
         root: None,
+        comments: Vec::new(),
     };
     for item in parser {
         let (event, span) = item.map_err(|error| scan_error(&error, budgets))?;
@@ -35,7 +40,10 @@ pub(crate) fn build(text: &str, budgets: &Budgets) -> Result<Document, YamlError
     let root = builder
         .root
         .unwrap_or_else(|| Node::new(Span::point(Position::START), Value::Null));
-    Ok(Document { root })
+    Ok(Document {
+        root,
+        comments: builder.comments,
+    })
 }
 
 /// A collection whose end event has not arrived yet.
@@ -71,6 +79,7 @@ struct Builder<'a> {
     documents: usize,
     stack: Vec<Frame>,
     root: Option<Node>,
+    comments: Vec<Comment>,
 }
 
 impl Builder<'_> {
@@ -119,6 +128,25 @@ impl Builder<'_> {
                     let node = close(frame, span);
                     self.push(node)?;
                 }
+            }
+            Event::Comment(text, _placement) => {
+                let line_start = self
+                    .text
+                    .get(..span.start.offset)
+                    .and_then(|before| before.rfind(['\n', '\r']))
+                    .map_or(0, |at| at + 1);
+                let own_line = self
+                    .source(Span::new(
+                        Position::new(span.start.line, 1, line_start),
+                        span.start,
+                    ))
+                    .chars()
+                    .all(|c| c == ' ' || c == '\t' || c == '\u{feff}');
+                self.comments.push(Comment {
+                    text: text.into_owned(),
+                    span,
+                    own_line,
+                });
             }
             // Stream and document ends, and metadata events this reader does not request.
             _ => {}

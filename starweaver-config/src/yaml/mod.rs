@@ -16,6 +16,7 @@
 //! Plain scalars are typed by the YAML 1.2 core schema, so `yes`, `no`, `on` and `off` are
 //! strings, `1` is an integer and `"1"` a string. `<<` is an ordinary key (YAML 1.2 has no merge
 //! keys). A file holds exactly one document, and a mapping key may appear only once.
+//! Comments are kept in source order beside the tree ([`Document::comments`]).
 //!
 //! ```
 //! use starweaver_config::yaml::{parse, Value};
@@ -29,6 +30,7 @@
 
 mod budgets;
 mod build;
+mod comment;
 mod error;
 mod node;
 mod read;
@@ -36,6 +38,7 @@ mod scalar;
 mod span;
 
 pub use budgets::Budgets;
+pub use comment::Comment;
 pub use error::YamlError;
 pub use node::{Document, Node, ScalarStyle, Value};
 pub use read::{parse, parse_with};

@@ -1,6 +1,6 @@
 //! The position-keeping tree: what a later validation pass walks.
 
-use super::Span;
+use super::{Comment, Span};
 
 /// How a scalar was written. Kept because YAML gives a plain `yes` and a quoted `"yes"` the same
 /// text but a checker may want to say "quote this" only when it was not quoted.
@@ -127,11 +127,13 @@ impl Node {
     }
 }
 
-/// A parsed file: its single root node.
+/// A parsed file: its single root node and its comments.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Document {
     /// The root node; a null node at the start of the file when the file holds no content.
     pub root: Node,
+    /// Every comment, in source order.
+    pub comments: Vec<Comment>,
 }
 
 #[cfg(test)]
