@@ -281,18 +281,33 @@ impl Tool {
             Slot::Whole => quote!(#args),
         });
         let invoke = quote!(#fn_ident(#(#values),*));
-        let convert = match self.output {
-            Output::Result(_) => quote!(#fw::__private::output_of_result),
-            Output::ResultOfToolResult => quote!(#fw::__private::output_of_result_tool_result),
-            Output::ToolResult => quote!(#fw::__private::output_of_tool_result),
-            Output::Value(_) => quote!(#fw::__private::output_of_value),
+        // Spanned on the written return type, so an error type that is not
+        // `Into<ToolError>` (or a value that is not `Serialize`) is reported
+        // there, not on the attribute.
+        let span = match &function.sig.output {
+            syn::ReturnType::Type(_, ty) => ty.span(),
+            syn::ReturnType::Default => fn_ident.span(),
         };
+        let convert = match self.output {
+            Output::Result(_) => quote_spanned!(span=> #fw::__private::output_of_result),
+            Output::ResultOfToolResult => {
+                quote_spanned!(span=> #fw::__private::output_of_result_tool_result)
+            }
+            Output::ToolResult => quote_spanned!(span=> #fw::__private::output_of_tool_result),
+            Output::Value(_) => quote_spanned!(span=> #fw::__private::output_of_value),
+        };
+        // Hygienic, but located at the return type: the spot rustc names.
+        let value = Ident::new("__value", Span::mixed_site().located_at(span));
         if function.sig.asyncness.is_some() {
-            quote!(#unpack #convert(#invoke.await))
+            let converted = quote_spanned!(span=> #convert(#value));
+            quote!(#unpack let #value = #invoke.await; #converted)
         } else {
+            let converted = quote_spanned!(span=> #convert(#value));
             quote! {
                 #unpack
-                #fw::__private::run_blocking(move || #invoke).await.and_then(#convert)
+                #fw::__private::run_blocking(move || #invoke)
+                    .await
+                    .and_then(|#value| #converted)
             }
         }
     }
@@ -384,7 +399,7 @@ mod tests {
             "fn __lookup_default_limit () -> usize { 10 }",
             "fn lookup_tool () -> :: starweaver :: TypedFunctionTool < __lookup_args >",
             "let __lookup_args { term : __arg0 , limit : __arg1 , section : __arg2 } = __args ;",
-            "output_of_result (lookup (__ctx , __arg0 , __arg1 , __arg2) . await)",
+            "let __value = lookup (__ctx , __arg0 , __arg1 , __arg2) . await ; :: starweaver :: __private :: output_of_result (__value)",
             ". with_timeout_ms (1_000) . with_max_retries (2) . with_tags :: < _ , & str > ([\"search\"])",
             "CatalogEntry :: new (\"lookup\" , __build , file ! () , line ! ())",
             "# [allow (deprecated)] fn lookup_tool",
@@ -403,7 +418,7 @@ mod tests {
             },
         );
         assert!(
-            text.contains("run_blocking (move || words (__arg0)) . await . and_then (:: starweaver :: __private :: output_of_value)"),
+            text.contains("run_blocking (move || words (__arg0)) . await . and_then (| __value | :: starweaver :: __private :: output_of_value (__value))"),
             "{text}"
         );
     }
