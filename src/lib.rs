@@ -89,3 +89,8 @@ pub use starweaver_config as config;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The tool macro guide's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/tool-macro.md")]
+pub struct ToolMacroDoctests;

@@ -1,13 +1,13 @@
 //! The expansion: the cleaned function, the argument struct, `NAME_tool()`
 //! and the catalog registration.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn};
 
-use crate::docs::doc_text;
+use crate::docs::{doc, normalize, Doc};
 use crate::errors::Errors;
 use crate::facade::{facade, Facade};
 use crate::options::{check_name, ToolOptions};
@@ -47,6 +47,13 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
              for the schema",
         ));
     }
+    if let Some(unsafety) = &function.sig.unsafety {
+        errors.push(syn::Error::new(
+            unsafety.span,
+            "a tool function cannot be `unsafe`: the tool calls it with no way to uphold its \
+             safety contract; make it safe and keep the `unsafe` block inside",
+        ));
+    }
     let params = analyse(&mut function.sig, &mut errors);
     let tool = Tool::new(&function, options, params, &mut errors);
     if !errors.is_empty() {
@@ -57,10 +64,20 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     quote!(#function #generated)
 }
 
+/// The closure's context parameter, out of reach of the user's names.
+fn context_ident() -> Ident {
+    Ident::new("__ctx", Span::mixed_site())
+}
+
+/// The closure's arguments parameter, out of reach of the user's names.
+fn args_ident() -> Ident {
+    Ident::new("__args", Span::mixed_site())
+}
+
 /// Everything the generated items need, checked.
 struct Tool {
     name: String,
-    description: String,
+    description: Doc,
     options: ToolOptions,
     params: Params,
     output: Output,
@@ -85,8 +102,8 @@ impl Tool {
             }
         };
         let description = match &options.description {
-            Some(text) => text.value().trim().to_string(),
-            None => doc_text(&function.attrs),
+            Some(text) => Doc::Text(normalize(&[text.value()])),
+            None => doc(&function.attrs),
         };
         if description.is_empty() {
             let span = options
@@ -107,13 +124,13 @@ impl Tool {
             let typed = match &output {
                 Output::Result(success) => success.is_some(),
                 Output::Value(_) => true,
-                Output::ToolResult => false,
+                Output::ToolResult | Output::ResultOfToolResult => false,
             };
             if !typed {
                 errors.push(syn::Error::new(
                     span,
                     "`return_schema` needs a typed success value (`T` or `Result<T, E>`); \
-                     a `ToolResult` return has no type to describe",
+                     a `ToolResult` (or `Result<ToolResult, E>`) return has no type to describe",
                 ));
             }
         }
@@ -138,25 +155,31 @@ impl Tool {
             .params
             .slots
             .iter()
-            .any(|slot| matches!(slot, Slot::Context))
+            .any(|slot| matches!(slot, Slot::Context { .. }))
         {
-            quote!(__ctx)
+            let ctx = context_ident();
+            quote!(#ctx)
         } else {
             quote!(_)
         };
+        let args = args_ident();
         let name = &self.name;
-        let description = &self.description;
+        let description = self.description.tokens(fw);
+        // `line!()` spanned on the function's name is the function's line,
+        // not the attribute's.
+        let line = quote_spanned!(fn_ident.span()=> line!());
         let builders = self.builders(fw);
         let doc = format!("The `{name}` tool, made from [`{base}`] by `#[starweaver::tool]`.");
         quote! {
             #args_struct
 
             #[doc = #doc]
+            #[allow(deprecated)]
             #vis fn #tool_fn() -> #fw::TypedFunctionTool<#args_ty> {
                 #fw::typed_tool::<#args_ty, _, _>(
                     #name,
                     ::std::option::Option::Some(::std::string::String::from(#description)),
-                    |#ctx_pat: #fw::ToolContext, __args: #args_ty| async move { #call },
+                    |#ctx_pat: #fw::ToolContext, #args: #args_ty| async move { #call },
                 )
                 #builders
             }
@@ -166,7 +189,7 @@ impl Tool {
                     ::std::sync::Arc::new(#tool_fn())
                 }
                 #fw::__private::inventory::submit! {
-                    #fw::__private::CatalogEntry::new(#name, __build, file!(), line!())
+                    #fw::__private::CatalogEntry::new(#name, __build, file!(), #line)
                 }
             };
         }
@@ -233,33 +256,58 @@ impl Tool {
     /// The closure body: unpack the arguments, call the function, convert.
     fn call(&self, function: &ItemFn, fw: &TokenStream) -> TokenStream {
         let fn_ident = &function.sig.ident;
+        // The bindings are hygienic (`mixed_site`): a parameter named like
+        // the function, `__ctx` or `__args` cannot shadow what the call
+        // needs.
+        let ctx = context_ident();
+        let args = args_ident();
         let fields: Vec<&Ident> = self.params.fields.iter().map(|f| &f.ident).collect();
+        let bindings: Vec<Ident> = (0..fields.len())
+            .map(|index| Ident::new(&format!("__arg{index}"), Span::mixed_site()))
+            .collect();
         let unpack = if self.params.whole.is_some() {
             TokenStream::new()
         } else {
             let ident = format_ident!("__{}_args", fn_ident.unraw());
-            quote!(let #ident { #(#fields),* } = __args;)
+            quote!(let #ident { #(#fields: #bindings),* } = #args;)
         };
         let values = self.params.slots.iter().map(|slot| match slot {
-            Slot::Context => quote!(__ctx),
+            Slot::Context { by_ref: false } => quote!(#ctx),
+            Slot::Context { by_ref: true } => quote!(&#ctx),
             Slot::Field(index) => {
-                let ident = fields[*index];
-                quote!(#ident)
+                let binding = &bindings[*index];
+                quote!(#binding)
             }
-            Slot::Whole => quote!(__args),
+            Slot::Whole => quote!(#args),
         });
         let invoke = quote!(#fn_ident(#(#values),*));
-        let convert = match self.output {
-            Output::Result(_) => quote!(#fw::__private::output_of_result),
-            Output::ToolResult => quote!(#fw::__private::output_of_tool_result),
-            Output::Value(_) => quote!(#fw::__private::output_of_value),
+        // Spanned on the written return type, so an error type that is not
+        // `Into<ToolError>` (or a value that is not `Serialize`) is reported
+        // there, not on the attribute.
+        let span = match &function.sig.output {
+            syn::ReturnType::Type(_, ty) => ty.span(),
+            syn::ReturnType::Default => fn_ident.span(),
         };
+        let convert = match self.output {
+            Output::Result(_) => quote_spanned!(span=> #fw::__private::output_of_result),
+            Output::ResultOfToolResult => {
+                quote_spanned!(span=> #fw::__private::output_of_result_tool_result)
+            }
+            Output::ToolResult => quote_spanned!(span=> #fw::__private::output_of_tool_result),
+            Output::Value(_) => quote_spanned!(span=> #fw::__private::output_of_value),
+        };
+        // Hygienic, but located at the return type: the spot rustc names.
+        let value = Ident::new("__value", Span::mixed_site().located_at(span));
         if function.sig.asyncness.is_some() {
-            quote!(#unpack #convert(#invoke.await))
+            let converted = quote_spanned!(span=> #convert(#value));
+            quote!(#unpack let #value = #invoke.await; #converted)
         } else {
+            let converted = quote_spanned!(span=> #convert(#value));
             quote! {
                 #unpack
-                #fw::__private::run_blocking(move || #invoke).await.and_then(#convert)
+                #fw::__private::run_blocking(move || #invoke)
+                    .await
+                    .and_then(|#value| #converted)
             }
         }
     }
@@ -350,9 +398,11 @@ mod tests {
             "# [serde (default)] section : Option < String >",
             "fn __lookup_default_limit () -> usize { 10 }",
             "fn lookup_tool () -> :: starweaver :: TypedFunctionTool < __lookup_args >",
-            "output_of_result (lookup (__ctx , term , limit , section) . await)",
+            "let __lookup_args { term : __arg0 , limit : __arg1 , section : __arg2 } = __args ;",
+            "let __value = lookup (__ctx , __arg0 , __arg1 , __arg2) . await ; :: starweaver :: __private :: output_of_result (__value)",
             ". with_timeout_ms (1_000) . with_max_retries (2) . with_tags :: < _ , & str > ([\"search\"])",
             "CatalogEntry :: new (\"lookup\" , __build , file ! () , line ! ())",
+            "# [allow (deprecated)] fn lookup_tool",
         ] {
             assert!(text.contains(part), "missing `{part}` in:\n{text}");
         }
@@ -368,7 +418,7 @@ mod tests {
             },
         );
         assert!(
-            text.contains("run_blocking (move || words (text)) . await . and_then (:: starweaver :: __private :: output_of_value)"),
+            text.contains("run_blocking (move || words (__arg0)) . await . and_then (| __value | :: starweaver :: __private :: output_of_value (__value))"),
             "{text}"
         );
     }

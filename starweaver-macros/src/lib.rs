@@ -37,8 +37,8 @@ use proc_macro::TokenStream;
 /// let tool = lookup_tool(); // a `TypedFunctionTool`, same builders as `typed_tool`
 /// ```
 ///
-/// - A `ToolContext` parameter (bare, by path, or marked `#[context]`) is
-///   injected and never in the schema; every other parameter is a
+/// - A `ToolContext` or `&ToolContext` parameter (bare, by path, or
+///   marked `#[context]`) is injected and never in the schema; every other parameter is a
 ///   property in parameter order, its `///` doc its description.
 ///   `Option<T>` is optional; `#[arg(default = EXPR)]`,
 ///   `#[arg(rename = "..")]` and `#[arg(description = "..")]` adjust one
@@ -48,11 +48,13 @@ use proc_macro::TokenStream;
 ///   `tags(..)`, `hidden_by_tags(..)`, `kind`, `strict`, `sequential`,
 ///   `return_schema`, `dependencies = filtered(..)` or `strict(..)` (with
 ///   `context("..")` entries for context capabilities).
-/// - Returns: `Result<T, E: Into<ToolError>>`, `ToolResult`, or any
-///   `T: Serialize`. A sync function runs on the blocking pool.
+/// - Returns: `Result<T, E: Into<ToolError>>`, `Result<ToolResult, E>`,
+///   `ToolResult`, or any `T: Serialize`. A sync function runs on the blocking pool.
 /// - Misuse (unknown or duplicate keys, bad names or kinds, generics,
-///   `self`, patterns, two contexts, borrowed arguments, a default on an
-///   `Option`, no description) is a compile error on the offending token.
+///   `self`, `unsafe`, patterns, two contexts or a `&mut` one, borrowed or
+///   `impl Trait` arguments, `#[arg]` on `#[args]` or the context, a
+///   default on an `Option`, no description) is a compile error on the
+///   offending token.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(attr.into(), item.into()).into()

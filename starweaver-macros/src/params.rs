@@ -3,6 +3,7 @@
 //! `#[context]`) that are removed from the function.
 
 use syn::spanned::Spanned;
+use syn::visit::Visit;
 use syn::{Attribute, Expr, FnArg, Ident, LitStr, Pat, Signature, Type};
 
 use crate::docs::is_doc;
@@ -28,8 +29,11 @@ pub(crate) struct Field {
 
 /// What goes in each parameter position of the call.
 pub(crate) enum Slot {
-    /// The injected `ToolContext`.
-    Context,
+    /// The injected `ToolContext`, by value or (`&ToolContext`) borrowed.
+    Context {
+        /// Written `&ToolContext`.
+        by_ref: bool,
+    },
     /// Field `n` of the argument struct.
     Field(usize),
     /// The whole argument struct (`#[args]`).
@@ -52,6 +56,8 @@ struct Helpers {
     context: bool,
     /// Where `#[args]` was written.
     args: Option<proc_macro2::Span>,
+    /// Where the first `#[arg(..)]` was written.
+    arg: Option<proc_macro2::Span>,
     rename: Option<LitStr>,
     description: Option<LitStr>,
     default: Option<(Expr, proc_macro2::Span)>,
@@ -78,7 +84,31 @@ pub(crate) fn analyse(sig: &mut Signature, errors: &mut Errors) -> Params {
             FnArg::Typed(typed) => typed,
         };
         let helpers = take_helpers(&mut typed.attrs, errors);
-        if helpers.context || is_tool_context(&typed.ty) {
+        let (context_ty, by_ref) = match &*typed.ty {
+            Type::Reference(reference) => (&*reference.elem, Some(reference)),
+            ty => (ty, None),
+        };
+        if helpers.context || is_tool_context(context_ty) {
+            if let Some(span) = helpers.arg {
+                errors.push(syn::Error::new(
+                    span,
+                    "`#[arg(..)]` describes an argument property, and the context is not an \
+                     argument: remove it",
+                ));
+            }
+            if let Some(span) = helpers.args {
+                errors.push(syn::Error::new(
+                    span,
+                    "a parameter is either the context or `#[args]`, not both",
+                ));
+            }
+            if let Some(mutability) = by_ref.and_then(|reference| reference.mutability) {
+                errors.push(syn::Error::new(
+                    mutability.span,
+                    "the context is shared: take it as `ToolContext` or `&ToolContext`, \
+                     not `&mut`",
+                ));
+            }
             if context_seen {
                 errors.push(syn::Error::new(
                     typed.span(),
@@ -87,10 +117,19 @@ pub(crate) fn analyse(sig: &mut Signature, errors: &mut Errors) -> Params {
                 continue;
             }
             context_seen = true;
-            params.slots.push(Slot::Context);
+            params.slots.push(Slot::Context {
+                by_ref: by_ref.is_some(),
+            });
             continue;
         }
         if let Some(span) = helpers.args {
+            if let Some(arg) = helpers.arg {
+                errors.push(syn::Error::new(
+                    arg,
+                    "`#[arg(..)]` has no effect on an `#[args]` parameter: put `#[serde(..)]` \
+                     and `#[schemars(..)]` attributes on the struct's fields instead",
+                ));
+            }
             if whole_seen {
                 errors.push(syn::Error::new(span, "only one parameter can be `#[args]`"));
                 continue;
@@ -109,13 +148,7 @@ pub(crate) fn analyse(sig: &mut Signature, errors: &mut Errors) -> Params {
             continue;
         };
         plain.push(pat.ident.span());
-        if let Type::Reference(reference) = &*typed.ty {
-            errors.push(syn::Error::new(
-                reference.and_token.span,
-                "a tool argument is deserialized from JSON, so it must be owned: take `String` \
-                 instead of `&str`, `Vec<T>` instead of `&[T]`",
-            ));
-        }
+        check_owned(&typed.ty, errors);
         let optional = is_option(&typed.ty);
         if let (true, Some((_, span))) = (optional, &helpers.default) {
             errors.push(syn::Error::new(
@@ -160,6 +193,7 @@ fn take_helpers(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> Helpers {
         } else if attr.path().is_ident("args") {
             helpers.args = Some(attr.path().span());
         } else if attr.path().is_ident("arg") {
+            helpers.arg.get_or_insert(attr.path().span());
             if let Err(error) = parse_arg(attr, &mut helpers, &mut seen) {
                 errors.push(error);
             }
@@ -202,6 +236,36 @@ fn parse_arg(attr: &Attribute, helpers: &mut Helpers, seen: &mut Vec<String>) ->
         }
         Ok(())
     })
+}
+
+/// Rejects what cannot be a field deserialized afresh for each call,
+/// anywhere in the type: borrows (`&str`, `Vec<&str>`, `Cow<'a, str>`)
+/// and `impl Trait`.
+fn check_owned(ty: &Type, errors: &mut Errors) {
+    struct Owned<'e> {
+        errors: &'e mut Errors,
+    }
+    const BORROWED: &str = "a tool argument is deserialized from JSON, so it must be owned: \
+                            take `String` instead of `&str`, `Vec<T>` instead of `&[T]`";
+    impl<'ast> Visit<'ast> for Owned<'_> {
+        fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
+            self.errors
+                .push(syn::Error::new(reference.and_token.span, BORROWED));
+        }
+        fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
+            if lifetime.ident != "static" {
+                self.errors.push(syn::Error::new(lifetime.span(), BORROWED));
+            }
+        }
+        fn visit_type_impl_trait(&mut self, found: &'ast syn::TypeImplTrait) {
+            self.errors.push(syn::Error::new(
+                found.impl_token.span,
+                "a tool argument cannot be `impl Trait`: its schema and deserialization need \
+                 one concrete type (take `Vec<String>`, not `impl IntoIterator<Item = String>`)",
+            ));
+        }
+    }
+    Owned { errors }.visit_type(ty);
 }
 
 /// The last path segment's name, when `ty` is a path type.

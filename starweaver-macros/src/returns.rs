@@ -9,6 +9,9 @@ pub(crate) enum Output {
     /// `Result<T, E>`: `T` is the success type (`None` when the alias
     /// names no type argument).
     Result(Option<Type>),
+    /// `Result<ToolResult, E>`: the success used as it is, not
+    /// serialized into another result's content.
+    ResultOfToolResult,
     /// `ToolResult`, used as it is.
     ToolResult,
     /// Any other `T`, `()` included.
@@ -30,7 +33,12 @@ pub(crate) fn output(ret: &ReturnType) -> Output {
                 }),
                 _ => None,
             };
-            Output::Result(success)
+            match &success {
+                Some(ty) if segment_of(ty).is_some_and(|s| s.ident == "ToolResult") => {
+                    Output::ResultOfToolResult
+                }
+                _ => Output::Result(success),
+            }
         }
         Some(segment) if segment.ident == "ToolResult" => Output::ToolResult,
         _ => Output::Value((**ty).clone()),

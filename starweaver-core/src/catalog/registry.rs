@@ -76,7 +76,9 @@ pub fn names() -> Vec<String> {
     by_name().into_keys().collect()
 }
 
-/// A fresh tool for `name`; `None` for an unknown name or a conflict.
+/// The tool for `name`: freshly built for a `#[starweaver::tool]`, the
+/// registered one for [`register`]; `None` for an unknown name or a
+/// conflict.
 #[must_use]
 pub fn get(name: &str) -> Option<DynTool> {
     let mut tools = by_name();

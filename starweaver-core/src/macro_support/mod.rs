@@ -2,6 +2,12 @@
 //! builders: the return conversions and the blocking runner. Not meant
 //! to be called by hand (the facade keeps it under a hidden path).
 
+mod docs;
 mod output;
 
-pub use output::{output_of_result, output_of_tool_result, output_of_value, run_blocking};
+pub use docs::doc_text;
+
+pub use output::{
+    output_of_result, output_of_result_tool_result, output_of_tool_result, output_of_value,
+    run_blocking,
+};

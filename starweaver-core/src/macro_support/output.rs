@@ -28,6 +28,17 @@ pub fn output_of_value<T: Serialize>(value: T) -> Result<ToolResult, ToolError> 
         .map_err(ToolError::execution_caused_by)
 }
 
+/// A `Result<ToolResult, E>` return: the success is used as it is (not
+/// serialized into another result's content), the error converts.
+///
+/// # Errors
+/// The function's error, converted.
+pub fn output_of_result_tool_result<E: Into<ToolError>>(
+    result: Result<ToolResult, E>,
+) -> Result<ToolResult, ToolError> {
+    result.map_err(Into::into)
+}
+
 /// A [`ToolResult`] return, used as it is.
 ///
 /// # Errors

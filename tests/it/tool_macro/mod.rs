@@ -5,4 +5,5 @@
 mod catalog;
 mod definitions;
 mod execution;
+mod regressions;
 mod tools;
