@@ -109,11 +109,22 @@ pub fn conflicts() -> Vec<CatalogConflict> {
 /// The definitions of every tool without a conflict, sorted by name.
 #[must_use]
 pub fn definitions() -> Vec<ToolDefinition> {
-    names()
-        .iter()
-        .filter_map(|name| get(name))
-        .map(|tool| tool.definition())
+    by_name()
+        .into_values()
+        .filter_map(|mut found| {
+            (found.len() == 1)
+                .then(|| found.pop())
+                .flatten()
+                .map(|(source, _)| built(source).definition())
+        })
         .collect()
+}
+
+fn built(source: Source) -> DynTool {
+    match source {
+        Source::Linked(entry) => entry.build(),
+        Source::Registered(tool) => tool,
+    }
 }
 
 /// The catalog as JSON, the file `starweaver check --catalog` reads:
