@@ -1,6 +1,8 @@
 //! Agent manifests: the format's types (from which the JSON Schema and
-//! the reference are generated), and, as they land, loading, diagnostics
-//! and checks.
+//! the reference are generated), the position-keeping YAML reader, and
+//! the checker that reports every problem with its line and column.
 
+pub mod diagnostics;
 pub mod manifest;
+pub mod validate;
 pub mod yaml;

@@ -70,4 +70,4 @@ pub struct Manifest {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -3,7 +3,7 @@
 use super::*;
 
 /// The format as the product documents it, every section filled in.
-const FULL: &str = r"
+pub(crate) const FULL: &str = r"
 version: 1
 name: repo-helper
 description: Answers questions about this repository.

@@ -1,0 +1,50 @@
+//! The manifest checker: reads a file and reports every problem it finds, each with its line,
+//! column and rule, instead of stopping at the first.
+//!
+//! [`check_bytes`] is the entry point: it reads the file ([`crate::yaml::parse`]) and runs the
+//! passes over the tree. The first pass, [`structure`], compares the tree with the JSON Schema
+//! generated from [`crate::manifest::Manifest`], so the checker and the types cannot disagree
+//! about which keys exist, which are required and what values they take.
+//!
+//! ```
+//! use starweaver_config::diagnostics::Rule;
+//! use starweaver_config::validate::check_bytes;
+//!
+//! let found = check_bytes(b"version: 1\nnme: scout\nmodel: {id: test}\nruntime: {max_steps: x}\n");
+//! let rules: Vec<_> = found.iter().map(|d| (d.rule, d.span.start.line)).collect();
+//! assert_eq!(rules, [(Rule::UnknownField, 2), (Rule::InvalidValue, 4)]);
+//! assert_eq!(found[0].help.as_deref(), Some("did you mean `name`?"));
+//! ```
+
+mod choice;
+mod kinds;
+mod object;
+mod path;
+mod range;
+mod schema;
+mod structure;
+mod suggest;
+mod syntax;
+#[cfg(test)]
+mod tests;
+mod variants;
+mod version;
+mod walk;
+
+pub use structure::structure;
+
+use crate::diagnostics::Diagnostic;
+use crate::yaml;
+
+/// Checks a manifest file's bytes: every problem found, in source order; empty when the file is
+/// a valid manifest.
+///
+/// A file that is not readable YAML gives a single `syntax` diagnostic, since nothing after the
+/// break can be trusted.
+#[must_use]
+pub fn check_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
+    match yaml::parse(bytes) {
+        Ok(document) => structure(&document),
+        Err(error) => vec![syntax::diagnostic(&error)],
+    }
+}

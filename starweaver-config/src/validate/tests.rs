@@ -1,0 +1,131 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+use crate::diagnostics::{Rule, Severity};
+use crate::manifest::tests::FULL;
+
+fn check(text: &str) -> Vec<Diagnostic> {
+    check_bytes(text.as_bytes())
+}
+
+#[test]
+fn the_documented_manifest_has_no_problems() {
+    assert_eq!(check(FULL), []);
+}
+
+#[test]
+fn unknown_fields_suggest_the_closest_name_or_list_them() {
+    let found = check("version: 1\nname: a\nmodel: {id: test, temprature: 1}\n");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].rule, Rule::UnknownField);
+    assert_eq!(found[0].severity, Severity::Error);
+    assert_eq!(found[0].message, "unknown field `temprature` in `model`");
+    assert_eq!(
+        found[0].help.as_deref(),
+        Some("the fields allowed here are `id`, `base_url`, `api_key_env`, `settings`")
+    );
+    let found = check("version: 1\nname: a\nmodel: {id: test}\ninstruction: hi\n");
+    assert_eq!(
+        found[0].message,
+        "unknown field `instruction` at the top level"
+    );
+    assert_eq!(
+        found[0].help.as_deref(),
+        Some("did you mean `instructions`?")
+    );
+}
+
+#[test]
+fn a_misspelled_required_key_is_one_problem_and_an_absent_one_names_the_key() {
+    let found = check("version: 1\nnmae: a\nmodel: {id: test}\n");
+    assert_eq!(
+        found.iter().map(|d| d.rule).collect::<Vec<_>>(),
+        [Rule::UnknownField]
+    );
+    let found = check("version: 1\nmodel: {id: test}\n");
+    assert_eq!(found[0].rule, Rule::MissingField);
+    assert_eq!(
+        found[0].message,
+        "missing required field `name` at the top level"
+    );
+    assert_eq!(
+        found[0].help.as_deref(),
+        Some("add `name:` (The agent's name (`repo-helper`).)")
+    );
+}
+
+#[test]
+fn enum_values_list_the_allowed_ones() {
+    let found =
+        check("version: 1\nname: a\nmodel: {id: test}\nruntime: {unavailable_tools: fail}\n");
+    assert_eq!(found[0].rule, Rule::InvalidValue);
+    assert_eq!(
+        found[0].message,
+        "`runtime.unavailable_tools` must be one of `skip`, `fail_run`, found the string `fail`"
+    );
+}
+
+#[test]
+fn toolset_types_pick_the_variant_and_unknown_ones_list_the_types() {
+    let found = check("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: serch}]\n");
+    assert_eq!(found.len(), 1);
+    assert!(found[0]
+        .message
+        .contains("`toolsets[0].type` must be one of `tools`"));
+    assert_eq!(found[0].help.as_deref(), Some("did you mean `search`?"));
+    // A valid type is checked against its own variant: `search` needs `name` and `toolsets`.
+    let found = check("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: search}]\n");
+    let messages: Vec<_> = found.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "missing required field `name` in `toolsets[0]`",
+            "missing required field `toolsets` in `toolsets[0]`"
+        ]
+    );
+}
+
+#[test]
+fn wrong_types_say_what_was_expected_and_found() {
+    let found = check("version: 1\nname: true\nmodel: {id: test}\n");
+    assert_eq!(
+        found[0].message,
+        "`name` must be a string, found the boolean `true`"
+    );
+    assert_eq!(
+        found[0].help.as_deref(),
+        Some("quote the value to make it a string")
+    );
+    let found = check("version: 1\nname: a\nmodel: {id: test}\nshell: {timeout_ms: soon}\n");
+    assert_eq!(
+        found[0].message,
+        "`shell.timeout_ms` must be an integer or null, found the string `soon`"
+    );
+}
+
+#[test]
+fn versions_other_than_one_are_unsupported() {
+    let found = check("version: 7\nname: a\nmodel: {id: test}\n");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].rule, Rule::UnsupportedVersion);
+    assert!(found[0].message.contains("version 7 is not supported"));
+}
+
+#[test]
+fn a_reading_failure_is_one_syntax_diagnostic_at_its_place() {
+    let found = check("version: 1\nname: a\nname: b\n");
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].rule, Rule::Syntax);
+    assert_eq!(
+        (found[0].span.start.line, found[0].span.start.column),
+        (3, 1)
+    );
+    assert!(found[0].message.contains("duplicate key `name`"));
+    assert_eq!(check_bytes(b"\xff")[0].rule, Rule::Syntax);
+}
+
+#[test]
+fn values_the_schema_leaves_open_are_not_checked() {
+    let text = "version: 1\nname: a\nmodel: {id: test, settings: {anything: [1, {x: y}]}}\nvars: {deep: {er: [true]}}\n";
+    assert_eq!(check(text), []);
+}
