@@ -6,8 +6,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use starweaver_config::diagnostics::{Diagnostic, Rule};
+use starweaver_config::diagnostics::{Diagnostic, Rule, Severity};
+use starweaver_config::manifest::Manifest;
 use starweaver_config::validate::check_bytes;
+use starweaver_config::yaml::{parse, Node, Value};
 
 /// One expected or reported diagnostic: rule name, line, column.
 type Finding = (String, usize, usize);
@@ -29,6 +31,18 @@ fn expectations(text: &str) -> Vec<Finding> {
         .collect()
 }
 
+/// The corpus files, sorted.
+fn corpus() -> Vec<std::path::PathBuf> {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut files: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
 fn finding(diagnostic: &Diagnostic) -> Finding {
     let start = diagnostic.span.start;
     (
@@ -40,13 +54,7 @@ fn finding(diagnostic: &Diagnostic) -> Finding {
 
 #[test]
 fn every_corpus_file_reports_exactly_its_expected_diagnostics() {
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(&folder)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
-        .collect();
-    files.sort();
+    let files = corpus();
     assert!(files.len() >= 20, "the corpus has {} files", files.len());
     let mut failures = String::new();
     for file in &files {
@@ -77,4 +85,54 @@ fn every_corpus_file_reports_exactly_its_expected_diagnostics() {
         }
     }
     assert!(failures.is_empty(), "corpus mismatches:\n{failures}");
+}
+
+/// The tree as JSON, strictly typed: how a loader that agrees with the checker reads it (an
+/// integer never becomes a string, `yes` never a boolean).
+fn json(node: &Node) -> serde_json::Value {
+    use serde_json::Value as Json;
+    match &node.value {
+        Value::Null => Json::Null,
+        Value::Bool(flag) => Json::Bool(*flag),
+        Value::Int(number) => Json::from(*number),
+        Value::Float(number) => Json::from(*number),
+        Value::String { text, .. } => Json::String(text.clone()),
+        Value::Sequence(items) => Json::Array(items.iter().map(json).collect()),
+        Value::Mapping(entries) => Json::Object(
+            entries
+                .iter()
+                .map(|(key, value)| {
+                    let key = key
+                        .as_str()
+                        .map_or_else(|| json(key).to_string(), str::to_owned);
+                    (key, json(value))
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// The checker and strict deserialization into the types agree on every corpus file: a file the
+/// checker passes loads, and one it reports errors in (other than the version, which the types
+/// do not restrict) does not.
+#[test]
+fn the_checker_agrees_with_the_types() {
+    let mut disagreements = Vec::new();
+    for file in corpus() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let errors: Vec<Rule> = check_bytes(text.as_bytes())
+            .iter()
+            .filter(|d| d.severity == Severity::Error && d.rule != Rule::UnsupportedVersion)
+            .map(|d| d.rule)
+            .collect();
+        let loads = parse(text.as_bytes())
+            .is_ok_and(|document| serde_json::from_value::<Manifest>(json(&document.root)).is_ok());
+        if loads != errors.is_empty() {
+            disagreements.push(format!(
+                "{}: loads {loads}, errors {errors:?}",
+                file.display()
+            ));
+        }
+    }
+    assert!(disagreements.is_empty(), "{disagreements:#?}");
 }
