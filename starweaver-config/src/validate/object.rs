@@ -37,7 +37,9 @@ impl Walker {
                     self.node(value, property);
                     self.path.pop();
                 }
-                None if closed => self.unknown(key, &format!("`{name}`"), properties),
+                None if closed => {
+                    self.unknown(key, &format!("`{}`", kinds::short(name)), properties);
+                }
                 None => {}
             }
         }

@@ -3,9 +3,16 @@
 /// How similar (0 to 1) a word must be to a candidate to be suggested.
 const THRESHOLD: f64 = 0.7;
 
+/// Words longer than this are no typo of a field or value name, and comparing them would cost
+/// time and memory in proportion to their length: they get no suggestion.
+const MAX_WORD_CHARS: usize = 64;
+
 /// The candidate closest to `word`, if one is close enough to be a likely typo: similar enough
 /// overall, or one edit away (short names such as `id` are never similar "overall").
 pub(super) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    if word.chars().count() > MAX_WORD_CHARS {
+        return None;
+    }
     let word = word.to_lowercase();
     candidates
         .iter()
@@ -49,6 +56,7 @@ mod tests {
         assert_eq!(closest("Modle", &fields), Some("model"));
         assert_eq!(closest("colour", &fields), None);
         assert_eq!(closest("ids", &["id", "settings"]), Some("id"));
+        assert_eq!(closest(&"name".repeat(100), &fields), None);
         assert_eq!(help("nme", &fields, "fields"), "did you mean `name`?");
         assert_eq!(
             help("zzz", &["a", "b"], "fields"),

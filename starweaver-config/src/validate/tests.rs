@@ -129,3 +129,30 @@ fn values_the_schema_leaves_open_are_not_checked() {
     let text = "version: 1\nname: a\nmodel: {id: test, settings: {anything: [1, {x: y}]}}\nvars: {deep: {er: [true]}}\n";
     assert_eq!(check(text), []);
 }
+
+#[test]
+fn a_huge_unknown_key_gets_a_short_message_and_no_suggestion() {
+    // YAML caps implicit keys at 1024 characters; a value may be far longer.
+    let key = "k".repeat(1000);
+    let found = check(&format!(
+        "version: 1\nname: a\nmodel: {{id: test}}\n{key}: 1\n"
+    ));
+    assert_eq!(found.len(), 1);
+    assert!(found[0].message.len() < 100, "{}", found[0].message);
+    assert!(found[0]
+        .help
+        .as_deref()
+        .unwrap()
+        .starts_with("the fields allowed here"));
+}
+
+#[test]
+fn a_huge_wrong_value_is_cut_short_in_the_message() {
+    let value = "v".repeat(200_000);
+    let found = check(&format!(
+        "version: 1\nname: a\nmodel: {{id: test}}\nruntime: {{tool_execution: {value}}}\n"
+    ));
+    assert_eq!(found.len(), 1);
+    assert!(found[0].message.len() < 200, "{}", found[0].message);
+    assert!(found[0].help.is_none());
+}
