@@ -3,6 +3,7 @@
 //! the checker that reports every problem with its line and column.
 
 pub mod diagnostics;
+pub mod load;
 pub mod manifest;
 pub mod validate;
 pub mod yaml;

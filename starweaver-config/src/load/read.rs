@@ -1,0 +1,45 @@
+//! `read`: manifest bytes to a [`Manifest`], refusing exactly what the checker refuses.
+
+use crate::diagnostics::{Diagnostic, Rule, Severity};
+use crate::manifest::Manifest;
+use crate::validate::check_bytes;
+use crate::yaml::{self, Span};
+
+use super::json::to_json;
+
+/// Reads a manifest file's bytes: the checker runs first, and any error it reports refuses the
+/// file with every diagnostic (warnings included, so a host can show them all). A file the
+/// checker accepts is converted from its YAML tree to JSON strictly and deserialized; a
+/// deserialize failure the checker missed comes back as one `invalid-value` diagnostic.
+///
+/// # Errors
+/// The checker's diagnostics when one is an error, or the single safety-net diagnostic.
+pub fn read(bytes: &[u8]) -> Result<Manifest, Vec<Diagnostic>> {
+    let found = check_bytes(bytes);
+    if found.iter().any(|d| d.severity == Severity::Error) {
+        return Err(found);
+    }
+    let document = match yaml::parse(bytes) {
+        Ok(document) => document,
+        // The checker parsed the same bytes; a failure here means the two disagree.
+        Err(error) => {
+            return Err(vec![Diagnostic::error(
+                Rule::Syntax,
+                Span {
+                    start: error.position(),
+                    end: error.position(),
+                },
+                error.to_string(),
+            )])
+        }
+    };
+    let json = to_json(&document.root).map_err(|d| vec![d])?;
+    serde_json::from_value(json).map_err(|error| {
+        vec![Diagnostic::error(
+            Rule::InvalidValue,
+            document.root.span,
+            format!("the manifest does not match the format: {error}"),
+        )
+        .with_help("fix the value named above; `starweaver check` shows the format's rules")]
+    })
+}
