@@ -2,8 +2,21 @@
 //! [`crate::manifest::Manifest`] (refusing what the checker refuses), and [`load()`] assembles
 //! the agent it declares.
 
+mod agent;
+mod environment;
+mod error;
+mod instructions;
 mod json;
+mod model;
+mod options;
 mod read;
+mod runtime;
+mod toolsets;
 
+pub use agent::{load, LoadedAgent};
+pub use environment::policy as shell_policy;
+pub use error::LoadError;
 pub use json::to_json;
+pub use options::{LoadOptions, ToolResolver};
 pub use read::read;
+pub use toolsets::READ_ONLY_FILESYSTEM_TOOLS;

@@ -1,0 +1,119 @@
+//! `load`: a manifest to an agent and a session ready to run.
+
+use starweaver_core::agent::{Agent, AgentBuilder, AgentSession};
+use starweaver_core::skills::{SkillRegistry, SkillSourceScope};
+use starweaver_core::tools::ToolRegistry;
+
+use super::environment::attach;
+use super::instructions::render;
+use super::model::{model, settings};
+use super::runtime::runtime;
+use super::toolsets::build;
+use super::{LoadError, LoadOptions};
+use crate::manifest::Manifest;
+
+/// What loading produced: the agent, a session with the environment attached, and what the
+/// model will be offered (for hosts and tests to show or check).
+pub struct LoadedAgent {
+    /// The assembled agent.
+    pub agent: Agent,
+    /// A session on it, with the environment and process shell attached.
+    pub session: AgentSession,
+    /// The instructions after template rendering.
+    pub instructions: Option<String>,
+    /// Names of the tools the agent exposes directly, sorted.
+    pub tool_names: Vec<String>,
+}
+
+impl std::fmt::Debug for LoadedAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadedAgent")
+            .field("instructions", &self.instructions)
+            .field("tool_names", &self.tool_names)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Assembles the agent a checked manifest declares: model, rendered instructions, toolsets,
+/// environment and shell policy, skills and run policy. Every setting is honoured or refused;
+/// none is dropped silently.
+///
+/// # Errors
+/// [`LoadError`] naming the field, for a model this build lacks, a template that does not
+/// render, an environment that cannot be opened, unknown tools or toolsets, settings that need
+/// a missing section, and settings the runtime cannot honour (`runtime.max_tokens`).
+pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAgent, LoadError> {
+    let mut builder = AgentBuilder::new(model(&manifest.model)?)
+        .model_settings(settings(&manifest.model.settings)?);
+    let instructions = render(manifest, &options.vars)?;
+    if let Some(text) = &instructions {
+        builder = builder.instructions(text.clone());
+    }
+    let built = build(&manifest.toolsets, &options.tools)?;
+    let mut registry = ToolRegistry::new();
+    for toolset in &built.exposed {
+        registry.insert_toolset(toolset);
+    }
+    let tool_names = registry.names();
+    builder = builder.tool_registry(registry);
+    let (policy, tool_config) = runtime(manifest.runtime.as_ref())?;
+    builder = builder.runtime_policy(policy).tool_config(tool_config);
+
+    let attached = match &manifest.environment {
+        Some(spec) => Some(attach(
+            spec,
+            manifest.shell.as_ref(),
+            &options.base_dir,
+            &manifest.name,
+        )?),
+        None => {
+            if manifest.shell.is_some() {
+                return Err(missing("shell"));
+            }
+            None
+        }
+    };
+    if let Some(skills) = &manifest.skills {
+        let Some(attached) = &attached else {
+            return Err(missing("skills"));
+        };
+        let scopes: Vec<SkillSourceScope> = skills
+            .scopes
+            .iter()
+            .map(|scope| SkillSourceScope::new(scope.path.clone()).with_source(scope.source))
+            .collect();
+        let report = SkillRegistry::scan_with_report(attached.files.clone(), &scopes)
+            .await
+            .map_err(|error| LoadError::Skills {
+                message: error.to_string(),
+            })?;
+        builder = builder.skills_report(report);
+    }
+    let agent = builder.build();
+    let mut session = AgentSession::new(agent.clone());
+    if let Some(attached) = attached {
+        session = session
+            .with_environment(attached.files)
+            .with_process_shell(attached.processes);
+    }
+    if !built.preload.is_empty() {
+        session
+            .context_mut()
+            .record_tool_search_loaded(built.preload, Vec::<String>::new());
+    }
+    Ok(LoadedAgent {
+        agent,
+        session,
+        instructions,
+        tool_names,
+    })
+}
+
+fn missing(field: &str) -> LoadError {
+    LoadError::Missing {
+        field: field.to_string(),
+        needs: "environment".to_string(),
+        help: "add `environment: {type: local}` (or `virtual`) so it has somewhere to act"
+            .to_string(),
+    }
+}

@@ -1,0 +1,302 @@
+//! `toolsets:` to runtime toolsets: each entry becomes a named static toolset (bundle tools or
+//! code tools, with its instructions, timeout and retries), then is gated for approval and
+//! prefixed as declared. Toolsets a `proxy` or `search` names are reachable only through it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use starweaver_core::bundles::{filesystem_tools, shell_tools, user_input_tools};
+use starweaver_core::tools::{DynTool, DynToolset, ToolInstruction};
+use starweaver_core::toolsets::{
+    ApprovalRequiredToolset, DeferredToolset, PrefixedToolset, StaticToolset, ToolProxyToolset,
+    ToolSearchToolset,
+};
+
+use super::{LoadError, ToolResolver};
+use crate::manifest::{ApprovalRequired, ToolsetSpec};
+
+/// The filesystem tools a `read_only: true` toolset keeps.
+pub const READ_ONLY_FILESYSTEM_TOOLS: [&str; 4] = ["ls", "read_file", "glob", "grep"];
+
+/// The toolsets the agent exposes, and tools a search toolset loads from the start.
+pub(super) struct Built {
+    /// In manifest order, without the toolsets hidden behind a proxy or search.
+    pub exposed: Vec<DynToolset>,
+    /// `preload` of every search toolset.
+    pub preload: Vec<String>,
+}
+
+/// The settings every entry carries.
+struct Common<'a> {
+    instructions: Option<&'a str>,
+    timeout_ms: Option<u64>,
+    max_retries: Option<u32>,
+    prefix: Option<&'a str>,
+    approval: &'a ApprovalRequired,
+}
+
+macro_rules! common {
+    ($spec:expr) => {
+        Common {
+            instructions: $spec.instructions.as_deref(),
+            timeout_ms: $spec.timeout_ms,
+            max_retries: $spec.max_retries,
+            prefix: $spec.prefix.as_deref(),
+            approval: &$spec.approval_required,
+        }
+    };
+}
+
+/// Builds every toolset.
+pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Built, LoadError> {
+    let mut named: BTreeMap<String, DynToolset> = BTreeMap::new();
+    let mut order: Vec<(String, Option<DynToolset>)> = Vec::new();
+    for (index, spec) in specs.iter().enumerate() {
+        let field = format!("toolsets[{index}]");
+        let (name, built) = match spec {
+            ToolsetSpec::Proxy(proxy) => (proxy.name.clone(), None),
+            ToolsetSpec::Search(search) => (search.name.clone(), None),
+            other => {
+                let (name, toolset) = plain(other, &field, resolve)?;
+                (name, Some(toolset))
+            }
+        };
+        if order.iter().any(|(seen, _)| *seen == name) {
+            return Err(LoadError::DuplicateToolset { field, name });
+        }
+        if let Some(toolset) = &built {
+            named.insert(name.clone(), toolset.clone());
+        }
+        order.push((name, built));
+    }
+    let mut hidden = BTreeSet::new();
+    let mut preload = Vec::new();
+    let mut wrappers: BTreeMap<String, DynToolset> = BTreeMap::new();
+    for (index, spec) in specs.iter().enumerate() {
+        let field = format!("toolsets[{index}]");
+        let (name, names, common, kind) = match spec {
+            ToolsetSpec::Proxy(p) => (&p.name, &p.toolsets, common!(p), "proxy"),
+            ToolsetSpec::Search(s) => (&s.name, &s.toolsets, common!(s), "search"),
+            _ => continue,
+        };
+        let unsupported = [
+            common.instructions.map(|_| "instructions"),
+            common.timeout_ms.map(|_| "timeout_ms"),
+            common.max_retries.map(|_| "max_retries"),
+        ];
+        if let Some(setting) = unsupported.into_iter().flatten().next() {
+            return Err(LoadError::Unsupported {
+                field: format!("{field}.{setting}"),
+                reason: format!(
+                    "a {kind} toolset has no tools of its own; set it on the toolsets behind it"
+                ),
+            });
+        }
+        let mut inner = Vec::new();
+        for wrapped in names {
+            let toolset = named
+                .get(wrapped)
+                .ok_or_else(|| LoadError::UnknownToolset {
+                    field: format!("{field}.toolsets"),
+                    toolset: wrapped.clone(),
+                })?;
+            hidden.insert(wrapped.clone());
+            inner.push(toolset.clone());
+        }
+        let toolset: DynToolset = if let ToolsetSpec::Search(search) = spec {
+            let known: BTreeSet<String> = inner
+                .iter()
+                .flat_map(|t| t.get_tools())
+                .map(|t| t.name().to_string())
+                .collect();
+            for tool in &search.preload {
+                if !known.contains(tool) {
+                    return Err(LoadError::UnknownTool {
+                        field: format!("{field}.preload"),
+                        tool: tool.clone(),
+                        help: format!("preload one of: {}", join(&known)),
+                    });
+                }
+            }
+            preload.extend(search.preload.iter().cloned());
+            Arc::new(ToolSearchToolset::new(name.clone(), inner))
+        } else {
+            Arc::new(ToolProxyToolset::new(name.clone(), inner))
+        };
+        wrappers.insert(name.clone(), wrap(toolset, &common, &field)?);
+    }
+    let exposed = order
+        .into_iter()
+        .filter(|(name, _)| !hidden.contains(name))
+        .filter_map(|(name, built)| built.or_else(|| wrappers.get(&name).cloned()))
+        .collect();
+    Ok(Built { exposed, preload })
+}
+
+/// A toolset with tools of its own, already gated and prefixed, and its name.
+fn plain(
+    spec: &ToolsetSpec,
+    field: &str,
+    resolve: &ToolResolver,
+) -> Result<(String, DynToolset), LoadError> {
+    let (name, tools, instructions, common) = match spec {
+        ToolsetSpec::Tools(t) => (
+            t.name.clone(),
+            resolve_all(&t.tools, field, resolve)?,
+            Vec::new(),
+            common!(t),
+        ),
+        ToolsetSpec::Filesystem(f) => {
+            let choice = match (&f.tools, f.read_only) {
+                (Some(tools), true) => {
+                    if let Some(write) = tools
+                        .iter()
+                        .find(|t| !READ_ONLY_FILESYSTEM_TOOLS.contains(&t.as_str()))
+                    {
+                        return Err(LoadError::Unsupported {
+                            field: format!("{field}.tools"),
+                            reason: format!(
+                                "`{write}` is not read-only and the toolset has `read_only: true`"
+                            ),
+                        });
+                    }
+                    Some(tools.clone())
+                }
+                (tools, false) => tools.clone(),
+                (None, true) => Some(READ_ONLY_FILESYSTEM_TOOLS.map(str::to_string).to_vec()),
+            };
+            let bundle = filesystem_tools();
+            (
+                f.name.clone().unwrap_or_else(|| bundle.name().to_string()),
+                choose(&bundle, choice.as_deref(), field)?,
+                bundle.get_instructions(),
+                common!(f),
+            )
+        }
+        ToolsetSpec::Shell(b) | ToolsetSpec::UserInput(b) => {
+            let bundle = if matches!(spec, ToolsetSpec::Shell(_)) {
+                shell_tools()
+            } else {
+                user_input_tools()
+            };
+            (
+                b.name.clone().unwrap_or_else(|| bundle.name().to_string()),
+                choose(&bundle, b.tools.as_deref(), field)?,
+                bundle.get_instructions(),
+                common!(b),
+            )
+        }
+        ToolsetSpec::Deferred(d) => {
+            let deferred = resolve_all(&d.tools, field, resolve)?.into_iter().fold(
+                DeferredToolset::new(d.name.clone()),
+                DeferredToolset::with_tool,
+            );
+            (
+                d.name.clone(),
+                starweaver_core::tools::Toolset::get_tools(&deferred),
+                Vec::new(),
+                common!(d),
+            )
+        }
+        ToolsetSpec::Proxy(_) | ToolsetSpec::Search(_) => {
+            // `build` handles these after the toolsets they wrap.
+            return Err(LoadError::Unsupported {
+                field: field.to_string(),
+                reason: "a proxy or search cannot wrap another proxy or search".to_string(),
+            });
+        }
+    };
+    let mut toolset = StaticToolset::new(name.clone()).with_tools(tools);
+    for instruction in instructions {
+        toolset = toolset.with_instruction(instruction);
+    }
+    if let Some(text) = common.instructions {
+        toolset = toolset.with_instruction(ToolInstruction::new(name.clone(), text));
+    }
+    if let Some(ms) = common.timeout_ms {
+        toolset = toolset.with_timeout_ms(ms);
+    }
+    if let Some(retries) = common.max_retries {
+        toolset = toolset.with_max_retries(retries);
+    }
+    let wrapped = wrap(Arc::new(toolset), &common, field)?;
+    Ok((name, wrapped))
+}
+
+/// Approval gate first (it names tools as the toolset knows them), then the prefix.
+fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<DynToolset, LoadError> {
+    let gated: DynToolset = match common.approval {
+        ApprovalRequired::All(false) => toolset,
+        ApprovalRequired::Tools(names) if names.is_empty() => toolset,
+        ApprovalRequired::All(true) => Arc::new(ApprovalRequiredToolset::new(toolset)),
+        ApprovalRequired::Tools(names) => {
+            let gate = ApprovalRequiredToolset::new(toolset.clone()).with_tools(names.clone());
+            if let Some(unknown) = gate.unknown_tools().into_iter().next() {
+                return Err(LoadError::UnknownTool {
+                    field: format!("{field}.approval_required"),
+                    tool: unknown,
+                    help: format!("the toolset has: {}", join(&names_of(&toolset))),
+                });
+            }
+            Arc::new(gate)
+        }
+    };
+    Ok(match common.prefix {
+        Some(prefix) => Arc::new(PrefixedToolset::new(prefix, gated)),
+        None => gated,
+    })
+}
+
+/// The bundle's tools `choice` names (all when `None`), in the bundle's order.
+fn choose(
+    bundle: &DynToolset,
+    choice: Option<&[String]>,
+    field: &str,
+) -> Result<Vec<DynTool>, LoadError> {
+    let tools = bundle.get_tools();
+    let Some(choice) = choice else {
+        return Ok(tools);
+    };
+    let known = names_of(bundle);
+    if let Some(unknown) = choice.iter().find(|name| !known.contains(*name)) {
+        return Err(LoadError::UnknownTool {
+            field: format!("{field}.tools"),
+            tool: unknown.clone(),
+            help: format!("the `{}` bundle has: {}", bundle.name(), join(&known)),
+        });
+    }
+    Ok(tools
+        .into_iter()
+        .filter(|tool| choice.iter().any(|name| name == tool.name()))
+        .collect())
+}
+
+/// Code tools by name, through the host's resolver.
+fn resolve_all(
+    names: &[String],
+    field: &str,
+    resolve: &ToolResolver,
+) -> Result<Vec<DynTool>, LoadError> {
+    names
+        .iter()
+        .map(|name| {
+            resolve(name).ok_or_else(|| LoadError::UnknownTool {
+                field: format!("{field}.tools"),
+                tool: name.clone(),
+                help: "register it in code (`starweaver_core::catalog::register`) or give the loader a resolver that knows it".to_string(),
+            })
+        })
+        .collect()
+}
+
+fn names_of(toolset: &DynToolset) -> BTreeSet<String> {
+    toolset
+        .get_tools()
+        .iter()
+        .map(|tool| tool.name().to_string())
+        .collect()
+}
+
+fn join(names: &BTreeSet<String>) -> String {
+    names.iter().cloned().collect::<Vec<_>>().join(", ")
+}
