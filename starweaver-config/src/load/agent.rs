@@ -21,7 +21,7 @@ pub struct LoadedAgent {
     pub session: AgentSession,
     /// The instructions after template rendering.
     pub instructions: Option<String>,
-    /// Names of the tools the agent exposes directly, sorted.
+    /// Names of the tools the first model request offers (before any run state), sorted.
     pub tool_names: Vec<String>,
 }
 
@@ -43,8 +43,11 @@ impl std::fmt::Debug for LoadedAgent {
 /// render, an environment that cannot be opened, unknown tools or toolsets, settings that need
 /// a missing section, and settings the runtime cannot honour (`runtime.max_tokens`).
 pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAgent, LoadError> {
-    let mut builder = AgentBuilder::new(model(&manifest.model)?)
-        .model_settings(settings(&manifest.model.settings)?);
+    let chosen = match &options.model {
+        Some(given) => given.clone(),
+        None => model(&manifest.model)?,
+    };
+    let mut builder = AgentBuilder::new(chosen).model_settings(settings(&manifest.model.settings)?);
     let instructions = render(manifest, &options.vars)?;
     if let Some(text) = &instructions {
         builder = builder.instructions(text.clone());
@@ -54,8 +57,7 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
     for toolset in &built.exposed {
         registry.insert_toolset(toolset);
     }
-    let tool_names = registry.names();
-    builder = builder.tool_registry(registry);
+    builder = builder.tool_registry(registry.clone());
     let (policy, tool_config) = runtime(manifest.runtime.as_ref())?;
     builder = builder.runtime_policy(policy).tool_config(tool_config);
 
@@ -101,6 +103,11 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
             .context_mut()
             .record_tool_search_loaded(built.preload, Vec::<String>::new());
     }
+    let tool_names = registry
+        .definitions_for_context(session.context())
+        .into_iter()
+        .map(|definition| definition.name)
+        .collect();
     Ok(LoadedAgent {
         agent,
         session,

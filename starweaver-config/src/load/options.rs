@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use starweaver_core::model::DynModel;
 use starweaver_core::tools::DynTool;
 
 /// Finds a code tool by name for `tools` and `deferred` toolsets; the catalog by default.
@@ -20,6 +21,9 @@ pub struct LoadOptions {
     pub vars: BTreeMap<String, String>,
     /// Resolves tool names of `tools` and `deferred` toolsets.
     pub tools: ToolResolver,
+    /// A model to use instead of the one `model.id` names (a host's own client, or a
+    /// scripted model in tests); `model.id` is then not resolved.
+    pub model: Option<DynModel>,
 }
 
 impl fmt::Debug for LoadOptions {
@@ -27,6 +31,10 @@ impl fmt::Debug for LoadOptions {
         f.debug_struct("LoadOptions")
             .field("base_dir", &self.base_dir)
             .field("vars", &self.vars)
+            .field(
+                "model",
+                &self.model.as_ref().map(|model| model.name().to_string()),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -37,6 +45,7 @@ impl Default for LoadOptions {
             base_dir: PathBuf::from("."),
             vars: BTreeMap::new(),
             tools: Arc::new(starweaver_core::catalog::get),
+            model: None,
         }
     }
 }
@@ -76,6 +85,13 @@ impl LoadOptions {
         resolver: impl Fn(&str) -> Option<DynTool> + Send + Sync + 'static,
     ) -> Self {
         self.tools = Arc::new(resolver);
+        self
+    }
+
+    /// Uses `model` instead of resolving `model.id`.
+    #[must_use]
+    pub fn with_model(mut self, model: DynModel) -> Self {
+        self.model = Some(model);
         self
     }
 }

@@ -1,0 +1,236 @@
+//! Loading manifests into agents and running them on the embedded test model.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use starweaver_config::diagnostics::Rule;
+use starweaver_config::load::{load, read, LoadError, LoadOptions};
+use starweaver_core::model::{ModelResponse, TestModel, ToolCallPart};
+use starweaver_core::tools::{typed_tool, DynTool, ToolContext, ToolResult};
+
+#[derive(Deserialize, JsonSchema)]
+struct Term {
+    /// The word to look up.
+    #[allow(dead_code)]
+    term: String,
+}
+
+fn test_tool(name: &str) -> DynTool {
+    let answer = format!("{name} answered");
+    std::sync::Arc::new(typed_tool::<Term, _, _>(
+        name.to_string(),
+        Some(format!("Test tool {name}.")),
+        move |_ctx: ToolContext, _args: Term| {
+            let answer = answer.clone();
+            async move { Ok(ToolResult::new(json!(answer))) }
+        },
+    ))
+}
+
+fn options(dir: &std::path::Path) -> LoadOptions {
+    LoadOptions::new(dir).with_tools(|name| {
+        ["lookup", "render_video"]
+            .contains(&name)
+            .then(|| test_tool(name))
+    })
+}
+
+fn messages_json(result: &starweaver_core::agent::AgentRunResult) -> String {
+    serde_json::to_string(&result.messages).unwrap()
+}
+
+/// The documented example, without the two toolsets that pause a run (user input, deferred).
+const FULL: &str = r"
+version: 1
+name: repo-helper
+description: Answers questions about this repository.
+model:
+  id: test
+  settings: { temperature: 0.2, max_tokens: 2048 }
+vars:
+  audience: developers
+instructions: |
+  You help {{ vars.audience }} with {{ name }}.
+environment:
+  type: local
+  root: .
+shell:
+  allow_execute: true
+  allowed_programs: [git, cargo]
+  timeout_ms: 30000
+  max_output_bytes: 1048576
+  max_concurrent_processes: 4
+toolsets:
+  - type: tools
+    name: glossary
+    tools: [lookup]
+    instructions: Prefer exact lookup before answering.
+    timeout_ms: 5000
+    max_retries: 2
+    prefix: null
+    approval_required: []
+  - type: filesystem
+    read_only: true
+  - type: shell
+  - type: proxy
+    name: workspace
+    toolsets: [glossary]
+skills:
+  scopes: [{ path: ., source: workspace }]
+runtime:
+  tool_execution: parallel
+  unavailable_tools: skip
+  timeout_ms: 60000
+  max_retries: 3
+  max_steps: 20
+";
+
+#[tokio::test]
+async fn the_full_example_loads_and_runs_to_its_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("README.md"), "hello").unwrap();
+    let manifest = read(FULL.as_bytes()).unwrap();
+    let mut loaded = load(&manifest, &options(dir.path())).await.unwrap();
+    assert_eq!(
+        loaded.instructions.as_deref(),
+        Some("You help developers with repo-helper.")
+    );
+    // The glossary sits behind the proxy only.
+    assert!(!loaded.tool_names.contains(&"lookup".to_string()));
+    assert!(loaded.tool_names.contains(&"read_file".to_string()));
+    assert!(!loaded.tool_names.contains(&"write_file".to_string()));
+    assert!(loaded.tool_names.contains(&"shell_exec".to_string()));
+    let result = loaded.session.run("What is this?").await.unwrap();
+    assert!(!result.is_waiting());
+    assert!(!result.output.is_empty());
+    let sent = messages_json(&result);
+    assert!(sent.contains("call_tool"), "{sent}");
+}
+
+/// Calls `shell_exec` with `echo loaded-ok`, then answers.
+fn echo_model() -> std::sync::Arc<TestModel> {
+    std::sync::Arc::new(TestModel::scripted([
+        ModelResponse::tool_calls([ToolCallPart::new(
+            "call-1",
+            "shell_exec",
+            json!({"command": "echo loaded-ok"}),
+        )]),
+        ModelResponse::text("done"),
+    ]))
+}
+
+const VIRTUAL_SHELL: &str = "version: 1\nname: v\nmodel: {id: test}\nenvironment: {type: virtual}\nshell: {allow_execute: true}\ntoolsets: [{type: shell, tools: [shell_exec]}]\n";
+
+#[tokio::test]
+async fn a_shell_toolset_on_a_virtual_environment_runs_shell_exec() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = read(VIRTUAL_SHELL.as_bytes()).unwrap();
+    let mut loaded = load(&manifest, &options(dir.path()).with_model(echo_model()))
+        .await
+        .unwrap();
+    assert_eq!(loaded.tool_names, ["shell_exec"]);
+    let result = loaded.session.run("run something").await.unwrap();
+    let sent = messages_json(&result);
+    assert!(sent.contains("loaded-ok"), "{sent}");
+    assert!(!sent.contains("execution_disabled"), "{sent}");
+}
+
+#[tokio::test]
+async fn without_a_shell_section_commands_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = VIRTUAL_SHELL.replace("shell: {allow_execute: true}\n", "");
+    let manifest = read(text.as_bytes()).unwrap();
+    let mut loaded = load(&manifest, &options(dir.path()).with_model(echo_model()))
+        .await
+        .unwrap();
+    let result = loaded.session.run("run something").await.unwrap();
+    let sent = messages_json(&result);
+    assert!(sent.contains("execution_disabled"), "{sent}");
+}
+
+#[tokio::test]
+async fn proxied_and_searched_toolsets_are_not_exposed_directly() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "version: 1\nname: p\nmodel: {id: test}\ntoolsets:\n  - {type: tools, name: glossary, tools: [lookup]}\n  - {type: tools, name: media, tools: [render_video]}\n  - {type: proxy, name: workspace, toolsets: [glossary]}\n  - {type: search, name: docs, toolsets: [media]}\n";
+    let manifest = read(text.as_bytes()).unwrap();
+    let loaded = load(&manifest, &options(dir.path())).await.unwrap();
+    for hidden in ["lookup", "render_video"] {
+        assert!(!loaded.tool_names.contains(&hidden.to_string()), "{hidden}");
+    }
+    assert!(loaded.tool_names.contains(&"call_tool".to_string()));
+    let model = std::sync::Arc::new(TestModel::auto());
+    let mut run = load(&manifest, &options(dir.path()).with_model(model.clone()))
+        .await
+        .unwrap();
+    run.session.run("look").await.unwrap();
+    let offered: Vec<String> = model.requests()[0]
+        .parameters
+        .tools
+        .iter()
+        .map(|tool| tool.name.clone())
+        .collect();
+    assert!(offered.contains(&"call_tool".to_string()), "{offered:?}");
+    for hidden in ["lookup", "render_video"] {
+        assert!(!offered.contains(&hidden.to_string()), "{offered:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_deferred_toolset_makes_the_run_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "version: 1\nname: d\nmodel: {id: test}\ntoolsets: [{type: deferred, name: jobs, tools: [render_video]}]\n";
+    let manifest = read(text.as_bytes()).unwrap();
+    let mut loaded = load(&manifest, &options(dir.path())).await.unwrap();
+    let result = loaded.session.run("render").await.unwrap();
+    assert!(result.is_waiting());
+    assert_eq!(result.pending[0].tool_name, "render_video");
+}
+
+#[tokio::test]
+async fn vars_are_overridden_by_the_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "version: 1\nname: scout\nmodel: {id: test}\nvars: {audience: developers}\ninstructions: 'For {{ vars.audience }} ({{ name }})'\n";
+    let manifest = read(text.as_bytes()).unwrap();
+    let loaded = load(
+        &manifest,
+        &options(dir.path()).with_var("audience", "writers"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(loaded.instructions.as_deref(), Some("For writers (scout)"));
+    let unknown = "version: 1\nname: scout\nmodel: {id: test}\ninstructions: '{{ vars.nope }}'\n";
+    let error = load(&read(unknown.as_bytes()).unwrap(), &options(dir.path()))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, LoadError::Template { .. }), "{error}");
+}
+
+#[test]
+fn reading_rejects_what_the_checker_rejects() {
+    let found = read(b"version: 1\nnme: scout\nmodel: {id: test}\n").unwrap_err();
+    assert!(found.iter().any(|d| d.rule == Rule::UnknownField));
+    let typed = read(b"version: 1\nname: 42\nmodel: {id: test}\n").unwrap_err();
+    assert!(
+        typed.iter().any(|d| d.rule == Rule::InvalidValue),
+        "{typed:?}"
+    );
+    assert!(read(b"version: [\n").is_err());
+}
+
+#[tokio::test]
+async fn settings_the_runtime_cannot_honour_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, field) in [
+        ("version: 1\nname: a\nmodel: {id: 'openai:gpt'}\n", "openai:gpt"),
+        ("version: 1\nname: a\nmodel: {id: test}\nruntime: {max_tokens: 10}\n", "runtime.max_tokens"),
+        ("version: 1\nname: a\nmodel: {id: test}\nshell: {allow_execute: true}\n", "shell"),
+        ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [nope]}]\n", "nope"),
+        ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: proxy, name: p, toolsets: [ghost]}]\n", "ghost"),
+    ] {
+        let error = load(&read(text.as_bytes()).unwrap(), &options(dir.path()))
+            .await
+            .unwrap_err();
+        assert!(error.to_string().contains(field), "{error}");
+    }
+}
