@@ -234,3 +234,58 @@ async fn settings_the_runtime_cannot_honour_are_refused_by_name() {
         assert!(error.to_string().contains(field), "{error}");
     }
 }
+
+#[tokio::test]
+async fn approval_gates_prefixes_and_read_only_choices_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: virtual}\ntoolsets:\n  - {type: tools, name: g, tools: [lookup], prefix: kb, approval_required: true}\n  - {type: filesystem, read_only: true}\n";
+    let mut loaded = load(&read(text.as_bytes()).unwrap(), &options(dir.path()))
+        .await
+        .unwrap();
+    assert_eq!(
+        loaded.tool_names,
+        ["glob", "grep", "kb_lookup", "ls", "read_file"]
+    );
+    let result = loaded.session.run("look").await.unwrap();
+    assert!(result.is_waiting());
+    assert!(result.pending.iter().any(|p| p.tool_name == "kb_lookup"));
+}
+
+#[tokio::test]
+async fn search_preloads_are_offered_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "version: 1\nname: a\nmodel: {id: test}\ntoolsets:\n  - {type: tools, name: media, tools: [render_video]}\n  - {type: search, name: docs, toolsets: [media], preload: [render_video]}\n";
+    let loaded = load(&read(text.as_bytes()).unwrap(), &options(dir.path()))
+        .await
+        .unwrap();
+    assert!(loaded.tool_names.contains(&"render_video".to_string()));
+    let bad = text.replace("preload: [render_video]", "preload: [nope]");
+    let error = load(&read(bad.as_bytes()).unwrap(), &options(dir.path()))
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("toolsets[1].preload"), "{error}");
+}
+
+#[tokio::test]
+async fn a_missing_local_root_names_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let text =
+        "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: local, root: missing}\n";
+    let error = load(&read(text.as_bytes()).unwrap(), &options(dir.path()))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, LoadError::Environment { .. }), "{error}");
+    assert!(error.to_string().contains("missing"), "{error}");
+}
+
+#[test]
+fn warnings_come_back_with_an_accepted_manifest() {
+    let (manifest, warnings) = starweaver_config::load::read_with_warnings(
+        b"version: 1\nname: a\nmodel: {id: test}\nshell: {allow_execute: true}\n",
+    )
+    .unwrap();
+    assert_eq!(manifest.name, "a");
+    assert!(warnings
+        .iter()
+        .all(|d| d.severity == starweaver_config::diagnostics::Severity::Warning));
+}

@@ -46,3 +46,32 @@ pub fn to_json(node: &Node) -> Result<Json, Diagnostic> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use crate::yaml::parse;
+
+    fn convert(text: &str) -> Result<Json, Diagnostic> {
+        to_json(&parse(text.as_bytes()).unwrap().root)
+    }
+
+    #[test]
+    fn values_keep_the_type_they_were_written_with() {
+        let json = convert("a: 42\nb: '42'\nc: yes\nd: true\ne: ~\nf: [1.5]\n").unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"a": 42, "b": "42", "c": "yes", "d": true, "e": null, "f": [1.5]})
+        );
+    }
+
+    #[test]
+    fn what_json_cannot_hold_is_an_invalid_value() {
+        for text in ["a: .inf\n", "? [1]\n: x\n", "1: x\n"] {
+            let found = convert(text).unwrap_err();
+            assert_eq!(found.rule, Rule::InvalidValue, "{text}");
+        }
+    }
+}

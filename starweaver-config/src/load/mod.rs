@@ -18,5 +18,5 @@ pub use environment::policy as shell_policy;
 pub use error::LoadError;
 pub use json::to_json;
 pub use options::{LoadOptions, ToolResolver};
-pub use read::read;
+pub use read::{read, read_with_warnings};
 pub use toolsets::READ_ONLY_FILESYSTEM_TOOLS;

@@ -15,6 +15,15 @@ use super::json::to_json;
 /// # Errors
 /// The checker's diagnostics when one is an error, or the single safety-net diagnostic.
 pub fn read(bytes: &[u8]) -> Result<Manifest, Vec<Diagnostic>> {
+    read_with_warnings(bytes).map(|(manifest, _)| manifest)
+}
+
+/// Like [`read`], but also returns the checker's warnings for a manifest it accepts, so a host
+/// can show them before running the agent.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_with_warnings(bytes: &[u8]) -> Result<(Manifest, Vec<Diagnostic>), Vec<Diagnostic>> {
     let found = check_bytes(bytes);
     if found.iter().any(|d| d.severity == Severity::Error) {
         return Err(found);
@@ -34,12 +43,13 @@ pub fn read(bytes: &[u8]) -> Result<Manifest, Vec<Diagnostic>> {
         }
     };
     let json = to_json(&document.root).map_err(|d| vec![d])?;
-    serde_json::from_value(json).map_err(|error| {
+    let manifest = serde_json::from_value(json).map_err(|error| {
         vec![Diagnostic::error(
             Rule::InvalidValue,
             document.root.span,
             format!("the manifest does not match the format: {error}"),
         )
         .with_help("fix the value named above; `starweaver check` shows the format's rules")]
-    })
+    })?;
+    Ok((manifest, found))
 }
