@@ -225,6 +225,13 @@ async fn settings_the_runtime_cannot_honour_are_refused_by_name() {
         ("version: 1\nname: a\nmodel: {id: 'openai:gpt'}\n", "openai:gpt"),
         ("version: 1\nname: a\nmodel: {id: test}\nruntime: {max_tokens: 10}\n", "runtime.max_tokens"),
         ("version: 1\nname: a\nmodel: {id: test}\nshell: {allow_execute: true}\n", "shell"),
+        ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: user_input}, {type: filesystem}]\n", "toolsets[1]"),
+        ("version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: virtual, root: x}\n", "environment.root"),
+        ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [lookup]}, {type: proxy, name: p, toolsets: [g], timeout_ms: 5}]\n", "toolsets[1].timeout_ms"),
+        ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [lookup]}, {type: tools, name: g, tools: [lookup]}]\n", "toolsets[1]"),
+        ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: shell, tools: [shell_run]}]\nenvironment: {type: virtual}\n", "shell_run"),
+        ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [lookup], approval_required: [lokup]}]\n", "lokup"),
+        ("version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: virtual}\ntoolsets: [{type: filesystem, read_only: true, tools: [write_file]}]\n", "write_file"),
         ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [nope]}]\n", "nope"),
         ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: proxy, name: p, toolsets: [ghost]}]\n", "ghost"),
     ] {

@@ -10,7 +10,7 @@ use super::model::{model, settings};
 use super::runtime::runtime;
 use super::toolsets::build;
 use super::{LoadError, LoadOptions};
-use crate::manifest::Manifest;
+use crate::manifest::{Manifest, ToolsetSpec};
 
 /// What loading produced: the agent, a session with the environment attached, and what the
 /// model will be offered (for hosts and tests to show or check).
@@ -71,6 +71,14 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
         None => {
             if manifest.shell.is_some() {
                 return Err(missing("shell"));
+            }
+            // Filesystem and shell tools act only on an environment; without one they would
+            // be left out of every request.
+            let needs = manifest.toolsets.iter().position(|spec| {
+                matches!(spec, ToolsetSpec::Filesystem(_) | ToolsetSpec::Shell(_))
+            });
+            if let Some(index) = needs {
+                return Err(missing(&format!("toolsets[{index}]")));
             }
             None
         }
