@@ -21,6 +21,14 @@ pub enum LoadError {
         /// Why it cannot be honoured.
         reason: String,
     },
+    /// A value of the right YAML type that the runtime cannot use.
+    #[error("{field}: expected {expected}; fix the value")]
+    InvalidValue {
+        /// Where (`model.settings.temperature`).
+        field: String,
+        /// What it must be.
+        expected: String,
+    },
     /// `instructions` is not a valid template or does not render.
     #[error("instructions: {message}; check the template syntax and the names it uses (`vars.NAME`, `name`)")]
     Template {

@@ -35,9 +35,9 @@ pub(super) fn settings(
     settings: &BTreeMap<String, serde_json::Value>,
 ) -> Result<ModelSettings, LoadError> {
     let mut out = ModelSettings::default();
-    let bad = |key: &str, want: &str| LoadError::Unsupported {
+    let bad = |key: &str, want: &str| LoadError::InvalidValue {
         field: format!("model.settings.{key}"),
-        reason: format!("expected {want}"),
+        expected: want.to_string(),
     };
     for (key, value) in settings {
         match key.as_str() {
@@ -65,4 +65,28 @@ pub(super) fn settings(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn known_settings_are_typed_and_the_rest_pass_through() {
+        let given: BTreeMap<String, serde_json::Value> = serde_json::from_value(
+            serde_json::json!({"temperature": 0.2, "max_tokens": 10, "stop": "END", "seed": 7}),
+        )
+        .unwrap();
+        let out = settings(&given).unwrap();
+        assert_eq!(out.temperature, Some(0.2));
+        assert_eq!(out.max_tokens, Some(10));
+        assert_eq!(out.stop, ["END"]);
+        assert_eq!(out.extra["seed"], 7);
+        let bad: BTreeMap<String, serde_json::Value> =
+            serde_json::from_value(serde_json::json!({"top_p": "high"})).unwrap();
+        let error = settings(&bad).unwrap_err().to_string();
+        assert!(error.contains("model.settings.top_p"), "{error}");
+    }
 }
