@@ -296,3 +296,19 @@ fn warnings_come_back_with_an_accepted_manifest() {
         .iter()
         .all(|d| d.severity == starweaver_config::diagnostics::Severity::Warning));
 }
+
+#[tokio::test]
+async fn the_pausing_toolsets_of_the_example_load_and_the_run_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = FULL.replace(
+        "  - type: proxy\n",
+        "  - type: user_input\n  - type: search\n    name: docs\n    toolsets: [glossary]\n    preload: []\n  - type: deferred\n    name: jobs\n    tools: [render_video]\n  - type: proxy\n",
+    );
+    let mut loaded = load(&read(text.as_bytes()).unwrap(), &options(dir.path()))
+        .await
+        .unwrap();
+    assert!(loaded.tool_names.contains(&"ask_user_question".to_string()));
+    assert!(loaded.tool_names.contains(&"render_video".to_string()));
+    let result = loaded.session.run("help").await.unwrap();
+    assert!(result.is_waiting());
+}
