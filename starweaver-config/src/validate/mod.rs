@@ -17,11 +17,13 @@
 //! ```
 
 mod choice;
+mod context;
 mod kinds;
 mod object;
 mod path;
 mod range;
 mod schema;
+mod semantic;
 mod structure;
 mod suggest;
 mod syntax;
@@ -31,6 +33,7 @@ mod variants;
 mod version;
 mod walk;
 
+pub use context::CheckContext;
 pub use structure::structure;
 
 use crate::diagnostics::Diagnostic;
@@ -43,8 +46,19 @@ use crate::yaml;
 /// break can be trusted.
 #[must_use]
 pub fn check_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
-    match yaml::parse(bytes) {
-        Ok(document) => structure(&document),
-        Err(error) => vec![syntax::diagnostic(&error)],
-    }
+    check(bytes, &CheckContext::default())
+}
+
+/// Checks a manifest file's bytes with extra knowledge (a tool catalog, the manifest's folder):
+/// the structure pass, then the semantic rules, in source order.
+#[must_use]
+pub fn check(bytes: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
+    let document = match yaml::parse(bytes) {
+        Ok(document) => document,
+        Err(error) => return vec![syntax::diagnostic(&error)],
+    };
+    let mut found = structure(&document);
+    found.extend(semantic::semantic(&document, bytes, context));
+    found.sort_by_key(|diagnostic| diagnostic.span.start);
+    found
 }

@@ -10,7 +10,30 @@ fn check(text: &str) -> Vec<Diagnostic> {
 
 #[test]
 fn the_documented_manifest_has_no_problems() {
-    assert_eq!(check(FULL), []);
+    let context = CheckContext::new().with_catalog(["lookup", "render_video"]);
+    assert_eq!(super::check(FULL.as_bytes(), &context), []);
+    let unverified = check(FULL);
+    assert_eq!(unverified.len(), 1, "{unverified:?}");
+    assert_eq!(unverified[0].rule, Rule::UnknownTool);
+    assert_eq!(unverified[0].severity, Severity::Warning);
+}
+
+#[test]
+fn catalog_files_give_the_known_tool_names() {
+    let context = CheckContext::new()
+        .with_catalog_json(r#"{"version": 1, "tools": [{"name": "lookup"}], "conflicts": []}"#)
+        .unwrap();
+    assert!(context.catalog().unwrap().contains("lookup"));
+    assert!(CheckContext::new().with_catalog_json("[]").is_err());
+    assert!(CheckContext::new()
+        .with_catalog_json(r#"{"tools": [{"id": 1}]}"#)
+        .is_err());
+    let found = super::check(
+        b"version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [lokup]}]\n",
+        &context,
+    );
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].help.as_deref(), Some("did you mean `lookup`?"));
 }
 
 #[test]

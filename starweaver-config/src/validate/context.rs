@@ -1,0 +1,76 @@
+//! What the checker may know beyond the file itself: which code tools exist and where the
+//! manifest lives, so checks that need them run only when the caller can supply them.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Extra knowledge for [`super::check`]. The default knows nothing: code-tool names are not
+/// verified (one warning says so) and skill folders are not looked up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckContext {
+    catalog: Option<BTreeSet<String>>,
+    base_dir: Option<PathBuf>,
+}
+
+impl CheckContext {
+    /// A context that knows nothing beyond the file.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Verifies code-tool names against these names (for example
+    /// `starweaver_core::catalog::names()`).
+    #[must_use]
+    pub fn with_catalog<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.catalog = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Verifies code-tool names against a catalog file's `tools[].name` entries.
+    ///
+    /// # Errors
+    /// When the text is not JSON or has no `tools` list of objects with a string `name`, with a
+    /// message that says which.
+    pub fn with_catalog_json(self, json: &str) -> Result<Self, String> {
+        let value: serde_json::Value = serde_json::from_str(json)
+            .map_err(|error| format!("the catalog is not JSON: {error}"))?;
+        let tools = value
+            .get("tools")
+            .and_then(serde_json::Value::as_array)
+            .ok_or("the catalog has no `tools` list")?;
+        let names = tools
+            .iter()
+            .map(|tool| {
+                tool.get("name")
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned)
+                    .ok_or_else(|| "a catalog tool has no string `name`".to_owned())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.with_catalog(names))
+    }
+
+    /// Looks skill scope folders up relative to `dir` (the manifest's folder).
+    #[must_use]
+    pub fn with_base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.base_dir = Some(dir.into());
+        self
+    }
+
+    /// The known code-tool names, when a catalog was given.
+    #[must_use]
+    pub const fn catalog(&self) -> Option<&BTreeSet<String>> {
+        self.catalog.as_ref()
+    }
+
+    /// The folder skill scopes are relative to, when known.
+    #[must_use]
+    pub fn base_dir(&self) -> Option<&Path> {
+        self.base_dir.as_deref()
+    }
+}
