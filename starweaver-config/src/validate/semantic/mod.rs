@@ -6,6 +6,8 @@
 mod duplicate;
 mod model;
 mod references;
+mod shell;
+mod skills;
 mod toolsets;
 
 use super::CheckContext;
@@ -24,5 +26,7 @@ pub(super) fn semantic(
     found.extend(model::check(root));
     found.extend(duplicate::check(&entries));
     found.extend(references::check(&entries, context));
+    found.extend(shell::check(root, &entries));
+    found.extend(skills::check(root, context));
     found
 }
