@@ -8,6 +8,7 @@ mod model;
 mod references;
 mod shell;
 mod skills;
+mod template;
 mod toolsets;
 
 use super::CheckContext;
@@ -17,7 +18,7 @@ use crate::yaml::Document;
 /// Every semantic diagnostic of the document, in no particular order.
 pub(super) fn semantic(
     document: &Document,
-    _source: &[u8],
+    source: &[u8],
     context: &CheckContext,
 ) -> Vec<Diagnostic> {
     let root = &document.root;
@@ -28,5 +29,6 @@ pub(super) fn semantic(
     found.extend(references::check(&entries, context));
     found.extend(shell::check(root, &entries));
     found.extend(skills::check(root, context));
+    found.extend(template::check(root, source));
     found
 }
