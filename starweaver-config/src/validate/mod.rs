@@ -16,6 +16,7 @@
 //! assert_eq!(found[0].help.as_deref(), Some("did you mean `name`?"));
 //! ```
 
+mod allow;
 mod choice;
 mod context;
 mod kinds;
@@ -50,7 +51,8 @@ pub fn check_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
 }
 
 /// Checks a manifest file's bytes with extra knowledge (a tool catalog, the manifest's folder):
-/// the structure pass, then the semantic rules, in source order.
+/// the structure pass, then the semantic rules, less what allow markers
+/// (`# starweaver-check: allow(RULE)` on the line before a node) silence, in source order.
 #[must_use]
 pub fn check(bytes: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
     let document = match yaml::parse(bytes) {
@@ -59,6 +61,5 @@ pub fn check(bytes: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
     };
     let mut found = structure(&document);
     found.extend(semantic::semantic(&document, bytes, context));
-    found.sort_by_key(|diagnostic| diagnostic.span.start);
-    found
+    allow::apply(&document, found)
 }
