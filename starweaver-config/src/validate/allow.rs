@@ -13,6 +13,8 @@ const PREFIX: &str = "starweaver-check:";
 /// that allowed nothing (or that names no rule).
 pub(super) fn apply(document: &Document, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut kept = diagnostics;
+    kept.sort_by_key(|diagnostic| diagnostic.span.start);
+    let mut silenced = vec![false; kept.len()];
     let mut extra = Vec::new();
     for comment in document.comments.iter().filter(|comment| comment.own_line) {
         let Some(names) = marker(&comment.text) else {
@@ -32,9 +34,17 @@ pub(super) fn apply(document: &Document, diagnostics: Vec<Diagnostic>) -> Vec<Di
                 );
                 continue;
             };
-            let before = kept.len();
-            kept.retain(|d| !(d.rule == rule && d.span.start >= start && d.span.start <= end));
-            if kept.len() == before {
+            // Diagnostics are sorted by start, so the node's are one run.
+            let first = kept.partition_point(|d| d.span.start < start);
+            let last = kept.partition_point(|d| d.span.start <= end);
+            let mut any = false;
+            for index in first..last.max(first) {
+                if kept[index].rule == rule {
+                    silenced[index] = true;
+                    any = true;
+                }
+            }
+            if !any {
                 extra.push(
                     Diagnostic::warning(
                         rule,
@@ -48,6 +58,8 @@ pub(super) fn apply(document: &Document, diagnostics: Vec<Diagnostic>) -> Vec<Di
             }
         }
     }
+    let mut flags = silenced.into_iter();
+    kept.retain(|_| !flags.next().unwrap_or(false));
     kept.extend(extra);
     kept.sort_by_key(|diagnostic| diagnostic.span.start);
     kept

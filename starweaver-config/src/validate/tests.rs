@@ -179,3 +179,30 @@ fn a_huge_wrong_value_is_cut_short_in_the_message() {
     assert!(found[0].message.len() < 200, "{}", found[0].message);
     assert!(found[0].help.is_none());
 }
+
+/// Thousands of toolsets, references, markers and template variables: every check stays
+/// proportional to the file (a quadratic one would make this test crawl).
+#[test]
+fn large_manifests_get_every_semantic_diagnostic() {
+    use std::fmt::Write as _;
+    let count = 3000;
+    let mut text = String::from("version: 1\nname: big\nmodel: {id: test}\ninstructions: \"");
+    for index in 0..count {
+        let _ = write!(text, "{{{{ vars.v{index} }}}} ");
+    }
+    text.push_str("\"\ntoolsets:\n");
+    for index in 0..count {
+        let _ = writeln!(
+            text,
+            "  # starweaver-check: allow(unknown-toolset)\n  - {{type: proxy, name: p{index}, prefix: p{index}, toolsets: [missing{index}], approval_required: [nope{index}]}}"
+        );
+    }
+    let found = check(&text);
+    let count_of = |rule: Rule| found.iter().filter(|d| d.rule == rule).count();
+    assert_eq!(count_of(Rule::UnknownToolset), 0);
+    assert_eq!(count_of(Rule::UnknownTool), count);
+    assert_eq!(count_of(Rule::UndefinedVariable), 50);
+    assert!(found
+        .iter()
+        .all(|d| d.help.as_ref().is_none_or(|h| h.len() < 2000)));
+}

@@ -2,6 +2,8 @@
 //! `toolsets:`, a bundle's `tools:` choice, code tools against the catalog, `approval_required`
 //! names and `search.preload`.
 
+use std::collections::HashSet;
+
 use super::model::short;
 use super::toolsets::{strings, Entry, Named};
 use super::CheckContext;
@@ -15,13 +17,18 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
         .iter()
         .filter_map(|entry| entry.name.as_ref().map(|name| name.text))
         .collect();
+    let declared: HashSet<&str> = names.iter().copied().collect();
     let mut first_code_tool = None;
+    let known: Vec<&str> = context
+        .catalog()
+        .map(|catalog| catalog.iter().map(String::as_str).collect())
+        .unwrap_or_default();
     for entry in entries {
         if matches!(entry.kind, "proxy" | "search") {
             let own = entry.name.as_ref().map(|name| name.text);
-            let others: Vec<&str> = names.iter().copied().filter(|n| Some(*n) != own).collect();
             for target in strings(entry.node.get("toolsets")) {
-                if !others.contains(&target.text) {
+                // A proxy or search cannot hold itself.
+                if Some(target.text) == own || !declared.contains(target.text) {
                     found.push(
                         Diagnostic::error(
                             Rule::UnknownToolset,
@@ -33,7 +40,7 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
                         )
                         .with_help(suggest::help(
                             target.text,
-                            &others,
+                            &names,
                             "toolset names",
                         )),
                     );
@@ -65,7 +72,6 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
                 first_code_tool = listed.first().map(|tool| tool.span);
             }
             if let Some(catalog) = context.catalog() {
-                let known: Vec<&str> = catalog.iter().map(String::as_str).collect();
                 for tool in listed.iter().filter(|tool| !catalog.contains(tool.text)) {
                     found.push(unknown_tool(
                         tool,
@@ -95,17 +101,27 @@ fn unknown_tool(tool: &Named<'_>, known: &[&str], message: String) -> Diagnostic
         .with_help(suggest::help(tool.text, known, "tools"))
 }
 
-/// `approval_required:` names that are not tools of the entry.
-fn approval(entry: &Entry<'_>) -> Vec<Diagnostic> {
-    let tools: Vec<String> = entry
+/// Every name a tool of `entry` answers to: as listed and after its prefix.
+fn offered(entry: &Entry<'_>) -> HashSet<String> {
+    entry
         .tools()
         .iter()
-        .map(|tool| tool.text.to_owned())
-        .collect();
-    let candidates: Vec<&str> = tools.iter().map(String::as_str).collect();
-    strings(entry.node.get("approval_required"))
+        .flat_map(|tool| [tool.text.to_owned(), entry.final_name(tool.text)])
+        .collect()
+}
+
+/// `approval_required:` names that are not tools of the entry.
+fn approval(entry: &Entry<'_>) -> Vec<Diagnostic> {
+    let names = strings(entry.node.get("approval_required"));
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let tools = entry.tools();
+    let candidates: Vec<&str> = tools.iter().map(|tool| tool.text).collect();
+    let offered = offered(entry);
+    names
         .into_iter()
-        .filter(|name| !entry.offers(name.text))
+        .filter(|name| !offered.contains(name.text))
         .map(|name| {
             unknown_tool(
                 &name,
@@ -121,7 +137,11 @@ fn approval(entry: &Entry<'_>) -> Vec<Diagnostic> {
 
 /// `preload:` names that no searched toolset offers.
 fn preload(search: &Entry<'_>, entries: &[Entry<'_>]) -> Vec<Diagnostic> {
-    let searched: Vec<&str> = strings(search.node.get("toolsets"))
+    let names = strings(search.node.get("preload"));
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let searched: HashSet<&str> = strings(search.node.get("toolsets"))
         .iter()
         .map(|name| name.text)
         .collect();
@@ -131,10 +151,10 @@ fn preload(search: &Entry<'_>, entries: &[Entry<'_>]) -> Vec<Diagnostic> {
             entry
                 .name
                 .as_ref()
-                .is_some_and(|name| searched.contains(&name.text))
+                .is_some_and(|name| searched.contains(name.text))
         })
         .collect();
-    let offered: Vec<String> = targets
+    let finals: Vec<String> = targets
         .iter()
         .flat_map(|entry| {
             entry
@@ -143,10 +163,11 @@ fn preload(search: &Entry<'_>, entries: &[Entry<'_>]) -> Vec<Diagnostic> {
                 .map(|tool| entry.final_name(tool.text))
         })
         .collect();
-    let candidates: Vec<&str> = offered.iter().map(String::as_str).collect();
-    strings(search.node.get("preload"))
+    let candidates: Vec<&str> = finals.iter().map(String::as_str).collect();
+    let offered: HashSet<String> = targets.iter().flat_map(|entry| offered(entry)).collect();
+    names
         .into_iter()
-        .filter(|name| !targets.iter().any(|entry| entry.offers(name.text)))
+        .filter(|name| !offered.contains(name.text))
         .map(|name| {
             unknown_tool(
                 &name,

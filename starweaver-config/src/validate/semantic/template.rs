@@ -1,12 +1,17 @@
 //! `template` and `undefined-variable`: the instructions must parse as a minijinja template, and
 //! may use only `name`, `vars` and the variables declared under `vars:`.
 
+use std::collections::HashSet;
+
 use minijinja::Environment;
 
 use super::model::short;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::validate::suggest;
 use crate::yaml::{Node, Position, ScalarStyle, Span, Value};
+
+/// At most this many undefined variables are reported: each costs a search of the text.
+const MAX_REPORTED: usize = 50;
 
 /// Names every template may use besides `vars.*`.
 const GLOBALS: [&str; 2] = ["name", "vars"];
@@ -53,16 +58,19 @@ pub(super) fn check(root: &Node, source: &[u8]) -> Vec<Diagnostic> {
         .iter()
         .filter_map(|(key, _)| key.as_str())
         .collect();
+    let lookup: HashSet<&str> = declared.iter().copied().collect();
     let mut used: Vec<String> = template.undeclared_variables(true).into_iter().collect();
     used.sort();
     used.into_iter()
-        .filter_map(|variable| undefined(&variable, &declared, &place, text))
+        .filter_map(|variable| undefined(&variable, &lookup, &declared, &place, text))
+        .take(MAX_REPORTED)
         .collect()
 }
 
 /// The diagnostic for one used variable, if it is not defined.
 fn undefined(
     variable: &str,
+    lookup: &HashSet<&str>,
     declared: &[&str],
     place: &Place<'_>,
     text: &str,
@@ -71,20 +79,20 @@ fn undefined(
     let head = parts.next().unwrap_or_default();
     let (shown, help) = if head == "vars" {
         let key = parts.next()?;
-        if declared.contains(&key) {
+        if lookup.contains(key) {
             return None;
         }
         let help = match suggest::closest(key, declared) {
             Some(close) => format!("did you mean `vars.{close}`?"),
-            None => format!("declare it under `vars:` (`{key}: default value`)"),
+            None => format!("declare it under `vars:` (`{}: default value`)", short(key)),
         };
         (format!("vars.{key}"), help)
     } else {
         if GLOBALS.contains(&head) {
             return None;
         }
-        let help = if declared.contains(&head) {
-            format!("variables are under `vars`: write `vars.{head}`")
+        let help = if lookup.contains(head) {
+            format!("variables are under `vars`: write `vars.{}`", short(head))
         } else {
             match suggest::closest(head, &GLOBALS) {
                 Some(close) => format!("did you mean `{close}`?"),

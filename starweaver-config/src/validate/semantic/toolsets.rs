@@ -107,13 +107,6 @@ impl<'a> Entry<'a> {
             None => tool.to_owned(),
         }
     }
-
-    /// Whether `name` is one of the entry's tools, before or after the prefix.
-    pub fn offers(&self, name: &str) -> bool {
-        self.tools()
-            .iter()
-            .any(|tool| tool.text == name || self.final_name(tool.text) == name)
-    }
 }
 
 /// The string items of a sequence, skipping anything else.
