@@ -9,6 +9,8 @@ mod references;
 mod shell;
 mod skills;
 mod template;
+#[cfg(test)]
+mod tests;
 mod toolsets;
 
 use super::CheckContext;
