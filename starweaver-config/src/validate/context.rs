@@ -4,6 +4,23 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+/// Why a catalog file could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CatalogFileError {
+    /// The text is not JSON.
+    #[error("the tool catalog is not JSON: {0}")]
+    Json(String),
+    /// The JSON has no `tools` list.
+    #[error("the tool catalog has no `tools` list; export it again from the program that registers the tools")]
+    NoTools,
+    /// An entry of `tools` has no string `name`.
+    #[error("the tool catalog's `tools[{index}]` has no string `name`")]
+    NoName {
+        /// The entry's position in `tools`.
+        index: usize,
+    },
+}
+
 /// Extra knowledge for [`super::check`]. The default knows nothing: code-tool names are not
 /// verified (one warning says so) and skill folders are not looked up.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -34,22 +51,23 @@ impl CheckContext {
     /// Verifies code-tool names against a catalog file's `tools[].name` entries.
     ///
     /// # Errors
-    /// When the text is not JSON or has no `tools` list of objects with a string `name`, with a
-    /// message that says which.
-    pub fn with_catalog_json(self, json: &str) -> Result<Self, String> {
+    /// [`CatalogFileError`] when the text is not JSON or has no `tools` list of objects with a
+    /// string `name`.
+    pub fn with_catalog_json(self, json: &str) -> Result<Self, CatalogFileError> {
         let value: serde_json::Value = serde_json::from_str(json)
-            .map_err(|error| format!("the catalog is not JSON: {error}"))?;
+            .map_err(|error| CatalogFileError::Json(error.to_string()))?;
         let tools = value
             .get("tools")
             .and_then(serde_json::Value::as_array)
-            .ok_or("the catalog has no `tools` list")?;
+            .ok_or(CatalogFileError::NoTools)?;
         let names = tools
             .iter()
-            .map(|tool| {
+            .enumerate()
+            .map(|(index, tool)| {
                 tool.get("name")
                     .and_then(serde_json::Value::as_str)
                     .map(str::to_owned)
-                    .ok_or_else(|| "a catalog tool has no string `name`".to_owned())
+                    .ok_or(CatalogFileError::NoName { index })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(self.with_catalog(names))

@@ -47,7 +47,7 @@ mod variants;
 mod version;
 mod walk;
 
-pub use context::CheckContext;
+pub use context::{CatalogFileError, CheckContext};
 pub use structure::structure;
 
 use crate::diagnostics::Diagnostic;

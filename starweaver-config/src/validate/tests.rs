@@ -24,10 +24,18 @@ fn catalog_files_give_the_known_tool_names() {
         .with_catalog_json(r#"{"version": 1, "tools": [{"name": "lookup"}], "conflicts": []}"#)
         .unwrap();
     assert!(context.catalog().unwrap().contains("lookup"));
-    assert!(CheckContext::new().with_catalog_json("[]").is_err());
-    assert!(CheckContext::new()
-        .with_catalog_json(r#"{"tools": [{"id": 1}]}"#)
-        .is_err());
+    assert_eq!(
+        CheckContext::new().with_catalog_json("[]"),
+        Err(CatalogFileError::NoTools)
+    );
+    assert_eq!(
+        CheckContext::new().with_catalog_json(r#"{"tools": [{"id": 1}]}"#),
+        Err(CatalogFileError::NoName { index: 0 })
+    );
+    assert!(matches!(
+        CheckContext::new().with_catalog_json("{"),
+        Err(CatalogFileError::Json(_))
+    ));
     let found = super::check(
         b"version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [lokup]}]\n",
         &context,
