@@ -57,7 +57,10 @@ pub(super) fn check(root: &Node, entries: &[Entry<'_>]) -> Vec<Diagnostic> {
             .with_help("list the programs the agent needs in `allowed_programs`"),
         );
     }
-    if !executes {
+    // A non-boolean `allow_execute` is already a type error; saying the toolset cannot run
+    // would only repeat it.
+    let readable = allow.is_none_or(|(_, value)| matches!(value.value, Value::Bool(_)));
+    if !executes && readable {
         for entry in entries.iter().filter(|entry| entry.kind == "shell") {
             let message = if shell.is_none() {
                 "a `type: shell` toolset without a `shell:` section can run nothing: no shell \

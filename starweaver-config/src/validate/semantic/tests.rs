@@ -18,6 +18,11 @@ fn shell_messages_say_what_the_setting_means() {
         .contains("no shell section means no execution"));
     let off = found(&format!("{HEAD}shell: {{}}\ntoolsets: [{{type: shell}}]\n"));
     assert!(off[0].message.contains("allow_execute` is false"));
+    let typo = found(&format!(
+        "{HEAD}shell: {{allow_execute: yes}}\ntoolsets: [{{type: shell}}]\n"
+    ));
+    assert_eq!(typo.len(), 1, "{typo:?}");
+    assert_eq!(typo[0].rule, Rule::InvalidValue);
     let any = found(&format!("{HEAD}shell: {{allow_execute: true}}\n"));
     assert_eq!(any[0].severity, Severity::Warning);
     assert!(any[0]
@@ -85,6 +90,9 @@ fn prefixes_separate_names_and_approval_accepts_either_form() {
     );
     let clashes = found(&clash);
     assert_eq!(clashes.len(), 6, "{clashes:?}");
+    let null_name = found(&format!("{HEAD}toolsets:\n  - {{type: shell, name: null}}\n  - {{type: shell}}\nshell: {{allow_execute: true, allowed_programs: [git]}}\n"));
+    assert_eq!(null_name[0].rule, Rule::DuplicateName);
+    assert!(null_name[0].message.contains("`shell`"), "{null_name:?}");
     assert!(clashes.iter().all(|d| d.rule == Rule::DuplicateName));
 }
 

@@ -140,7 +140,11 @@ pub(super) fn entries(root: &Node) -> Vec<Entry<'_>> {
                 "user_input" => Some("user_input"),
                 _ => None,
             };
-            let name = match node.get("name") {
+            // `name: null` is the default name, as when `name:` is absent.
+            let given = node
+                .get("name")
+                .filter(|name| !matches!(name.value, crate::yaml::Value::Null));
+            let name = match given {
                 Some(name) => name.as_str().map(|text| Named {
                     text,
                     span: name.span,
