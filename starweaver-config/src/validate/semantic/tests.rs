@@ -107,3 +107,15 @@ fn skill_folders_are_looked_up_only_with_a_base() {
     let absolute = found(&format!("{HEAD}skills: {{scopes: [{{path: /etc}}]}}\n"));
     assert_eq!(absolute[0].rule, Rule::PathEscape);
 }
+
+#[test]
+fn deeply_nested_templates_are_refused_not_crashed() {
+    let deep = format!("{}x{}", "(".repeat(100_000), ")".repeat(100_000));
+    let blocks = "{% if x %}".repeat(20_000);
+    for body in [format!("{{{{ {deep} }}}}"), blocks] {
+        let text = format!("{HEAD}instructions: '{body}'\n");
+        let found = found(&text);
+        assert_eq!(found.len(), 1, "{:?}", found.first());
+        assert_eq!(found[0].rule, Rule::Template);
+    }
+}
