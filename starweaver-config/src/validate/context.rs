@@ -27,6 +27,8 @@ pub enum CatalogFileError {
 pub struct CheckContext {
     catalog: Option<BTreeSet<String>>,
     base_dir: Option<PathBuf>,
+    vars: BTreeSet<String>,
+    model_ids: BTreeSet<String>,
 }
 
 impl CheckContext {
@@ -78,6 +80,42 @@ impl CheckContext {
     pub fn with_base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.base_dir = Some(dir.into());
         self
+    }
+
+    /// Template variables the host supplies at load time (beyond those declared under `vars:`),
+    /// so `vars.NAME` for them is not reported as undefined.
+    #[must_use]
+    pub fn with_vars<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.vars.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Model ids the host can run besides `test` (for example when it supplies the model
+    /// itself), so they are not reported as unknown.
+    #[must_use]
+    pub fn with_model_ids<I, S>(mut self, ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.model_ids.extend(ids.into_iter().map(Into::into));
+        self
+    }
+
+    /// The host-supplied template variable names.
+    #[must_use]
+    pub const fn vars(&self) -> &BTreeSet<String> {
+        &self.vars
+    }
+
+    /// The extra model ids the host can run.
+    #[must_use]
+    pub const fn model_ids(&self) -> &BTreeSet<String> {
+        &self.model_ids
     }
 
     /// The known code-tool names, when a catalog was given.

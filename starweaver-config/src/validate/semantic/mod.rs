@@ -26,11 +26,11 @@ pub(super) fn semantic(
     let root = &document.root;
     let entries = toolsets::entries(root);
     let mut found = Vec::new();
-    found.extend(model::check(root));
+    found.extend(model::check(root, context));
     found.extend(duplicate::check(&entries));
     found.extend(references::check(&entries, context));
     found.extend(shell::check(root, &entries));
     found.extend(skills::check(root, context));
-    found.extend(template::check(root, source));
+    found.extend(template::check(root, source, context));
     found
 }

@@ -1,5 +1,6 @@
 //! `unknown-model`: a `model.id` no provider of this build recognises.
 
+use super::CheckContext;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::yaml::Node;
 
@@ -7,12 +8,14 @@ use crate::yaml::Node;
 const KNOWN: [&str; 1] = ["test"];
 
 /// An error at `model.id` when it is a string other than a known id.
-pub(super) fn check(root: &Node) -> Option<Diagnostic> {
+pub(super) fn check(root: &Node, context: &CheckContext) -> Option<Diagnostic> {
     let id = root.get("model")?.get("id")?;
     let text = id.as_str()?;
-    if KNOWN.contains(&text) {
+    if KNOWN.contains(&text) || context.model_ids().contains(text) {
         return None;
     }
+    let mut known: Vec<&str> = KNOWN.to_vec();
+    known.extend(context.model_ids().iter().map(String::as_str));
     let provider = text
         .split_once(':')
         .map(|(provider, _)| provider)
@@ -27,7 +30,7 @@ pub(super) fn check(root: &Node) -> Option<Diagnostic> {
     Some(
         Diagnostic::error(Rule::UnknownModel, id.span, message).with_help(format!(
             "the known model ids are {}",
-            super::super::suggest::list(&KNOWN)
+            super::super::suggest::list(&known)
         )),
     )
 }

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use minijinja::Environment;
 
 use super::model::short;
+use super::CheckContext;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::validate::suggest;
 use crate::yaml::{Node, Position, ScalarStyle, Span, Value};
@@ -17,7 +18,7 @@ const MAX_REPORTED: usize = 50;
 const GLOBALS: [&str; 2] = ["name", "vars"];
 
 /// The template problems of `instructions`.
-pub(super) fn check(root: &Node, source: &[u8]) -> Vec<Diagnostic> {
+pub(super) fn check(root: &Node, source: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
     let Some(node) = root.get("instructions") else {
         return Vec::new();
     };
@@ -51,13 +52,14 @@ pub(super) fn check(root: &Node, source: &[u8]) -> Vec<Diagnostic> {
             )];
         }
     };
-    let declared: Vec<&str> = root
+    let mut declared: Vec<&str> = root
         .get("vars")
         .and_then(Node::as_mapping)
         .unwrap_or_default()
         .iter()
         .filter_map(|(key, _)| key.as_str())
         .collect();
+    declared.extend(context.vars().iter().map(String::as_str));
     let lookup: HashSet<&str> = declared.iter().copied().collect();
     let mut used: Vec<String> = template.undeclared_variables(true).into_iter().collect();
     used.sort();

@@ -119,3 +119,21 @@ fn deeply_nested_templates_are_refused_not_crashed() {
         assert_eq!(found[0].rule, Rule::Template);
     }
 }
+
+#[test]
+fn host_supplied_vars_and_models_are_known() {
+    let text = "version: 1\nname: a\nmodel: {id: 'openai:gpt'}\ninstructions: '{{ vars.topic }}'\n";
+    assert_eq!(found(text).len(), 2);
+    let context = CheckContext::new()
+        .with_vars(["topic"])
+        .with_model_ids(["openai:gpt"]);
+    assert_eq!(check(text.as_bytes(), &context), []);
+    let other = check(
+        b"version: 1\nname: a\nmodel: {id: x}\n",
+        &CheckContext::new().with_model_ids(["openai:gpt"]),
+    );
+    assert_eq!(
+        other[0].help.as_deref(),
+        Some("the known model ids are `test`, `openai:gpt`")
+    );
+}
