@@ -1,27 +1,43 @@
 //! The manifest checker: reads a file and reports every problem it finds, each with its line,
 //! column and rule, instead of stopping at the first.
 //!
-//! [`check_bytes`] is the entry point: it reads the file ([`crate::yaml::parse`]) and runs the
-//! passes over the tree. The first pass, [`structure`], compares the tree with the JSON Schema
+//! [`check`] is the entry point: it reads the file ([`crate::yaml::parse`]) and runs the passes
+//! over the tree. The first pass, [`structure`], compares the tree with the JSON Schema
 //! generated from [`crate::manifest::Manifest`], so the checker and the types cannot disagree
-//! about which keys exist, which are required and what values they take.
+//! about which keys exist, which are required and what values they take. The semantic pass
+//! then checks what the schema cannot say: duplicate toolset and tool names, references to
+//! toolsets and tools that do not exist, the model id, the instructions template, the shell
+//! policy and skill scopes. A [`CheckContext`] adds what the file cannot tell: the known
+//! code-tool names and the manifest's folder. [`check_bytes`] checks with an empty context.
+//!
+//! A comment `# starweaver-check: allow(RULE)` alone on the line before a node silences that
+//! rule inside the node; a marker that silences nothing is reported as a warning.
 //!
 //! ```
 //! use starweaver_config::diagnostics::Rule;
-//! use starweaver_config::validate::check_bytes;
+//! use starweaver_config::validate::{check, check_bytes, CheckContext};
 //!
 //! let found = check_bytes(b"version: 1\nnme: scout\nmodel: {id: test}\nruntime: {max_steps: x}\n");
 //! let rules: Vec<_> = found.iter().map(|d| (d.rule, d.span.start.line)).collect();
 //! assert_eq!(rules, [(Rule::UnknownField, 2), (Rule::InvalidValue, 4)]);
 //! assert_eq!(found[0].help.as_deref(), Some("did you mean `name`?"));
+//!
+//! let manifest = b"version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [lokup]}]\n";
+//! let context = CheckContext::new().with_catalog(["lookup"]);
+//! let found = check(manifest, &context);
+//! assert_eq!(found[0].rule, Rule::UnknownTool);
+//! assert_eq!(found[0].help.as_deref(), Some("did you mean `lookup`?"));
 //! ```
 
+mod allow;
 mod choice;
+mod context;
 mod kinds;
 mod object;
 mod path;
 mod range;
 mod schema;
+mod semantic;
 mod structure;
 mod suggest;
 mod syntax;
@@ -31,6 +47,7 @@ mod variants;
 mod version;
 mod walk;
 
+pub use context::{CatalogFileError, CheckContext};
 pub use structure::structure;
 
 use crate::diagnostics::Diagnostic;
@@ -43,8 +60,19 @@ use crate::yaml;
 /// break can be trusted.
 #[must_use]
 pub fn check_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
-    match yaml::parse(bytes) {
-        Ok(document) => structure(&document),
-        Err(error) => vec![syntax::diagnostic(&error)],
-    }
+    check(bytes, &CheckContext::default())
+}
+
+/// Checks a manifest file's bytes with extra knowledge (a tool catalog, the manifest's folder):
+/// the structure pass, then the semantic rules, less what allow markers
+/// (`# starweaver-check: allow(RULE)` on the line before a node) silence, in source order.
+#[must_use]
+pub fn check(bytes: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
+    let document = match yaml::parse(bytes) {
+        Ok(document) => document,
+        Err(error) => return vec![syntax::diagnostic(&error)],
+    };
+    let mut found = structure(&document);
+    found.extend(semantic::semantic(&document, bytes, context));
+    allow::apply(&document, found)
 }

@@ -7,10 +7,17 @@ const THRESHOLD: f64 = 0.7;
 /// time and memory in proportion to their length: they get no suggestion.
 const MAX_WORD_CHARS: usize = 64;
 
+/// Beyond this many candidates (names a file declares itself, such as thousands of tools) a
+/// suggestion would cost time in proportion to the list for every misspelling: none is made.
+const MAX_CANDIDATES: usize = 1000;
+
+/// At most this many names are listed in a help; the rest are counted.
+const MAX_LISTED: usize = 20;
+
 /// The candidate closest to `word`, if one is close enough to be a likely typo: similar enough
 /// overall, or one edit away (short names such as `id` are never similar "overall").
 pub(super) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    if word.chars().count() > MAX_WORD_CHARS {
+    if word.chars().count() > MAX_WORD_CHARS || candidates.len() > MAX_CANDIDATES {
         return None;
     }
     let word = word.to_lowercase();
@@ -26,13 +33,30 @@ pub(super) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str>
         .map(|(_, candidate)| candidate)
 }
 
-/// `` `a`, `b`, `c` `` for messages that list what is allowed.
+/// `` `a`, `b`, `c` `` for messages that list what is allowed; a long list ends with
+/// "and N more" so a help stays short.
 pub(super) fn list(names: &[&str]) -> String {
-    names
+    let shown = names
         .iter()
-        .map(|name| format!("`{name}`"))
+        .take(MAX_LISTED)
+        .map(|name| format!("`{}`", short(name)))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join(", ");
+    match names.len().saturating_sub(MAX_LISTED) {
+        0 => shown,
+        more => format!("{shown} and {more} more"),
+    }
+}
+
+/// At most [`MAX_WORD_CHARS`] characters of a name.
+fn short(name: &str) -> String {
+    let mut chars = name.chars();
+    let head: String = chars.by_ref().take(MAX_WORD_CHARS).collect();
+    if chars.next().is_some() {
+        format!("{head}...")
+    } else {
+        head
+    }
 }
 
 /// The help for a name that is not one of `candidates`: the closest one, or the whole list.
@@ -63,5 +87,9 @@ mod tests {
             "the fields allowed here are `a`, `b`"
         );
         assert_eq!(help("zzz", &[], "fields"), "no fields are allowed here");
+        let many: Vec<String> = (0..1500).map(|i| format!("tool{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(closest("tool1", &many), None);
+        assert!(list(&many).ends_with("`tool19` and 1480 more"));
     }
 }

@@ -10,7 +10,38 @@ fn check(text: &str) -> Vec<Diagnostic> {
 
 #[test]
 fn the_documented_manifest_has_no_problems() {
-    assert_eq!(check(FULL), []);
+    let context = CheckContext::new().with_catalog(["lookup", "render_video"]);
+    assert_eq!(super::check(FULL.as_bytes(), &context), []);
+    let unverified = check(FULL);
+    assert_eq!(unverified.len(), 1, "{unverified:?}");
+    assert_eq!(unverified[0].rule, Rule::UnknownTool);
+    assert_eq!(unverified[0].severity, Severity::Warning);
+}
+
+#[test]
+fn catalog_files_give_the_known_tool_names() {
+    let context = CheckContext::new()
+        .with_catalog_json(r#"{"version": 1, "tools": [{"name": "lookup"}], "conflicts": []}"#)
+        .unwrap();
+    assert!(context.catalog().unwrap().contains("lookup"));
+    assert_eq!(
+        CheckContext::new().with_catalog_json("[]"),
+        Err(CatalogFileError::NoTools)
+    );
+    assert_eq!(
+        CheckContext::new().with_catalog_json(r#"{"tools": [{"id": 1}]}"#),
+        Err(CatalogFileError::NoName { index: 0 })
+    );
+    assert!(matches!(
+        CheckContext::new().with_catalog_json("{"),
+        Err(CatalogFileError::Json(_))
+    ));
+    let found = super::check(
+        b"version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [lokup]}]\n",
+        &context,
+    );
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].help.as_deref(), Some("did you mean `lookup`?"));
 }
 
 #[test]
@@ -155,4 +186,31 @@ fn a_huge_wrong_value_is_cut_short_in_the_message() {
     assert_eq!(found.len(), 1);
     assert!(found[0].message.len() < 200, "{}", found[0].message);
     assert!(found[0].help.is_none());
+}
+
+/// Thousands of toolsets, references, markers and template variables: every check stays
+/// proportional to the file (a quadratic one would make this test crawl).
+#[test]
+fn large_manifests_get_every_semantic_diagnostic() {
+    use std::fmt::Write as _;
+    let count = 3000;
+    let mut text = String::from("version: 1\nname: big\nmodel: {id: test}\ninstructions: \"");
+    for index in 0..count {
+        let _ = write!(text, "{{{{ vars.v{index} }}}} ");
+    }
+    text.push_str("\"\ntoolsets:\n");
+    for index in 0..count {
+        let _ = writeln!(
+            text,
+            "  # starweaver-check: allow(unknown-toolset)\n  - {{type: proxy, name: p{index}, prefix: p{index}, toolsets: [missing{index}], approval_required: [nope{index}]}}"
+        );
+    }
+    let found = check(&text);
+    let count_of = |rule: Rule| found.iter().filter(|d| d.rule == rule).count();
+    assert_eq!(count_of(Rule::UnknownToolset), 0);
+    assert_eq!(count_of(Rule::UnknownTool), count);
+    assert_eq!(count_of(Rule::UndefinedVariable), 50);
+    assert!(found
+        .iter()
+        .all(|d| d.help.as_ref().is_none_or(|h| h.len() < 2000)));
 }

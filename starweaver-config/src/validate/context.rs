@@ -1,0 +1,132 @@
+//! What the checker may know beyond the file itself: which code tools exist and where the
+//! manifest lives, so checks that need them run only when the caller can supply them.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Why a catalog file could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CatalogFileError {
+    /// The text is not JSON.
+    #[error("the tool catalog is not JSON: {0}")]
+    Json(String),
+    /// The JSON has no `tools` list.
+    #[error("the tool catalog has no `tools` list; export it again from the program that registers the tools")]
+    NoTools,
+    /// An entry of `tools` has no string `name`.
+    #[error("the tool catalog's `tools[{index}]` has no string `name`")]
+    NoName {
+        /// The entry's position in `tools`.
+        index: usize,
+    },
+}
+
+/// Extra knowledge for [`super::check`]. The default knows nothing: code-tool names are not
+/// verified (one warning says so) and skill folders are not looked up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CheckContext {
+    catalog: Option<BTreeSet<String>>,
+    base_dir: Option<PathBuf>,
+    vars: BTreeSet<String>,
+    model_ids: BTreeSet<String>,
+}
+
+impl CheckContext {
+    /// A context that knows nothing beyond the file.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Verifies code-tool names against these names (for example
+    /// `starweaver_core::catalog::names()`).
+    #[must_use]
+    pub fn with_catalog<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.catalog = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Verifies code-tool names against a catalog file's `tools[].name` entries.
+    ///
+    /// # Errors
+    /// [`CatalogFileError`] when the text is not JSON or has no `tools` list of objects with a
+    /// string `name`.
+    pub fn with_catalog_json(self, json: &str) -> Result<Self, CatalogFileError> {
+        let value: serde_json::Value = serde_json::from_str(json)
+            .map_err(|error| CatalogFileError::Json(error.to_string()))?;
+        let tools = value
+            .get("tools")
+            .and_then(serde_json::Value::as_array)
+            .ok_or(CatalogFileError::NoTools)?;
+        let names = tools
+            .iter()
+            .enumerate()
+            .map(|(index, tool)| {
+                tool.get("name")
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned)
+                    .ok_or(CatalogFileError::NoName { index })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(self.with_catalog(names))
+    }
+
+    /// Looks skill scope folders up relative to `dir` (the manifest's folder).
+    #[must_use]
+    pub fn with_base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.base_dir = Some(dir.into());
+        self
+    }
+
+    /// Template variables the host supplies at load time (beyond those declared under `vars:`),
+    /// so `vars.NAME` for them is not reported as undefined.
+    #[must_use]
+    pub fn with_vars<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.vars.extend(names.into_iter().map(Into::into));
+        self
+    }
+
+    /// Model ids the host can run besides `test` (for example when it supplies the model
+    /// itself), so they are not reported as unknown.
+    #[must_use]
+    pub fn with_model_ids<I, S>(mut self, ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.model_ids.extend(ids.into_iter().map(Into::into));
+        self
+    }
+
+    /// The host-supplied template variable names.
+    #[must_use]
+    pub const fn vars(&self) -> &BTreeSet<String> {
+        &self.vars
+    }
+
+    /// The extra model ids the host can run.
+    #[must_use]
+    pub const fn model_ids(&self) -> &BTreeSet<String> {
+        &self.model_ids
+    }
+
+    /// The known code-tool names, when a catalog was given.
+    #[must_use]
+    pub const fn catalog(&self) -> Option<&BTreeSet<String>> {
+        self.catalog.as_ref()
+    }
+
+    /// The folder skill scopes are relative to, when known.
+    #[must_use]
+    pub fn base_dir(&self) -> Option<&Path> {
+        self.base_dir.as_deref()
+    }
+}

@@ -1,0 +1,36 @@
+//! Checks that need more than one field at once or knowledge beyond the schema: names that
+//! collide or refer to nothing, the model id, the instructions template, the shell policy and
+//! skill scopes. Each rule lives in its own file and reads the tree defensively: a value of the
+//! wrong type was already reported by the structure pass and is skipped here.
+
+mod duplicate;
+mod model;
+mod references;
+mod shell;
+mod skills;
+mod template;
+#[cfg(test)]
+mod tests;
+mod toolsets;
+
+use super::CheckContext;
+use crate::diagnostics::Diagnostic;
+use crate::yaml::Document;
+
+/// Every semantic diagnostic of the document, in no particular order.
+pub(super) fn semantic(
+    document: &Document,
+    source: &[u8],
+    context: &CheckContext,
+) -> Vec<Diagnostic> {
+    let root = &document.root;
+    let entries = toolsets::entries(root);
+    let mut found = Vec::new();
+    found.extend(model::check(root, context));
+    found.extend(duplicate::check(&entries));
+    found.extend(references::check(&entries, context));
+    found.extend(shell::check(root, &entries));
+    found.extend(skills::check(root, context));
+    found.extend(template::check(root, source, context));
+    found
+}

@@ -1,0 +1,139 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::diagnostics::{Diagnostic, Rule, Severity};
+use crate::validate::{check, check_bytes, CheckContext};
+
+fn found(text: &str) -> Vec<Diagnostic> {
+    check_bytes(text.as_bytes())
+}
+
+const HEAD: &str = "version: 1\nname: a\nmodel: {id: test}\n";
+
+#[test]
+fn shell_messages_say_what_the_setting_means() {
+    let none = found(&format!("{HEAD}toolsets: [{{type: shell}}]\n"));
+    assert_eq!(none.len(), 1);
+    assert!(none[0]
+        .message
+        .contains("no shell section means no execution"));
+    let off = found(&format!("{HEAD}shell: {{}}\ntoolsets: [{{type: shell}}]\n"));
+    assert!(off[0].message.contains("allow_execute` is false"));
+    let typo = found(&format!(
+        "{HEAD}shell: {{allow_execute: yes}}\ntoolsets: [{{type: shell}}]\n"
+    ));
+    assert_eq!(typo.len(), 1, "{typo:?}");
+    assert_eq!(typo[0].rule, Rule::InvalidValue);
+    let any = found(&format!("{HEAD}shell: {{allow_execute: true}}\n"));
+    assert_eq!(any[0].severity, Severity::Warning);
+    assert!(any[0]
+        .message
+        .contains("any program and shell scripts may run"));
+    let listed = found(&format!(
+        "{HEAD}shell: {{allow_execute: true, allowed_programs: [git, 'a;b', 'x|y', '']}}\n"
+    ));
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert!(listed.iter().all(|d| d.rule == Rule::ShellPolicy));
+}
+
+#[test]
+fn unknown_models_name_the_known_ids() {
+    let anthropic = found("version: 1\nname: a\nmodel: {id: 'anthropic:claude'}\n");
+    assert!(anthropic[0].message.contains("not available yet"));
+    assert_eq!(
+        anthropic[0].help.as_deref(),
+        Some("the known model ids are `test`")
+    );
+    let other = found("version: 1\nname: a\nmodel: {id: tset}\n");
+    assert_eq!(other[0].message, "unknown model `tset`");
+}
+
+#[test]
+fn template_variables_get_pointed_suggestions() {
+    let bare = found(&format!(
+        "{HEAD}vars: {{audience: x}}\ninstructions: '{{{{ audience }}}} {{{{ nmae }}}} {{{{ vars.audience }}}} {{% for i in vars.audience %}}{{{{ i }}}}{{% endfor %}}'\n"
+    ));
+    let helps: Vec<_> = bare.iter().map(|d| d.help.clone().unwrap()).collect();
+    assert_eq!(
+        helps,
+        [
+            "variables are under `vars`: write `vars.audience`",
+            "did you mean `name`?"
+        ]
+    );
+    assert!(bare.iter().all(|d| d.rule == Rule::UndefinedVariable));
+    let missing = found(&format!("{HEAD}instructions: '{{{{ vars.topic }}}}'\n"));
+    assert_eq!(
+        missing[0].help.as_deref(),
+        Some("declare it under `vars:` (`topic: default value`)")
+    );
+}
+
+#[test]
+fn a_catalog_makes_the_unverified_warning_go_away() {
+    let text = format!("{HEAD}toolsets: [{{type: tools, name: g, tools: [lookup]}}]\n");
+    let unverified = found(&text);
+    assert_eq!(unverified.len(), 1);
+    assert!(unverified[0].message.contains("not verified"));
+    let context = CheckContext::new().with_catalog(["lookup"]);
+    assert_eq!(check(text.as_bytes(), &context), []);
+    assert_eq!(found(HEAD), []);
+}
+
+#[test]
+fn prefixes_separate_names_and_approval_accepts_either_form() {
+    let text = format!(
+        "{HEAD}toolsets:\n  - {{type: filesystem, approval_required: [write_file]}}\n  - {{type: filesystem, name: other, prefix: b, approval_required: [b_edit_file]}}\n"
+    );
+    assert_eq!(found(&text), []);
+    let clash = format!(
+        "{HEAD}toolsets:\n  - {{type: filesystem}}\n  - {{type: filesystem, name: other}}\n"
+    );
+    let clashes = found(&clash);
+    assert_eq!(clashes.len(), 6, "{clashes:?}");
+    let null_name = found(&format!("{HEAD}toolsets:\n  - {{type: shell, name: null}}\n  - {{type: shell}}\nshell: {{allow_execute: true, allowed_programs: [git]}}\n"));
+    assert_eq!(null_name[0].rule, Rule::DuplicateName);
+    assert!(null_name[0].message.contains("`shell`"), "{null_name:?}");
+    assert!(clashes.iter().all(|d| d.rule == Rule::DuplicateName));
+}
+
+#[test]
+fn skill_folders_are_looked_up_only_with_a_base() {
+    let text = format!("{HEAD}skills: {{scopes: [{{path: no-such-folder}}]}}\n");
+    assert_eq!(found(&text), []);
+    let base = std::env::temp_dir();
+    let with_base = check(text.as_bytes(), &CheckContext::new().with_base_dir(&base));
+    assert_eq!(with_base.len(), 1);
+    assert_eq!(with_base[0].rule, Rule::SkillScope);
+    let absolute = found(&format!("{HEAD}skills: {{scopes: [{{path: /etc}}]}}\n"));
+    assert_eq!(absolute[0].rule, Rule::PathEscape);
+}
+
+#[test]
+fn deeply_nested_templates_are_refused_not_crashed() {
+    let deep = format!("{}x{}", "(".repeat(100_000), ")".repeat(100_000));
+    let blocks = "{% if x %}".repeat(20_000);
+    for body in [format!("{{{{ {deep} }}}}"), blocks] {
+        let text = format!("{HEAD}instructions: '{body}'\n");
+        let found = found(&text);
+        assert_eq!(found.len(), 1, "{:?}", found.first());
+        assert_eq!(found[0].rule, Rule::Template);
+    }
+}
+
+#[test]
+fn host_supplied_vars_and_models_are_known() {
+    let text = "version: 1\nname: a\nmodel: {id: 'openai:gpt'}\ninstructions: '{{ vars.topic }}'\n";
+    assert_eq!(found(text).len(), 2);
+    let context = CheckContext::new()
+        .with_vars(["topic"])
+        .with_model_ids(["openai:gpt"]);
+    assert_eq!(check(text.as_bytes(), &context), []);
+    let other = check(
+        b"version: 1\nname: a\nmodel: {id: x}\n",
+        &CheckContext::new().with_model_ids(["openai:gpt"]),
+    );
+    assert_eq!(
+        other[0].help.as_deref(),
+        Some("the known model ids are `test`, `openai:gpt`")
+    );
+}

@@ -1,0 +1,166 @@
+//! The toolset entries as the semantic rules see them: name, type and the tool names each one
+//! exposes, read leniently from the tree.
+
+use crate::yaml::{Node, Span};
+
+/// The filesystem bundle's tools.
+pub(super) const FILESYSTEM: [&str; 6] =
+    ["ls", "read_file", "write_file", "edit_file", "glob", "grep"];
+/// The filesystem tools a read-only entry keeps.
+const FILESYSTEM_READ_ONLY: [&str; 4] = ["ls", "read_file", "glob", "grep"];
+/// The shell bundle's tools.
+pub(super) const SHELL: [&str; 6] = [
+    "shell_exec",
+    "shell_wait",
+    "shell_status",
+    "shell_input",
+    "shell_signal",
+    "shell_kill",
+];
+/// The clarifying-question bundle's tool.
+pub(super) const USER_INPUT: [&str; 1] = ["ask_user_question"];
+/// What a proxy exposes.
+const PROXY: [&str; 2] = ["search_tools", "call_tool"];
+/// What a search toolset exposes.
+const SEARCH: [&str; 1] = ["tool_search"];
+
+/// A name as written (or defaulted) and where to point at it.
+#[derive(Clone, Debug)]
+pub(super) struct Named<'a> {
+    pub text: &'a str,
+    pub span: Span,
+}
+
+/// One toolset entry.
+#[derive(Debug)]
+pub(super) struct Entry<'a> {
+    /// The entry's mapping.
+    pub node: &'a Node,
+    /// `type:` as written.
+    pub kind: &'a str,
+    /// Where `type:`'s value is, the place for problems of the entry as a whole.
+    pub kind_span: Span,
+    /// The explicit or default name; `None` when a required name is absent.
+    pub name: Option<Named<'a>>,
+    /// `prefix:`, when a string.
+    pub prefix: Option<&'a str>,
+}
+
+impl<'a> Entry<'a> {
+    /// The tools a bundle offers, whatever `tools:` chooses; `None` for code-tool entries.
+    pub fn bundle_tools(&self) -> Option<&'static [&'static str]> {
+        Some(match self.kind {
+            "filesystem" => {
+                let read_only = matches!(
+                    self.node.get("read_only").map(|n| &n.value),
+                    Some(crate::yaml::Value::Bool(true))
+                );
+                if read_only {
+                    &FILESYSTEM_READ_ONLY
+                } else {
+                    &FILESYSTEM
+                }
+            }
+            "shell" => &SHELL,
+            "user_input" => &USER_INPUT,
+            "proxy" => &PROXY,
+            "search" => &SEARCH,
+            _ => return None,
+        })
+    }
+
+    /// Whether `tools:` lists code tools (from the catalog).
+    pub fn has_code_tools(&self) -> bool {
+        matches!(self.kind, "tools" | "deferred")
+    }
+
+    /// The string items of `tools:` with their places.
+    pub fn listed_tools(&self) -> Vec<Named<'a>> {
+        strings(self.node.get("tools"))
+    }
+
+    /// The tools the entry exposes before any prefix, each with the place that names it (the
+    /// `tools:` item, or `type:` for a whole bundle).
+    pub fn tools(&self) -> Vec<Named<'a>> {
+        let listed = self.node.get("tools").and_then(Node::as_sequence).is_some();
+        match self.bundle_tools() {
+            Some(all) if !listed || matches!(self.kind, "proxy" | "search") => all
+                .iter()
+                .map(|text| Named {
+                    text,
+                    span: self.kind_span,
+                })
+                .collect(),
+            Some(all) => self
+                .listed_tools()
+                .into_iter()
+                .filter(|tool| all.contains(&tool.text))
+                .collect(),
+            None => self.listed_tools(),
+        }
+    }
+
+    /// A tool's final name after `prefix:`.
+    pub fn final_name(&self, tool: &str) -> String {
+        match self.prefix {
+            Some(prefix) => format!("{prefix}_{tool}"),
+            None => tool.to_owned(),
+        }
+    }
+}
+
+/// The string items of a sequence, skipping anything else.
+pub(super) fn strings(node: Option<&Node>) -> Vec<Named<'_>> {
+    node.and_then(Node::as_sequence)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|item| {
+            item.as_str().map(|text| Named {
+                text,
+                span: item.span,
+            })
+        })
+        .collect()
+}
+
+/// Every toolset entry that is a mapping with a string `type`.
+pub(super) fn entries(root: &Node) -> Vec<Entry<'_>> {
+    let items = root
+        .get("toolsets")
+        .and_then(Node::as_sequence)
+        .unwrap_or_default();
+    items
+        .iter()
+        .filter_map(|node| {
+            let kind_node = node.get("type")?;
+            let kind = kind_node.as_str()?;
+            let default = match kind {
+                "filesystem" => Some("filesystem"),
+                "shell" => Some("shell"),
+                "user_input" => Some("user_input"),
+                _ => None,
+            };
+            // `name: null` is the default name, as when `name:` is absent.
+            let given = node
+                .get("name")
+                .filter(|name| !matches!(name.value, crate::yaml::Value::Null));
+            let name = match given {
+                Some(name) => name.as_str().map(|text| Named {
+                    text,
+                    span: name.span,
+                }),
+                None => default.map(|text| Named {
+                    text,
+                    span: kind_node.span,
+                }),
+            };
+            Some(Entry {
+                node,
+                kind,
+                kind_span: kind_node.span,
+                name,
+                prefix: node.get("prefix").and_then(Node::as_str),
+            })
+        })
+        .collect()
+}
