@@ -139,8 +139,16 @@ async fn a_shell_toolset_on_a_virtual_environment_runs_shell_exec() {
 #[tokio::test]
 async fn without_a_shell_section_commands_are_refused() {
     let dir = tempfile::tempdir().unwrap();
+    // The checker refuses a shell toolset without a shell section...
     let text = VIRTUAL_SHELL.replace("shell: {allow_execute: true}\n", "");
-    let manifest = read(text.as_bytes()).unwrap();
+    let found = read(text.as_bytes()).unwrap_err();
+    assert!(
+        found.iter().any(|d| d.rule == Rule::ShellPolicy),
+        "{found:?}"
+    );
+    // ...and a manifest built without one still runs nothing.
+    let mut manifest = read(VIRTUAL_SHELL.as_bytes()).unwrap();
+    manifest.shell = None;
     let mut loaded = load(&manifest, &options(dir.path()).with_model(echo_model()))
         .await
         .unwrap();
@@ -200,9 +208,15 @@ async fn vars_are_overridden_by_the_options() {
     .unwrap();
     assert_eq!(loaded.instructions.as_deref(), Some("For writers (scout)"));
     let unknown = "version: 1\nname: scout\nmodel: {id: test}\ninstructions: '{{ vars.nope }}'\n";
-    let error = load(&read(unknown.as_bytes()).unwrap(), &options(dir.path()))
-        .await
-        .unwrap_err();
+    let found = read(unknown.as_bytes()).unwrap_err();
+    assert!(
+        found.iter().any(|d| d.rule == Rule::UndefinedVariable),
+        "{found:?}"
+    );
+    // Past the checker (a manifest built in code), rendering still refuses it.
+    let mut manifest = read(text.as_bytes()).unwrap();
+    manifest.instructions = Some("{{ vars.nope }}".to_string());
+    let error = load(&manifest, &options(dir.path())).await.unwrap_err();
     assert!(matches!(error, LoadError::Template { .. }), "{error}");
 }
 
@@ -235,10 +249,18 @@ async fn settings_the_runtime_cannot_honour_are_refused_by_name() {
         ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: tools, name: g, tools: [nope]}]\n", "nope"),
         ("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: proxy, name: p, toolsets: [ghost]}]\n", "ghost"),
     ] {
-        let error = load(&read(text.as_bytes()).unwrap(), &options(dir.path()))
-            .await
-            .unwrap_err();
-        assert!(error.to_string().contains(field), "{error}");
+        // Refused by the checker when it knows the rule, else by the
+        // loader naming the field.
+        match read(text.as_bytes()) {
+            Err(found) => assert!(
+                found.iter().any(|d| d.severity == starweaver_config::diagnostics::Severity::Error),
+                "{field}: {found:?}"
+            ),
+            Ok(manifest) => {
+                let error = load(&manifest, &options(dir.path())).await.unwrap_err();
+                assert!(error.to_string().contains(field), "{error}");
+            }
+        }
     }
 }
 
@@ -267,10 +289,11 @@ async fn search_preloads_are_offered_from_the_start() {
         .unwrap();
     assert!(loaded.tool_names.contains(&"render_video".to_string()));
     let bad = text.replace("preload: [render_video]", "preload: [nope]");
-    let error = load(&read(bad.as_bytes()).unwrap(), &options(dir.path()))
-        .await
-        .unwrap_err();
-    assert!(error.to_string().contains("toolsets[1].preload"), "{error}");
+    let found = read(bad.as_bytes()).unwrap_err();
+    assert!(
+        found.iter().any(|d| d.rule == Rule::UnknownTool),
+        "{found:?}"
+    );
 }
 
 #[tokio::test]
