@@ -10,6 +10,10 @@ pub const DEFAULT_PATH: &str = "agents";
 /// tree cannot make the walk run away.
 const MAX_DEPTH: usize = 32;
 
+/// At most this many files are checked in one run; the report keeps every file's text for
+/// quoting, so the count bounds the memory a check can take.
+pub const MAX_FILES: usize = 10_000;
+
 /// A path that could not be searched; each names the path.
 #[derive(Debug, thiserror::Error)]
 pub enum CollectError {
@@ -21,6 +25,12 @@ pub enum CollectError {
         /// The I/O failure.
         source: std::io::Error,
     },
+    /// More than [`MAX_FILES`] files were found; the rest are not checked.
+    #[error("more than {MAX_FILES} manifest files under `{path}`: check a narrower folder")]
+    TooMany {
+        /// The folder whose walk went over the limit.
+        path: String,
+    },
 }
 
 /// The files to check under `paths`, in order: each file path as given, and for each folder
@@ -31,16 +41,30 @@ pub enum CollectError {
 /// returned beside the files found, so one bad path does not hide the others' problems.
 #[must_use]
 pub fn collect_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<CollectError>) {
+    collect_limited(paths, MAX_FILES)
+}
+
+fn collect_limited(paths: &[PathBuf], limit: usize) -> (Vec<PathBuf>, Vec<CollectError>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => {
                 let mut found = Vec::new();
-                walk(path, 0, &mut found, &mut errors);
+                let room = limit.saturating_sub(files.len());
+                walk(path, 0, limit, &mut found, &mut errors);
                 found.sort();
+                if found.len() > room {
+                    found.truncate(room);
+                    errors.push(CollectError::TooMany {
+                        path: path.display().to_string(),
+                    });
+                }
                 files.extend(found);
             }
+            Ok(_) if files.len() >= limit => errors.push(CollectError::TooMany {
+                path: path.display().to_string(),
+            }),
             Ok(_) => files.push(path.clone()),
             Err(source) => errors.push(CollectError::Unreadable {
                 path: path.display().to_string(),
@@ -51,7 +75,13 @@ pub fn collect_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<CollectError>) {
     (files, errors)
 }
 
-fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>, errors: &mut Vec<CollectError>) {
+fn walk(
+    dir: &Path,
+    depth: usize,
+    limit: usize,
+    found: &mut Vec<PathBuf>,
+    errors: &mut Vec<CollectError>,
+) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(source) => {
@@ -81,9 +111,12 @@ fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>, errors: &mut Vec<Col
         let Ok(kind) = entry.file_type() else {
             continue;
         };
+        if found.len() > limit {
+            return;
+        }
         if kind.is_dir() {
             if depth < MAX_DEPTH {
-                walk(&path, depth + 1, found, errors);
+                walk(&path, depth + 1, limit, found, errors);
             }
         } else if is_manifest_name(&path) && (kind.is_file() || path.is_file()) {
             found.push(path);
@@ -108,5 +141,21 @@ mod tests {
         assert!(is_manifest_name(Path::new("b.yml")));
         assert!(!is_manifest_name(Path::new("b.json")));
         assert!(!is_manifest_name(Path::new("yaml")));
+    }
+
+    #[test]
+    fn walks_stop_at_the_file_limit_and_say_so() {
+        let dir = std::env::temp_dir().join(format!("starweaver-collect-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(dir.join("sub"));
+        for name in ["a.yaml", "b.yaml", "sub/c.yml"] {
+            let _ = std::fs::write(dir.join(name), "x");
+        }
+        let (files, errors) = collect_limited(std::slice::from_ref(&dir), 2);
+        assert_eq!(files, [dir.join("a.yaml"), dir.join("b.yaml")]);
+        assert!(matches!(errors.as_slice(), [CollectError::TooMany { .. }]));
+        let (files, errors) = collect_limited(std::slice::from_ref(&dir), 3);
+        assert_eq!(files.len(), 3);
+        assert!(errors.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -12,7 +12,7 @@ mod schema;
 mod status;
 
 pub use catalog::{CatalogError, CatalogNames};
-pub use collect::{collect_files, CollectError, DEFAULT_PATH};
+pub use collect::{collect_files, CollectError, DEFAULT_PATH, MAX_FILES};
 pub use command::{run_check, CheckArgs, CheckOutcome};
 pub use entry::{check_main, print_outcome};
 pub use schema::{manifest_schema, run_schema, SchemaArgs, SCHEMA_DIALECT};
