@@ -16,7 +16,15 @@ struct Standalone {
 }
 
 /// Parses the process's arguments as `check`'s, runs the check, prints the report and returns
-/// the exit status: `fn main() -> ExitCode { starweaver_config::check::check_main() }`.
+/// the exit status (0 clean, 1 problems found, 2 bad usage or unreadable input).
+///
+/// An application whose tools register in its own binary gets a checker that knows them:
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     starweaver_config::check::check_main()
+/// }
+/// ```
 #[must_use]
 pub fn check_main() -> ExitCode {
     let standalone = match Standalone::try_parse() {
