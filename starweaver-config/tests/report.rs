@@ -125,3 +125,25 @@ fn empty_reports_render_in_every_format() {
     let log: serde_json::Value = serde_json::from_str(&render(Format::Sarif, &[])).unwrap();
     assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
 }
+
+#[test]
+fn a_span_far_into_a_long_line_gets_its_place_without_a_quote() {
+    let line = format!("model: {{{}k: 1}}\n", "a: 1, ".repeat(200));
+    let offset = line.find("k:").unwrap();
+    let report = FileReport::new(
+        "a.yaml",
+        line.clone().into_bytes(),
+        vec![Diagnostic::error(
+            Rule::UnknownField,
+            span(1, offset + 1, offset, 1),
+            "far",
+        )],
+    );
+    let text = human::render(&[report]);
+    assert!(
+        text.contains(&format!("--> a.yaml:1:{}", offset + 1)),
+        "{text}"
+    );
+    assert!(text.contains("the line is too long to quote"), "{text}");
+    assert!(!text.contains("a: 1, a: 1"), "{text}");
+}
