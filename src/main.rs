@@ -1,22 +1,51 @@
-//! The `starweaver` command line. The manifest commands (`check`, `run`,
-//! `schema`, `tools`) arrive with the manifest issue; until then the binary
-//! says so instead of pretending.
+//! The `starweaver` command line: `check` reports every problem in agent manifests, `schema`
+//! prints the manifest JSON Schema for editors.
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand};
+use starweaver_config::check::{print_outcome, run_schema, CheckArgs, SchemaArgs};
+
+/// Declarative, config-driven agents: check and describe agent manifests.
+#[derive(Parser)]
+#[command(
+    name = "starweaver",
+    version,
+    after_help = "Examples:\n  starweaver check                      check every manifest under agents/\n  starweaver check agents/scout.yaml --format json\n  starweaver schema > schema/agent.schema.json"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check agent manifests and report every problem with its line and column.
+    Check(CheckArgs),
+    /// Print the manifest JSON Schema (for editors and other tools).
+    Schema(SchemaArgs),
+}
+
 fn main() -> ExitCode {
-    let version = env!("CARGO_PKG_VERSION");
-    match std::env::args().nth(1).as_deref() {
-        Some("--version" | "-V") => {
-            println!("starweaver {version}");
-            ExitCode::SUCCESS
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
-        _ => {
-            eprintln!(
-                "starweaver {version}: the manifest commands (check, run, schema, tools) are not built yet.\n\
-                 Try the agent example instead: cargo run --example agent_run"
-            );
-            ExitCode::from(2)
-        }
+    };
+    match cli.command {
+        Command::Check(args) => print_outcome(&args),
+        Command::Schema(args) => match run_schema(&args) {
+            Ok(text) => {
+                let _ = std::io::stdout().lock().write_all(text.as_bytes());
+                ExitCode::SUCCESS
+            }
+            Err((message, status)) => {
+                let _ = std::io::stderr().lock().write_all(message.as_bytes());
+                status.into()
+            }
+        },
     }
 }

@@ -2,8 +2,10 @@
 //! the reference are generated), the position-keeping YAML reader, and
 //! the checker that reports every problem with its line and column.
 
+pub mod check;
 pub mod diagnostics;
 pub mod load;
 pub mod manifest;
+pub mod report;
 pub mod validate;
 pub mod yaml;

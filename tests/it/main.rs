@@ -15,6 +15,7 @@ mod architecture;
 mod boundaries;
 mod bounded_inputs;
 mod catalog;
+mod check_cli;
 mod common;
 mod environment;
 mod failed_runs;

@@ -1,0 +1,110 @@
+//! `--catalog FILE`: the tool names an application exports (`{version, tools: [{name, ...}]}`),
+//! read so checks and the schema can know which tools exist.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+/// Catalog files larger than this are refused: a catalog lists names, not data.
+pub const MAX_CATALOG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The tool names of a catalog file, sorted and without repeats.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CatalogNames {
+    /// Every tool name the catalog lists.
+    pub tools: Vec<String>,
+}
+
+/// Why a catalog file could not be used; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    /// The file could not be read.
+    #[error("cannot read catalog `{path}`: {source}")]
+    Read {
+        /// The catalog path.
+        path: String,
+        /// The I/O failure.
+        source: std::io::Error,
+    },
+    /// The file is larger than [`MAX_CATALOG_BYTES`].
+    #[error("catalog `{path}` is larger than {MAX_CATALOG_BYTES} bytes")]
+    TooLarge {
+        /// The catalog path.
+        path: String,
+    },
+    /// The file is not JSON, or not a catalog.
+    #[error("catalog `{path}` is not a tool catalog: {reason} (export one with the catalog's `to_json`)")]
+    Invalid {
+        /// The catalog path.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+impl CatalogNames {
+    /// Reads and parses a catalog file.
+    ///
+    /// # Errors
+    /// When the file cannot be read, is too large, or is not a catalog.
+    pub fn read(path: &Path) -> Result<Self, CatalogError> {
+        let shown = path.display().to_string();
+        let size = std::fs::metadata(path)
+            .map_err(|source| CatalogError::Read {
+                path: shown.clone(),
+                source,
+            })?
+            .len();
+        if size > MAX_CATALOG_BYTES {
+            return Err(CatalogError::TooLarge { path: shown });
+        }
+        let bytes = std::fs::read(path).map_err(|source| CatalogError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        Self::parse(&bytes).map_err(|reason| CatalogError::Invalid {
+            path: shown,
+            reason,
+        })
+    }
+
+    /// Parses a catalog's JSON; the error says what is wrong with it.
+    ///
+    /// # Errors
+    /// When the bytes are not JSON or have no `tools` array of objects with a string `name`.
+    pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+        let value: Value = serde_json::from_slice(bytes).map_err(|error| error.to_string())?;
+        let tools = value
+            .get("tools")
+            .and_then(Value::as_array)
+            .ok_or_else(|| "no `tools` array".to_string())?;
+        let mut names = Vec::with_capacity(tools.len());
+        for (index, tool) in tools.iter().enumerate() {
+            let name = tool
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("`tools[{index}]` has no string `name`"))?;
+            names.push(name.to_string());
+        }
+        names.sort_unstable();
+        names.dedup();
+        Ok(Self { tools: names })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names_and_refuses_non_catalogs() {
+        let names = CatalogNames::parse(
+            br#"{"version":1,"tools":[{"name":"b"},{"name":"a"},{"name":"a"}]}"#,
+        )
+        .unwrap_or_default();
+        assert_eq!(names.tools, ["a", "b"]);
+        assert!(CatalogNames::parse(b"[1]").is_err());
+        assert!(CatalogNames::parse(br#"{"tools":[{"nom":1}]}"#).is_err());
+        assert!(CatalogNames::parse(b"not json").is_err());
+    }
+}

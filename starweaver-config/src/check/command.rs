@@ -1,0 +1,113 @@
+//! `starweaver check`: read the files, check each, render the report, pick the exit status.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+
+use super::catalog::CatalogNames;
+use super::collect::{collect_files, DEFAULT_PATH};
+use super::status::{status_of, CheckStatus};
+use crate::report::{render, FileReport, Format};
+use crate::validate::check_bytes;
+use crate::yaml::Budgets;
+
+/// The arguments of `starweaver check`.
+#[derive(Clone, Debug, Default, clap::Args)]
+#[command(
+    after_help = "Examples:\n  starweaver check\n  starweaver check agents/scout.yaml --format json\n  starweaver check agents/ --deny-warnings --format github"
+)]
+pub struct CheckArgs {
+    /// Manifest files, or folders searched for `*.yaml`/`*.yml` files [default: agents].
+    pub paths: Vec<PathBuf>,
+    /// How to print the problems found.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Fail (exit 1) on warnings too, not only on errors.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// A tool catalog (JSON, as exported by the application) naming the tools that exist.
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+}
+
+/// What a check produced: the text for standard output, the messages for standard error, and
+/// the status to exit with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckOutcome {
+    /// The rendered report.
+    pub stdout: String,
+    /// One line per path, file or catalog that could not be read.
+    pub stderr: String,
+    /// How the check ended.
+    pub status: CheckStatus,
+    /// Every file checked, with its problems.
+    pub reports: Vec<FileReport>,
+}
+
+/// Runs a check without touching the process's streams, so it can be tested and embedded.
+///
+/// Unreadable paths are reported on `stderr` and give [`CheckStatus::Usage`], but the readable
+/// files are still checked and reported. A file that is not UTF-8 is a `syntax` diagnostic,
+/// not a read failure.
+#[must_use]
+pub fn run_check(args: &CheckArgs) -> CheckOutcome {
+    let mut stderr = String::new();
+    // The catalog is read and validated now so a bad one fails early; the checker takes no
+    // catalog context yet, so the names are not used further.
+    let _catalog = match args.catalog.as_deref().map(CatalogNames::read).transpose() {
+        Ok(catalog) => catalog,
+        Err(error) => {
+            return CheckOutcome {
+                stdout: String::new(),
+                stderr: format!("error: {error}\n"),
+                status: CheckStatus::Usage,
+                reports: Vec::new(),
+            };
+        }
+    };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(DEFAULT_PATH)]
+    } else {
+        args.paths.clone()
+    };
+    let (files, errors) = collect_files(&paths);
+    let mut unreadable = !errors.is_empty();
+    for error in errors {
+        stderr.push_str(&format!("error: {error}\n"));
+    }
+    let mut reports = Vec::with_capacity(files.len());
+    for file in files {
+        let shown = file.display().to_string();
+        match read_bounded(&file) {
+            Ok(bytes) => {
+                let diagnostics = check_bytes(&bytes);
+                reports.push(FileReport::new(shown, bytes, diagnostics));
+            }
+            Err(error) => {
+                unreadable = true;
+                stderr.push_str(&format!("error: cannot read `{shown}`: {error}\n"));
+            }
+        }
+    }
+    let status = if unreadable {
+        CheckStatus::Usage
+    } else {
+        status_of(&reports, args.deny_warnings)
+    };
+    CheckOutcome {
+        stdout: render(args.format, &reports),
+        stderr,
+        status,
+        reports,
+    }
+}
+
+/// Reads at most one byte past the checker's document budget: enough for the checker to report
+/// the file as too large without holding a huge file in memory.
+fn read_bounded(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    let limit = Budgets::DEFAULT_MAX_DOCUMENT_BYTES as u64 + 1;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}

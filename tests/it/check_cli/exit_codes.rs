@@ -1,0 +1,96 @@
+//! Exit statuses: 0 clean, 1 problems, 2 bad usage or unreadable input.
+
+use super::{folder, run, stderr, stdout, BROKEN, CLEAN};
+
+#[test]
+fn a_clean_manifest_exits_zero_with_a_summary() {
+    let dir = folder(&[("scout.yaml", CLEAN.as_bytes())]);
+    let output = run(dir.path(), &["check", "scout.yaml", "--deny-warnings"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "0 errors, 0 warnings in 1 file\n");
+}
+
+#[test]
+fn errors_exit_one() {
+    let dir = folder(&[("scout.yaml", BROKEN.as_bytes())]);
+    assert_eq!(
+        run(dir.path(), &["check", "scout.yaml"]).status.code(),
+        Some(1)
+    );
+}
+
+#[test]
+fn a_missing_file_exits_two_and_names_it_but_the_others_are_still_checked() {
+    let dir = folder(&[("scout.yaml", BROKEN.as_bytes())]);
+    let output = run(
+        dir.path(),
+        &["check", "gone.yaml", "scout.yaml", "--format", "json"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("`gone.yaml`"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(stdout(&output).contains("unknown-field"));
+}
+
+#[test]
+fn a_missing_default_folder_exits_two() {
+    let dir = folder(&[]);
+    let output = run(dir.path(), &["check"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("`agents`"), "{}", stderr(&output));
+}
+
+#[test]
+fn a_bad_flag_exits_two() {
+    let dir = folder(&[]);
+    let output = run(dir.path(), &["check", "--no-such-flag"]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = run(dir.path(), &["check", "--format", "xml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("sarif"), "{}", stderr(&output));
+}
+
+#[test]
+fn invalid_utf8_is_a_diagnostic_not_a_read_failure() {
+    let dir = folder(&[("scout.yaml", b"version: 1\nname: \xff\n")]);
+    let output = run(dir.path(), &["check", "scout.yaml"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("error[syntax]"), "{text}");
+    assert!(text.contains("--> scout.yaml:"), "{text}");
+}
+
+#[test]
+fn a_bad_catalog_exits_two_and_a_good_one_is_accepted() {
+    let dir = folder(&[
+        ("scout.yaml", CLEAN.as_bytes()),
+        ("bad.json", b"{\"tools\": 3}"),
+        (
+            "catalog.json",
+            br#"{"version": 1, "tools": [{"name": "lookup"}], "conflicts": []}"#,
+        ),
+    ]);
+    let output = run(
+        dir.path(),
+        &["check", "scout.yaml", "--catalog", "bad.json"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("`bad.json`"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run(
+        dir.path(),
+        &["check", "scout.yaml", "--catalog", "catalog.json"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = run(
+        dir.path(),
+        &["check", "scout.yaml", "--catalog", "none.json"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+}
