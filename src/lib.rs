@@ -81,8 +81,9 @@ pub mod __private {
     pub use starweaver_core::macro_support::*;
 }
 
-/// Manifest types, loading and checks (arrives with the manifest
-/// milestone; the crate is a placeholder today).
+/// Agent manifests: the format's types, the position-keeping YAML
+/// reader, the checker (`validate`), loading into the runtime (`load`)
+/// and the `check` command with its report formats.
 pub use starweaver_config as config;
 
 /// The README's examples run as doctests.

@@ -7,7 +7,7 @@ use super::catalog::CatalogNames;
 use super::collect::{collect_files, DEFAULT_PATH};
 use super::status::{status_of, CheckStatus};
 use crate::report::{render, FileReport, Format};
-use crate::validate::check_bytes;
+use crate::validate::{check, CheckContext};
 use crate::yaml::Budgets;
 
 /// The arguments of `starweaver check`.
@@ -51,9 +51,8 @@ pub struct CheckOutcome {
 #[must_use]
 pub fn run_check(args: &CheckArgs) -> CheckOutcome {
     let mut stderr = String::new();
-    // The catalog is read and validated now so a bad one fails early; the checker takes no
-    // catalog context yet, so the names are not used further.
-    let _catalog = match args.catalog.as_deref().map(CatalogNames::read).transpose() {
+    // Read first, so a bad catalog fails before any file is checked.
+    let catalog = match args.catalog.as_deref().map(CatalogNames::read).transpose() {
         Ok(catalog) => catalog,
         Err(error) => {
             return CheckOutcome {
@@ -79,7 +78,14 @@ pub fn run_check(args: &CheckArgs) -> CheckOutcome {
         let shown = file.display().to_string();
         match read_bounded(&file) {
             Ok(bytes) => {
-                let diagnostics = check_bytes(&bytes);
+                let mut context = CheckContext::new();
+                if let Some(catalog) = &catalog {
+                    context = context.with_catalog(catalog.tools.iter().cloned());
+                }
+                if let Some(folder) = file.parent() {
+                    context = context.with_base_dir(folder);
+                }
+                let diagnostics = check(&bytes, &context);
                 reports.push(FileReport::new(shown, bytes, diagnostics));
             }
             Err(error) => {

@@ -94,3 +94,42 @@ fn a_bad_catalog_exits_two_and_a_good_one_is_accepted() {
     );
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// Regression: `--catalog` was read and then dropped, so an unknown code
+/// tool passed the check.
+#[test]
+fn the_catalog_decides_which_code_tools_exist() {
+    let manifest = "version: 1\nname: scout\nmodel: {id: test}\ntoolsets:\n  - {type: tools, name: glossary, tools: [lookup, lokup]}\n";
+    let dir = folder(&[
+        ("scout.yaml", manifest.as_bytes()),
+        (
+            "catalog.json",
+            br#"{"version": 1, "tools": [{"name": "lookup"}], "conflicts": []}"#,
+        ),
+    ]);
+    let output = run(
+        dir.path(),
+        &[
+            "check",
+            "scout.yaml",
+            "--catalog",
+            "catalog.json",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let found: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let found = found.as_array().unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["rule"], "unknown-tool");
+    assert_eq!(found[0]["line"], 5);
+    // Without a catalog, code tools are not verified: one warning, exit 0.
+    let output = run(dir.path(), &["check", "scout.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("warning[unknown-tool]"),
+        "{}",
+        stdout(&output)
+    );
+}
