@@ -32,7 +32,7 @@ use proc_macro::TokenStream;
 ///     limit: usize,
 ///     /// Restrict to one section.
 ///     section: Option<String>,
-/// ) -> Result<Vec<Entry>, ToolError> { todo!() }
+/// ) -> Result<Vec<Entry>, ToolError> { Ok(Vec::new()) }
 ///
 /// let tool = lookup_tool(); // a `TypedFunctionTool`, same builders as `typed_tool`
 /// ```
