@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use serde_json::Value;
+use crate::validate::catalog_names;
 
 /// Catalog files larger than this are refused: a catalog lists names, not data.
 pub const MAX_CATALOG_BYTES: u64 = 16 * 1024 * 1024;
@@ -73,19 +73,7 @@ impl CatalogNames {
     /// # Errors
     /// When the bytes are not JSON or have no `tools` array of objects with a string `name`.
     pub fn parse(bytes: &[u8]) -> Result<Self, String> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|error| error.to_string())?;
-        let tools = value
-            .get("tools")
-            .and_then(Value::as_array)
-            .ok_or_else(|| "no `tools` array".to_string())?;
-        let mut names = Vec::with_capacity(tools.len());
-        for (index, tool) in tools.iter().enumerate() {
-            let name = tool
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("`tools[{index}]` has no string `name`"))?;
-            names.push(name.to_string());
-        }
+        let mut names = catalog_names(bytes).map_err(|error| error.to_string())?;
         names.sort_unstable();
         names.dedup();
         Ok(Self { tools: names })

@@ -21,6 +21,32 @@ pub enum CatalogFileError {
     },
 }
 
+/// The `tools[].name` entries of a catalog file's JSON, in file order:
+/// the one reader of the catalog format the checker and the `check`
+/// command share.
+///
+/// # Errors
+/// [`CatalogFileError`] when the bytes are not JSON or have no `tools`
+/// list of objects with a string `name`.
+pub fn catalog_names(json: &[u8]) -> Result<Vec<String>, CatalogFileError> {
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|error| CatalogFileError::Json(error.to_string()))?;
+    let tools = value
+        .get("tools")
+        .and_then(serde_json::Value::as_array)
+        .ok_or(CatalogFileError::NoTools)?;
+    tools
+        .iter()
+        .enumerate()
+        .map(|(index, tool)| {
+            tool.get("name")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+                .ok_or(CatalogFileError::NoName { index })
+        })
+        .collect()
+}
+
 /// Extra knowledge for [`super::check`]. The default knows nothing: code-tool names are not
 /// verified (one warning says so) and skill folders are not looked up.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -56,23 +82,7 @@ impl CheckContext {
     /// [`CatalogFileError`] when the text is not JSON or has no `tools` list of objects with a
     /// string `name`.
     pub fn with_catalog_json(self, json: &str) -> Result<Self, CatalogFileError> {
-        let value: serde_json::Value = serde_json::from_str(json)
-            .map_err(|error| CatalogFileError::Json(error.to_string()))?;
-        let tools = value
-            .get("tools")
-            .and_then(serde_json::Value::as_array)
-            .ok_or(CatalogFileError::NoTools)?;
-        let names = tools
-            .iter()
-            .enumerate()
-            .map(|(index, tool)| {
-                tool.get("name")
-                    .and_then(serde_json::Value::as_str)
-                    .map(str::to_owned)
-                    .ok_or(CatalogFileError::NoName { index })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(self.with_catalog(names))
+        Ok(self.with_catalog(catalog_names(json.as_bytes())?))
     }
 
     /// Looks skill scope folders up relative to `dir` (the manifest's folder).

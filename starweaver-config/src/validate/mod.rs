@@ -47,7 +47,7 @@ mod variants;
 mod version;
 mod walk;
 
-pub use context::{CatalogFileError, CheckContext};
+pub use context::{catalog_names, CatalogFileError, CheckContext};
 pub use structure::structure;
 
 use crate::diagnostics::Diagnostic;
