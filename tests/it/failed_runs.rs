@@ -147,6 +147,45 @@ async fn max_steps_keeps_every_step_of_the_run() {
         .contains("2 model steps"));
 }
 
+// A run had no token budget: a model that kept calling tools spent without limit.
+#[tokio::test]
+async fn a_token_budget_stops_the_run_before_the_next_request() {
+    let log: Log = Arc::default();
+    let model = counting_model(|asked| {
+        let mut response = call_response(&format!("w{asked}"), "write", json!({}));
+        response.usage.input_tokens = 40;
+        response.usage.output_tokens = 10;
+        Ok(response)
+    });
+    let mut session = AgentBuilder::new(model.clone())
+        .tool(Arc::new(recording_tool("write", &log)))
+        .max_tokens(100)
+        .build()
+        .session();
+    let error = session.run("loop").await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            AgentError::TokenBudgetExceeded {
+                max_tokens: 100,
+                used: 100
+            }
+        ),
+        "{error:?}"
+    );
+    // Two responses of 50 tokens each; no third request was made.
+    assert_eq!(model.requests().len(), 2);
+    assert_eq!(log.lock().unwrap().len(), 2);
+    let messages = session.messages();
+    assert!(tool_return(messages, "w1").is_success());
+    assert_well_formed(messages);
+    assert!(session
+        .failed_run()
+        .unwrap()
+        .error
+        .contains("budget of 100"));
+}
+
 // A FailRun availability policy dropped the prompt of the failed run.
 #[tokio::test]
 async fn an_availability_failure_keeps_the_prompt() {

@@ -93,6 +93,14 @@ impl AgentBuilder {
         self
     }
 
+    /// Most tokens (input plus output) per run; see
+    /// [`AgentRuntimePolicy::max_tokens`].
+    #[must_use]
+    pub fn max_tokens(mut self, max_tokens: u64) -> Self {
+        self.policy.max_tokens = Some(max_tokens);
+        self
+    }
+
     /// Default model settings.
     #[must_use]
     pub fn model_settings(mut self, settings: ModelSettings) -> Self {

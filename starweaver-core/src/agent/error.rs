@@ -35,6 +35,17 @@ pub enum AgentError {
         /// The step limit.
         max_steps: u32,
     },
+    /// The run used its token budget before a final answer.
+    #[error(
+        "the run used {used} tokens, reaching its budget of {max_tokens} before the next model request; \
+         raise AgentRuntimePolicy::max_tokens if the task needs more, or shorten the instructions and tool results"
+    )]
+    TokenBudgetExceeded {
+        /// The budget.
+        max_tokens: u64,
+        /// Input plus output tokens used so far.
+        used: u64,
+    },
     /// A tool kept receiving bad calls after its model retry budget.
     #[error(
         "tool `{tool}` exceeded its model retry budget of {max_retries}: {message}; \

@@ -24,6 +24,13 @@ pub struct AgentRuntimePolicy {
     pub max_retries: Option<u32>,
     /// Agent-level tool timeout.
     pub timeout_ms: Option<u64>,
+    /// Token budget of one run: input plus output tokens summed over its
+    /// model responses; `None` leaves it unbounded. Before each model
+    /// request the run fails if it has used the budget, so a run that keeps
+    /// calling tools cannot spend without limit (the last response may
+    /// pass it: its size is known only once it arrives).
+    #[serde(default)]
+    pub max_tokens: Option<u64>,
 }
 
 impl Default for AgentRuntimePolicy {
@@ -33,6 +40,7 @@ impl Default for AgentRuntimePolicy {
             max_steps: 50,
             max_retries: None,
             timeout_ms: None,
+            max_tokens: None,
         }
     }
 }

@@ -214,6 +214,17 @@ impl<'a, 'r> Run<'a, 'r> {
             if progress.step >= max_steps {
                 return Err(AgentError::MaxStepsExceeded { max_steps });
             }
+            // Like the step limit, checked before a request, so every call of the last
+            // response has its return in the history.
+            if let Some(max_tokens) = self.config.policy.max_tokens {
+                let used = progress
+                    .usage
+                    .input_tokens
+                    .saturating_add(progress.usage.output_tokens);
+                if used >= max_tokens {
+                    return Err(AgentError::TokenBudgetExceeded { max_tokens, used });
+                }
+            }
             progress.step += 1;
             let definitions = self
                 .context
