@@ -6,6 +6,8 @@ pub mod check;
 pub mod diagnostics;
 pub mod load;
 pub mod manifest;
+pub mod paths;
 pub mod report;
+pub mod template;
 pub mod validate;
 pub mod yaml;

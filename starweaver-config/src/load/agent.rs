@@ -1,16 +1,19 @@
 //! `load`: a manifest to an agent and a session ready to run.
 
 use starweaver_core::agent::{Agent, AgentBuilder, AgentSession};
-use starweaver_core::skills::{SkillRegistry, SkillSourceScope};
+use std::path::Path;
+
+use starweaver_core::skills::{skill_tools, SkillRegistry, SkillScanReport, SkillSourceScope};
 use starweaver_core::tools::ToolRegistry;
 
-use super::environment::attach;
+use super::environment::{attach, Attached};
 use super::instructions::render;
 use super::model::{model, settings};
 use super::runtime::runtime;
 use super::toolsets::build;
 use super::{LoadError, LoadOptions};
-use crate::manifest::{Manifest, ToolsetSpec};
+use crate::manifest::{EnvironmentKind, EnvironmentSpec, Manifest, SkillsSpec, ToolsetSpec};
+use crate::paths::{environment_root, scope_in_environment, ScopeProblem};
 
 /// What loading produced: the agent, a session with the environment attached, and what the
 /// model will be offered (for hosts and tests to show or check).
@@ -41,7 +44,7 @@ impl std::fmt::Debug for LoadedAgent {
 /// # Errors
 /// [`LoadError`] naming the field, for a model this build lacks, a template that does not
 /// render, an environment that cannot be opened, unknown tools or toolsets, settings that need
-/// a missing section, and settings the runtime cannot honour (`runtime.max_tokens`).
+/// a missing section, and settings the runtime cannot honour.
 pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAgent, LoadError> {
     let chosen = match &options.model {
         Some(given) => given.clone(),
@@ -57,8 +60,7 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
     for toolset in &built.exposed {
         registry.insert_toolset(toolset);
     }
-    builder = builder.tool_registry(registry.clone());
-    let (policy, tool_config) = runtime(manifest.runtime.as_ref())?;
+    let (policy, tool_config) = runtime(manifest.runtime.as_ref());
     builder = builder.runtime_policy(policy).tool_config(tool_config);
 
     let attached = match &manifest.environment {
@@ -84,21 +86,16 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
         }
     };
     if let Some(skills) = &manifest.skills {
-        let Some(attached) = &attached else {
+        let (Some(attached), Some(environment)) = (&attached, &manifest.environment) else {
             return Err(missing("skills"));
         };
-        let scopes: Vec<SkillSourceScope> = skills
-            .scopes
-            .iter()
-            .map(|scope| SkillSourceScope::new(scope.path.clone()).with_source(scope.source))
-            .collect();
-        let report = SkillRegistry::scan_with_report(attached.files.clone(), &scopes)
-            .await
-            .map_err(|error| LoadError::Skills {
-                message: error.to_string(),
-            })?;
+        let report = scan_skills(skills, environment, &options.base_dir, attached).await?;
+        // The instruction block that lists the skills; the model reads each SKILL.md with
+        // its file tools.
+        registry.insert_toolset(&skill_tools(report.registry().packages()));
         builder = builder.skills_report(report);
     }
+    builder = builder.tool_registry(registry.clone());
     let agent = builder.build();
     let mut session = AgentSession::new(agent.clone());
     if let Some(attached) = attached {
@@ -122,6 +119,45 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
         instructions,
         tool_names,
     })
+}
+
+/// Scans the skill scopes, each given relative to the manifest's folder and found inside the
+/// environment's root, the way the agent will read them.
+async fn scan_skills(
+    skills: &SkillsSpec,
+    environment: &EnvironmentSpec,
+    base_dir: &Path,
+    attached: &Attached,
+) -> Result<SkillScanReport, LoadError> {
+    if environment.kind == EnvironmentKind::Virtual && !skills.scopes.is_empty() {
+        return Err(LoadError::Skills {
+            message: "skills need a local environment: a virtual one starts empty".to_string(),
+        });
+    }
+    let root = environment_root(base_dir, environment.root.as_deref());
+    let mut scopes = Vec::with_capacity(skills.scopes.len());
+    for scope in &skills.scopes {
+        let inside = scope_in_environment(base_dir, &root, &scope.path).map_err(|problem| {
+            LoadError::Skills {
+                message: match problem {
+                    ScopeProblem::OutsideEnvironment { root } => format!(
+                        "scope `{}` is outside the environment root `{}`",
+                        scope.path,
+                        root.display()
+                    ),
+                    ScopeProblem::NotAFolder | ScopeProblem::NoRoot => {
+                        format!("scope `{}` is not a folder", scope.path)
+                    }
+                },
+            }
+        })?;
+        scopes.push(SkillSourceScope::new(inside).with_source(scope.source));
+    }
+    SkillRegistry::scan_with_report(attached.files.clone(), &scopes)
+        .await
+        .map_err(|error| LoadError::Skills {
+            message: error.to_string(),
+        })
 }
 
 fn missing(field: &str) -> LoadError {

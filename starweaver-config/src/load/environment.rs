@@ -10,6 +10,7 @@ use starweaver_core::environment::{
 
 use super::LoadError;
 use crate::manifest::{EnvironmentKind, EnvironmentSpec, ShellSpec};
+use crate::paths::environment_root;
 
 /// The environment as both a file provider and a process shell (one provider serves both).
 #[derive(Clone)]
@@ -45,7 +46,7 @@ pub(super) fn attach(
     let limits = shell.cloned().unwrap_or_default();
     match spec.kind {
         EnvironmentKind::Local => {
-            let root = base_dir.join(spec.root.as_deref().unwrap_or("."));
+            let root = environment_root(base_dir, spec.root.as_deref());
             let mut provider = LocalEnvironmentProvider::new(&root)
                 .map_err(|error| LoadError::Environment {
                     root: root.display().to_string(),

@@ -2,13 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use minijinja::{Environment, UndefinedBehavior, Value};
-
 use super::LoadError;
 use crate::manifest::Manifest;
-
-/// Template steps one render may take, so a hostile template cannot loop for long.
-const FUEL: u64 = 100_000;
+use crate::template::render_instructions;
 
 /// The manifest's instructions with `{{ vars.NAME }}` and `{{ name }}` filled in; the manifest's
 /// `vars` defaults are overridden by `overrides`. An undefined name is an error, never an
@@ -24,14 +20,7 @@ pub(super) fn render(
     for (name, value) in overrides {
         vars.insert(name.clone(), serde_json::Value::String(value.clone()));
     }
-    let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
-    env.set_fuel(Some(FUEL));
-    let context = minijinja::context! {
-        vars => Value::from_serialize(&vars),
-        name => manifest.name.clone(),
-    };
-    env.render_str(template, context)
+    render_instructions(template, &vars, &manifest.name)
         .map(Some)
         .map_err(|error| LoadError::Template {
             message: error.to_string(),

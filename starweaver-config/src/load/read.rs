@@ -2,10 +2,9 @@
 
 use crate::diagnostics::{Diagnostic, Rule, Severity};
 use crate::manifest::Manifest;
-use crate::validate::check_bytes;
+use crate::validate::to_json;
+use crate::validate::{check, CheckContext};
 use crate::yaml::{self, Span};
-
-use super::json::to_json;
 
 /// Reads a manifest file's bytes: the checker runs first, and any error it reports refuses the
 /// file with every diagnostic (warnings included, so a host can show them all). A file the
@@ -24,7 +23,21 @@ pub fn read(bytes: &[u8]) -> Result<Manifest, Vec<Diagnostic>> {
 /// # Errors
 /// As [`read`].
 pub fn read_with_warnings(bytes: &[u8]) -> Result<(Manifest, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let found = check_bytes(bytes);
+    read_with_context(bytes, &CheckContext::new())
+}
+
+/// Like [`read_with_warnings`], checking with what the host knows beyond the file: the
+/// manifest's folder (so environment roots and skill scopes are verified before loading), the
+/// tool catalog, host variables and model ids. A host that runs a manifest file should read it
+/// this way, with the folder it will load it from.
+///
+/// # Errors
+/// As [`read`].
+pub fn read_with_context(
+    bytes: &[u8],
+    context: &CheckContext,
+) -> Result<(Manifest, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let found = check(bytes, context);
     if found.iter().any(|d| d.severity == Severity::Error) {
         return Err(found);
     }

@@ -3,25 +3,15 @@
 use starweaver_core::agent::{AgentRuntimePolicy, ToolExecutionPolicy};
 use starweaver_core::context::{ToolAvailabilityPolicy, ToolConfig};
 
-use super::LoadError;
 use crate::manifest::{RuntimeSpec, ToolExecution, UnavailableTools};
 
 /// The run policy and tool settings the section declares (defaults when absent).
-pub(super) fn runtime(
-    spec: Option<&RuntimeSpec>,
-) -> Result<(AgentRuntimePolicy, ToolConfig), LoadError> {
+pub(super) fn runtime(spec: Option<&RuntimeSpec>) -> (AgentRuntimePolicy, ToolConfig) {
     let mut policy = AgentRuntimePolicy::default();
     let mut config = ToolConfig::default();
     let Some(spec) = spec else {
-        return Ok((policy, config));
+        return (policy, config);
     };
-    if spec.max_tokens.is_some() {
-        return Err(LoadError::Unsupported {
-            field: "runtime.max_tokens".to_string(),
-            reason: "the runtime has no token budget yet; bound the run with `max_steps`"
-                .to_string(),
-        });
-    }
     policy.tool_execution = match spec.tool_execution {
         ToolExecution::Parallel => ToolExecutionPolicy::Parallel,
         ToolExecution::Sequential => ToolExecutionPolicy::Sequential,
@@ -33,10 +23,8 @@ pub(super) fn runtime(
     policy.timeout_ms = spec.timeout_ms;
     policy.max_retries = spec.max_retries;
     if let Some(steps) = spec.max_steps {
-        policy.max_steps = u32::try_from(steps).map_err(|_| LoadError::Unsupported {
-            field: "runtime.max_steps".to_string(),
-            reason: format!("{steps} is more than {} steps", u32::MAX),
-        })?;
+        policy.max_steps = steps;
     }
-    Ok((policy, config))
+    policy.max_tokens = spec.max_tokens;
+    (policy, config)
 }

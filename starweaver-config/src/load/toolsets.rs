@@ -47,6 +47,19 @@ macro_rules! common {
     };
 }
 
+/// The settings of a proxy or search entry, which has no tools of its own to time or retry.
+macro_rules! wrapper {
+    ($spec:expr) => {
+        Common {
+            instructions: None,
+            timeout_ms: None,
+            max_retries: None,
+            prefix: $spec.prefix.as_deref(),
+            approval: &$spec.approval_required,
+        }
+    };
+}
+
 /// Builds every toolset.
 pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Built, LoadError> {
     let mut named: BTreeMap<String, DynToolset> = BTreeMap::new();
@@ -74,24 +87,11 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
     let mut wrappers: BTreeMap<String, DynToolset> = BTreeMap::new();
     for (index, spec) in specs.iter().enumerate() {
         let field = format!("toolsets[{index}]");
-        let (name, names, common, kind) = match spec {
-            ToolsetSpec::Proxy(p) => (&p.name, &p.toolsets, common!(p), "proxy"),
-            ToolsetSpec::Search(s) => (&s.name, &s.toolsets, common!(s), "search"),
+        let (name, names, common) = match spec {
+            ToolsetSpec::Proxy(p) => (&p.name, &p.toolsets, wrapper!(p)),
+            ToolsetSpec::Search(s) => (&s.name, &s.toolsets, wrapper!(s)),
             _ => continue,
         };
-        let unsupported = [
-            common.instructions.map(|_| "instructions"),
-            common.timeout_ms.map(|_| "timeout_ms"),
-            common.max_retries.map(|_| "max_retries"),
-        ];
-        if let Some(setting) = unsupported.into_iter().flatten().next() {
-            return Err(LoadError::Unsupported {
-                field: format!("{field}.{setting}"),
-                reason: format!(
-                    "a {kind} toolset has no tools of its own; set it on the toolsets behind it"
-                ),
-            });
-        }
         let mut inner = Vec::new();
         for wrapped in names {
             let toolset = named

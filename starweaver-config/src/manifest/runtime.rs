@@ -41,10 +41,11 @@ pub struct RuntimeSpec {
     /// Default tool retry budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_retries: Option<u32>,
-    /// Model requests one run may make.
+    /// Model requests one run may make (default 50).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_steps: Option<usize>,
-    /// Total tokens one run may spend.
+    pub max_steps: Option<u32>,
+    /// Token budget of one run: input plus output tokens over all its model responses
+    /// (default: no budget). The run fails before a model request once the budget is used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u64>,
 }

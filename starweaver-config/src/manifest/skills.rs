@@ -8,7 +8,8 @@ use starweaver_core::skills::SkillSource;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SkillScopeSpec {
-    /// Folder relative to the environment root (`.` is the root).
+    /// Folder relative to the manifest's folder (`.` is that folder). It must lie inside the
+    /// environment's root: the agent reads its skills through the environment.
     pub path: String,
     /// `builtin`, `user` or `workspace` (default).
     #[serde(default = "workspace", skip_serializing_if = "is_workspace")]

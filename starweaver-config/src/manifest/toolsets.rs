@@ -21,6 +21,25 @@ impl Default for ApprovalRequired {
     }
 }
 
+/// Settings of the toolsets that only wrap others (proxy and search): a prefix and approvals.
+/// Instructions, time limits and retries belong to the toolsets behind them.
+macro_rules! wrapper_fields {
+    ($(#[$meta:meta])* pub struct $name:ident { $($body:tt)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($body)*
+            /// A prefix for its tool names (wraps it in a `PrefixedToolset`).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            pub prefix: Option<String>,
+            /// Tools that need approval before they run.
+            #[serde(default)]
+            pub approval_required: ApprovalRequired,
+        }
+    };
+}
+
 /// Settings every toolset entry may carry.
 macro_rules! common_fields {
     ($(#[$meta:meta])* pub struct $name:ident { $($body:tt)* }) => {
@@ -85,7 +104,7 @@ common_fields! {
     }
 }
 
-common_fields! {
+wrapper_fields! {
     /// `type: proxy`: toolsets hidden behind `search_tools`/`call_tool`;
     /// the toolsets it names are reachable only through it.
     pub struct ProxyToolsetSpec {
@@ -96,7 +115,7 @@ common_fields! {
     }
 }
 
-common_fields! {
+wrapper_fields! {
     /// `type: search`: `tool_search` loads the named toolsets' tools on
     /// demand.
     pub struct SearchToolsetSpec {

@@ -32,6 +32,7 @@
 mod allow;
 mod choice;
 mod context;
+mod json;
 mod kinds;
 mod object;
 mod path;
@@ -48,6 +49,7 @@ mod version;
 mod walk;
 
 pub use context::{catalog_names, CatalogFileError, CheckContext};
+pub use json::to_json;
 pub use structure::structure;
 
 use crate::diagnostics::Diagnostic;

@@ -127,7 +127,9 @@ fn wrong_types_say_what_was_expected_and_found() {
         found[0].help.as_deref(),
         Some("quote the value to make it a string")
     );
-    let found = check("version: 1\nname: a\nmodel: {id: test}\nshell: {timeout_ms: soon}\n");
+    let found = check(
+        "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: virtual}\nshell: {timeout_ms: soon}\n",
+    );
     assert_eq!(
         found[0].message,
         "`shell.timeout_ms` must be an integer or null, found the string `soon`"

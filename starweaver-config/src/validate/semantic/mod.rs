@@ -4,9 +4,11 @@
 //! wrong type was already reported by the structure pass and is skipped here.
 
 mod duplicate;
+mod environment;
 mod model;
 mod references;
 mod shell;
+mod skill_files;
 mod skills;
 mod template;
 #[cfg(test)]
@@ -30,6 +32,7 @@ pub(super) fn semantic(
     found.extend(duplicate::check(&entries));
     found.extend(references::check(&entries, context));
     found.extend(shell::check(root, &entries));
+    found.extend(environment::check(root, &entries, context));
     found.extend(skills::check(root, context));
     found.extend(template::check(root, source, context));
     found

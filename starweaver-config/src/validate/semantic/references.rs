@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::model::short;
-use super::toolsets::{strings, Entry, Named};
+use super::toolsets::{strings, Entry, Named, FILESYSTEM};
 use super::CheckContext;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::validate::suggest;
@@ -27,6 +27,33 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
         if matches!(entry.kind, "proxy" | "search") {
             let own = entry.name.as_ref().map(|name| name.text);
             for target in strings(entry.node.get("toolsets")) {
+                let wrapper = entries.iter().find(|other| {
+                    matches!(other.kind, "proxy" | "search")
+                        && other
+                            .name
+                            .as_ref()
+                            .is_some_and(|name| name.text == target.text)
+                });
+                if let (Some(wrapper), false) = (wrapper, Some(target.text) == own) {
+                    found.push(
+                        Diagnostic::error(
+                            Rule::UnknownToolset,
+                            target.span,
+                            format!(
+                                "`{}` is a {} toolset; a {} can hold only toolsets with tools of \
+                                 their own",
+                                short(target.text),
+                                wrapper.kind,
+                                entry.kind
+                            ),
+                        )
+                        .with_help(format!(
+                            "name the toolsets behind `{}` here instead",
+                            short(target.text)
+                        )),
+                    );
+                    continue;
+                }
                 // A proxy or search cannot hold itself.
                 if Some(target.text) == own || !declared.contains(target.text) {
                     found.push(
@@ -53,7 +80,25 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
         if let Some(all) = entry.bundle_tools() {
             if !matches!(entry.kind, "proxy" | "search") {
                 for tool in entry.listed_tools() {
-                    if !all.contains(&tool.text) {
+                    if entry.kind == "filesystem"
+                        && !all.contains(&tool.text)
+                        && FILESYSTEM.contains(&tool.text)
+                    {
+                        found.push(
+                            Diagnostic::error(
+                                Rule::InvalidValue,
+                                tool.span,
+                                format!(
+                                    "`{}` changes files, and this toolset has `read_only: true`",
+                                    tool.text
+                                ),
+                            )
+                            .with_help(format!(
+                                "drop it, or set `read_only: false`; a read-only toolset keeps {}",
+                                suggest::list(all)
+                            )),
+                        );
+                    } else if !all.contains(&tool.text) {
                         found.push(unknown_tool(
                             &tool,
                             all,

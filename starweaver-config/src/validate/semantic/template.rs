@@ -1,14 +1,15 @@
 //! `template` and `undefined-variable`: the instructions must parse as a minijinja template, and
 //! may use only `name`, `vars` and the variables declared under `vars:`.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use minijinja::Environment;
 
 use super::model::short;
 use super::CheckContext;
 use crate::diagnostics::{Diagnostic, Rule};
-use crate::validate::suggest;
+use crate::template::render_instructions;
+use crate::validate::{suggest, to_json};
 use crate::yaml::{Node, Position, ScalarStyle, Span, Value};
 
 /// At most this many undefined variables are reported: each costs a search of the text.
@@ -63,10 +64,57 @@ pub(super) fn check(root: &Node, source: &[u8], context: &CheckContext) -> Vec<D
     let lookup: HashSet<&str> = declared.iter().copied().collect();
     let mut used: Vec<String> = template.undeclared_variables(true).into_iter().collect();
     used.sort();
-    used.into_iter()
+    let found: Vec<Diagnostic> = used
+        .into_iter()
         .filter_map(|variable| undefined(&variable, &lookup, &declared, &place, text))
         .take(MAX_REPORTED)
-        .collect()
+        .collect();
+    if !found.is_empty() {
+        return found;
+    }
+    trial(root, text, &place, context).into_iter().collect()
+}
+
+/// Renders the instructions with the declared defaults (host variables as empty strings), the
+/// way the loader will, so a failing filter, a bad operation or a runaway loop is reported here
+/// rather than at run time.
+fn trial(root: &Node, text: &str, place: &Place<'_>, context: &CheckContext) -> Option<Diagnostic> {
+    let mut vars = BTreeMap::new();
+    for name in context.vars() {
+        vars.insert(name.clone(), serde_json::Value::String(String::new()));
+    }
+    for (key, value) in root
+        .get("vars")
+        .and_then(Node::as_mapping)
+        .unwrap_or_default()
+    {
+        // A value JSON cannot hold is reported by the structure pass.
+        let (Some(name), Ok(value)) = (key.as_str(), to_json(value)) else {
+            return None;
+        };
+        vars.insert(name.to_owned(), value);
+    }
+    let name = root.get("name").and_then(Node::as_str).unwrap_or_default();
+    let error = render_instructions(text, &vars, name).err()?;
+    let offset = error.range().map_or_else(
+        || line_offset(text, error.line().unwrap_or(1)),
+        |range| range.start,
+    );
+    let offset = offset.min(text.trim_end().len());
+    let detail = error
+        .detail()
+        .map_or_else(|| error.kind().to_string(), str::to_owned);
+    Some(
+        Diagnostic::error(
+            Rule::Template,
+            place.span(text, offset),
+            format!(
+                "`instructions` does not render with the declared defaults: {}",
+                short(&detail)
+            ),
+        )
+        .with_help("fix the expression, or give `vars` defaults it can use"),
+    )
 }
 
 /// The diagnostic for one used variable, if it is not defined.

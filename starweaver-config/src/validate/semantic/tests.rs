@@ -7,7 +7,7 @@ fn found(text: &str) -> Vec<Diagnostic> {
     check_bytes(text.as_bytes())
 }
 
-const HEAD: &str = "version: 1\nname: a\nmodel: {id: test}\n";
+const HEAD: &str = "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: local}\n";
 
 #[test]
 fn shell_messages_say_what_the_setting_means() {

@@ -1,0 +1,313 @@
+//! The checker and the loader agree: whatever loading refuses, the checker reports first (with
+//! its rule and position); whatever the checker accepts loads and runs on the `test` model to
+//! its answer, or to a waiting state that resumes to one.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use starweaver_config::diagnostics::{Diagnostic, Rule, Severity};
+use starweaver_config::load::{load, read_with_context, LoadOptions, LoadedAgent};
+use starweaver_config::manifest::Manifest;
+use starweaver_config::validate::{to_json, CheckContext};
+use starweaver_config::yaml::parse;
+use starweaver_core::agent::{AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction};
+use starweaver_core::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
+use starweaver_core::tools::{typed_tool, DynTool, ToolContext, ToolResult};
+
+#[derive(Deserialize, JsonSchema)]
+struct Term {
+    /// The word to look up.
+    #[allow(dead_code)]
+    term: String,
+}
+
+/// The code tools the host registers.
+const CATALOG: [&str; 2] = ["lookup", "render_video"];
+
+fn code_tool(name: &str) -> DynTool {
+    let answer = format!("{name} answered");
+    std::sync::Arc::new(typed_tool::<Term, _, _>(
+        name.to_string(),
+        Some(format!("Test tool {name}.")),
+        move |_ctx: ToolContext, _args: Term| {
+            let answer = answer.clone();
+            async move { Ok(ToolResult::new(json!(answer))) }
+        },
+    ))
+}
+
+fn options(dir: &Path) -> LoadOptions {
+    LoadOptions::new(dir).with_tools(|name| CATALOG.contains(&name).then(|| code_tool(name)))
+}
+
+fn context(dir: &Path) -> CheckContext {
+    CheckContext::new().with_catalog(CATALOG).with_base_dir(dir)
+}
+
+/// A project folder: a file to read, a sub-folder, and one skill.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "remember the milk\n").unwrap();
+    std::fs::create_dir_all(dir.path().join("sub")).unwrap();
+    std::fs::create_dir_all(dir.path().join("skills/review")).unwrap();
+    std::fs::write(
+        dir.path().join("skills/review/SKILL.md"),
+        "---\nname: review\ndescription: Review a change.\n---\nRead the diff first.\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// The errors the checker reports, with the file's folder and the catalog known.
+fn errors(text: &str, dir: &Path) -> Vec<Diagnostic> {
+    match read_with_context(text.as_bytes(), &context(dir)) {
+        Ok(_) => Vec::new(),
+        Err(found) => found
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect(),
+    }
+}
+
+/// Loads without asking the checker: the tree converted strictly and deserialized, then
+/// assembled. `Err` says which step refused it.
+async fn load_unchecked(text: &str, dir: &Path) -> Result<LoadedAgent, String> {
+    let document = parse(text.as_bytes()).map_err(|error| format!("parse: {error}"))?;
+    let value = to_json(&document.root).map_err(|d| format!("json: {}", d.message))?;
+    let manifest: Manifest =
+        serde_json::from_value(value).map_err(|error| format!("types: {error}"))?;
+    load(&manifest, &options(dir))
+        .await
+        .map_err(|error| format!("load: {error}"))
+}
+
+/// Runs the agent on the test model; answers approvals (denying clarifying questions, which
+/// need a person) and deferred calls until it finishes.
+async fn run_to_answer(loaded: &mut LoadedAgent) -> Result<String, String> {
+    let mut result = loaded
+        .session
+        .run("do the task")
+        .await
+        .map_err(|e| e.to_string())?;
+    for _ in 0..8 {
+        if !result.is_waiting() {
+            return Ok(result.output);
+        }
+        let mut answers = AgentHitlResults::new();
+        for pending in &result.pending {
+            answers = match pending.kind {
+                AgentHitlRequestKind::Deferred => answers
+                    .with_deferred_result(pending.tool_call_id.clone(), json!({"done": true})),
+                AgentHitlRequestKind::Approval
+                    if pending.request_kind() == CLARIFYING_QUESTIONS_REQUEST_KIND =>
+                {
+                    answers.with_interaction(
+                        AgentHitlUserInteraction::denied(pending.tool_call_id.clone())
+                            .with_reason("nobody is at the terminal"),
+                    )
+                }
+                AgentHitlRequestKind::Approval => answers.with_interaction(
+                    AgentHitlUserInteraction::approved(pending.tool_call_id.clone()),
+                ),
+            };
+        }
+        result = loaded
+            .session
+            .resume_after_hitl(answers)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Err("still waiting after 8 rounds of answers".to_string())
+}
+
+const HEAD: &str = "version: 1\nname: a\nmodel: {id: test}\n";
+
+#[tokio::test]
+async fn whatever_loading_refuses_the_checker_reports_first() {
+    let dir = project();
+    let cases: &[(&str, Rule)] = &[
+        ("model: {id: 'openai:gpt'}", Rule::UnknownModel),
+        ("shell: {allow_execute: true, allowed_programs: [git]}", Rule::MissingField),
+        ("toolsets: [{type: user_input}, {type: filesystem}]", Rule::MissingField),
+        ("toolsets: [{type: shell}]\nshell: {allow_execute: true, allowed_programs: [git]}", Rule::MissingField),
+        ("skills: {scopes: [{path: .}]}", Rule::MissingField),
+        ("environment: {type: virtual, root: x}", Rule::InvalidValue),
+        ("environment: {type: local, root: missing}", Rule::InvalidValue),
+        ("environment: {type: virtual}\nskills: {scopes: [{path: .}]}", Rule::SkillScope),
+        ("environment: {type: local, root: sub}\nskills: {scopes: [{path: .}]}", Rule::SkillScope),
+        ("environment: {type: local}\nskills: {scopes: [{path: nowhere}]}", Rule::SkillScope),
+        ("toolsets: [{type: tools, name: g, tools: [lookup]}, {type: proxy, name: p, toolsets: [g], timeout_ms: 5}]", Rule::UnknownField),
+        ("toolsets: [{type: tools, name: g, tools: [lookup]}, {type: search, name: s, toolsets: [g], instructions: hi}]", Rule::UnknownField),
+        ("toolsets: [{type: tools, name: g, tools: [lookup]}, {type: proxy, name: p, toolsets: [g]}, {type: search, name: s, toolsets: [p]}]", Rule::UnknownToolset),
+        ("toolsets: [{type: tools, name: g, tools: [lookup]}, {type: tools, name: g, tools: [lookup]}]", Rule::DuplicateName),
+        ("environment: {type: virtual}\ntoolsets: [{type: shell, tools: [shell_run]}]\nshell: {allow_execute: true, allowed_programs: [git]}", Rule::UnknownTool),
+        ("toolsets: [{type: tools, name: g, tools: [lookup], approval_required: [lokup]}]", Rule::UnknownTool),
+        ("environment: {type: virtual}\ntoolsets: [{type: filesystem, read_only: true, tools: [write_file]}]", Rule::InvalidValue),
+        ("toolsets: [{type: tools, name: g, tools: [nope]}]", Rule::UnknownTool),
+        ("toolsets: [{type: proxy, name: p, toolsets: [ghost]}]", Rule::UnknownToolset),
+        ("toolsets: [{type: tools, name: m, tools: [render_video]}, {type: search, name: s, toolsets: [m], preload: [nope]}]", Rule::UnknownTool),
+        ("model: {id: test, base_url: 'http://localhost:1'}", Rule::InvalidValue),
+        ("model: {id: test, settings: {top_p: high}}", Rule::InvalidValue),
+        ("vars: {n: 3}\ninstructions: '{{ vars.n + \"x\" }}'", Rule::Template),
+        ("instructions: '{{ vars.who }}'", Rule::UndefinedVariable),
+        ("runtime: {max_steps: 5000000000}", Rule::InvalidValue),
+    ];
+    for (body, rule) in cases {
+        let text = if body.starts_with("model:") {
+            format!("version: 1\nname: a\n{body}\n")
+        } else {
+            format!("{HEAD}{body}\n")
+        };
+        let found = errors(&text, dir.path());
+        assert!(
+            found.iter().any(|d| d.rule == *rule),
+            "the checker missed `{rule}` in:\n{text}\nfound: {found:?}"
+        );
+        assert!(
+            load_unchecked(&text, dir.path()).await.is_err(),
+            "loading accepted what the checker refuses:\n{text}"
+        );
+    }
+}
+
+/// A small deterministic generator (xorshift), so the cases are the same on every machine.
+struct Dice(u64);
+
+impl Dice {
+    fn pick(&mut self, sides: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % sides
+    }
+
+    fn chance(&mut self, in_four: u64) -> bool {
+        self.pick(4) < in_four
+    }
+}
+
+/// One manifest made of random choices among the format's features, valid or not.
+fn generated(dice: &mut Dice, index: usize) -> String {
+    let mut text = format!("version: 1\nname: generated-{index}\nmodel:\n  id: test\n");
+    if dice.chance(1) {
+        text.push_str("  settings: {temperature: 0.1, seed: 3}\n");
+    }
+    let environment = dice.pick(5);
+    match environment {
+        0 => {}
+        1 => text.push_str("environment: {type: local}\n"),
+        2 => text.push_str("environment: {type: local, root: sub}\n"),
+        3 => text.push_str("environment: {type: virtual}\n"),
+        _ => text.push_str("environment: {type: virtual, root: sub}\n"),
+    }
+    // Any-program execution only in memory: the test model's commands are made-up words.
+    match dice.pick(4) {
+        0 => {}
+        1 => text.push_str("shell: {allow_execute: false}\n"),
+        2 => text.push_str("shell: {allow_execute: true, allowed_programs: [echo]}\n"),
+        _ if environment >= 3 => text.push_str("shell: {allow_execute: true}\n"),
+        _ => text.push_str("shell: {allow_execute: true, allowed_programs: [true]}\n"),
+    }
+    if dice.chance(1) {
+        text.push_str("skills: {scopes: [{path: .}]}\n");
+    }
+    match dice.pick(3) {
+        0 => {}
+        1 => {
+            text.push_str("vars: {who: devs}\ninstructions: Help {{ vars.who }} with {{ name }}.\n")
+        }
+        _ => text.push_str("instructions: Help {{ vars.whom }}.\n"),
+    }
+    if dice.chance(1) {
+        text.push_str(
+            "runtime: {tool_execution: sequential, max_steps: 12, max_tokens: 1000000}\n",
+        );
+    }
+    let mut toolsets = Vec::new();
+    let mut wrappable = Vec::new();
+    if dice.chance(2) {
+        toolsets.push(
+            match dice.pick(4) {
+                0 => "{type: filesystem}",
+                1 => "{type: filesystem, read_only: true}",
+                2 => "{type: filesystem, tools: [ls, read_file], approval_required: [read_file]}",
+                _ => "{type: filesystem, read_only: true, tools: [write_file]}",
+            }
+            .to_string(),
+        );
+        wrappable.push("filesystem");
+    }
+    if dice.chance(1) {
+        toolsets.push("{type: shell, tools: [shell_exec]}".to_string());
+        wrappable.push("shell");
+    }
+    if dice.chance(1) {
+        toolsets.push("{type: user_input}".to_string());
+    }
+    if dice.chance(2) {
+        let prefix = if dice.chance(2) { ", prefix: kb" } else { "" };
+        let approval = if dice.chance(1) {
+            ", approval_required: true"
+        } else {
+            ""
+        };
+        toolsets.push(format!(
+            "{{type: tools, name: glossary, tools: [lookup]{prefix}{approval}}}"
+        ));
+        wrappable.push("glossary");
+    }
+    if dice.chance(1) {
+        toolsets.push("{type: deferred, name: jobs, tools: [render_video]}".to_string());
+        wrappable.push("jobs");
+    }
+    if !wrappable.is_empty() && dice.chance(1) {
+        let target = wrappable[dice.pick(wrappable.len() as u64) as usize];
+        toolsets.push(format!(
+            "{{type: proxy, name: hidden, toolsets: [{target}]}}"
+        ));
+    } else if !wrappable.is_empty() && dice.chance(1) {
+        let target = wrappable[dice.pick(wrappable.len() as u64) as usize];
+        toolsets.push(format!(
+            "{{type: search, name: found, toolsets: [{target}]}}"
+        ));
+    }
+    if !toolsets.is_empty() {
+        text.push_str("toolsets:\n");
+        for toolset in toolsets {
+            text.push_str(&format!("  - {toolset}\n"));
+        }
+    }
+    text
+}
+
+#[tokio::test]
+async fn whatever_the_checker_accepts_loads_and_runs_and_the_rest_it_reports() {
+    let mut dice = Dice(0x5eed_cafe_f00d);
+    let (mut accepted, mut refused) = (0, 0);
+    for index in 0..300 {
+        let dir = project();
+        let text = generated(&mut dice, index);
+        let found = errors(&text, dir.path());
+        let loaded = load_unchecked(&text, dir.path()).await;
+        if found.is_empty() {
+            accepted += 1;
+            let mut loaded = loaded.unwrap_or_else(|error| {
+                panic!("the checker accepts but loading refuses ({error}):\n{text}")
+            });
+            let answer = run_to_answer(&mut loaded)
+                .await
+                .unwrap_or_else(|error| panic!("the run failed ({error}):\n{text}"));
+            assert!(!answer.is_empty(), "no answer:\n{text}");
+        } else {
+            refused += 1;
+            // Loading may accept what the checker refuses (an undefined variable with a run
+            // value, say), never the other way round; nothing more to assert here.
+        }
+    }
+    // The generator must exercise both sides.
+    assert!(accepted >= 50, "only {accepted} accepted");
+    assert!(refused >= 40, "only {refused} refused");
+}
