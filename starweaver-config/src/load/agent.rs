@@ -1,7 +1,9 @@
 //! `load`: a manifest to an agent and a session ready to run.
 
-use starweaver_core::agent::{Agent, AgentBuilder, AgentSession};
-use starweaver_core::skills::{SkillRegistry, SkillSourceScope};
+use std::path::PathBuf;
+
+use starweaver_core::agent::{Agent, AgentBuilder, AgentRuntimePolicy, AgentSession};
+use starweaver_core::skills::{SkillRegistry, SkillScanReport, SkillSourceScope};
 use starweaver_core::tools::ToolRegistry;
 
 use super::environment::attach;
@@ -9,7 +11,7 @@ use super::instructions::render;
 use super::model::{model, settings};
 use super::runtime::runtime;
 use super::toolsets::build;
-use super::{LoadError, LoadOptions};
+use super::{LoadError, LoadOptions, ToolsetSummary};
 use crate::manifest::{Manifest, ToolsetSpec};
 
 /// What loading produced: the agent, a session with the environment attached, and what the
@@ -23,6 +25,15 @@ pub struct LoadedAgent {
     pub instructions: Option<String>,
     /// Names of the tools the first model request offers (before any run state), sorted.
     pub tool_names: Vec<String>,
+    /// Every `toolsets:` entry as built, in manifest order: final tool names, approvals,
+    /// deferrals, and which proxy or search hides it.
+    pub toolsets: Vec<ToolsetSummary>,
+    /// The folder of a local environment as the provider opened it (absolute, canonical).
+    pub environment_root: Option<PathBuf>,
+    /// The skill scan (skills found and scan diagnostics), when `skills:` is set.
+    pub skills: Option<SkillScanReport>,
+    /// The run policy `runtime:` gave (defaults filled in).
+    pub runtime_policy: AgentRuntimePolicy,
 }
 
 impl std::fmt::Debug for LoadedAgent {
@@ -30,6 +41,10 @@ impl std::fmt::Debug for LoadedAgent {
         f.debug_struct("LoadedAgent")
             .field("instructions", &self.instructions)
             .field("tool_names", &self.tool_names)
+            .field("toolsets", &self.toolsets)
+            .field("environment_root", &self.environment_root)
+            .field("skills", &self.skills)
+            .field("runtime_policy", &self.runtime_policy)
             .finish_non_exhaustive()
     }
 }
@@ -59,6 +74,7 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
     }
     builder = builder.tool_registry(registry.clone());
     let (policy, tool_config) = runtime(manifest.runtime.as_ref())?;
+    let runtime_policy = policy;
     builder = builder.runtime_policy(policy).tool_config(tool_config);
 
     let attached = match &manifest.environment {
@@ -83,6 +99,8 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
             None
         }
     };
+    let environment_root = attached.as_ref().and_then(|a| a.root.clone());
+    let mut scanned = None;
     if let Some(skills) = &manifest.skills {
         let Some(attached) = &attached else {
             return Err(missing("skills"));
@@ -97,6 +115,7 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
             .map_err(|error| LoadError::Skills {
                 message: error.to_string(),
             })?;
+        scanned = Some(report.clone());
         builder = builder.skills_report(report);
     }
     let agent = builder.build();
@@ -121,6 +140,10 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
         session,
         instructions,
         tool_names,
+        toolsets: built.summaries,
+        environment_root,
+        skills: scanned,
+        runtime_policy,
     })
 }
 

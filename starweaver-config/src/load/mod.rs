@@ -11,6 +11,7 @@ mod model;
 mod options;
 mod read;
 mod runtime;
+mod summary;
 mod toolsets;
 
 pub use agent::{load, LoadedAgent};
@@ -19,4 +20,5 @@ pub use error::LoadError;
 pub use json::to_json;
 pub use options::{LoadOptions, ToolResolver};
 pub use read::{read, read_with_warnings};
+pub use summary::{Reach, ToolSummary, ToolsetSummary};
 pub use toolsets::READ_ONLY_FILESYSTEM_TOOLS;

@@ -1,17 +1,25 @@
 //! `toolsets:` to runtime toolsets: each entry becomes a named static toolset (bundle tools or
 //! code tools, with its instructions, timeout and retries), then is gated for approval and
 //! prefixed as declared. Toolsets a `proxy` or `search` names are reachable only through it.
+//! Every entry's [`ToolsetSummary`] is recorded from the toolsets as built, so what a host
+//! shows is what the agent has.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use serde_json::Value;
 use starweaver_core::bundles::{filesystem_tools, shell_tools, user_input_tools};
-use starweaver_core::tools::{DynTool, DynToolset, ToolInstruction};
+use starweaver_core::context::AgentContext;
+use starweaver_core::tools::{
+    DynTool, DynToolset, ToolInstruction, APPROVAL_REQUIRED_METADATA_KEY,
+    DEFERRED_CALL_METADATA_KEY,
+};
 use starweaver_core::toolsets::{
     ApprovalRequiredToolset, DeferredToolset, PrefixedToolset, StaticToolset, ToolProxyToolset,
     ToolSearchToolset,
 };
 
+use super::summary::{Reach, ToolSummary, ToolsetSummary};
 use super::{LoadError, ToolResolver};
 use crate::manifest::{ApprovalRequired, ToolsetSpec};
 
@@ -24,6 +32,8 @@ pub(super) struct Built {
     pub exposed: Vec<DynToolset>,
     /// `preload` of every search toolset.
     pub preload: Vec<String>,
+    /// Every entry, in manifest order, as built.
+    pub summaries: Vec<ToolsetSummary>,
 }
 
 /// The settings every entry carries.
@@ -51,16 +61,24 @@ macro_rules! common {
 pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Built, LoadError> {
     let mut named: BTreeMap<String, DynToolset> = BTreeMap::new();
     let mut order: Vec<(String, Option<DynToolset>)> = Vec::new();
+    let mut summaries = Vec::new();
     for (index, spec) in specs.iter().enumerate() {
         let field = format!("toolsets[{index}]");
-        let (name, built) = match spec {
-            ToolsetSpec::Proxy(proxy) => (proxy.name.clone(), None),
-            ToolsetSpec::Search(search) => (search.name.clone(), None),
+        let (name, built, tools) = match spec {
+            ToolsetSpec::Proxy(proxy) => (proxy.name.clone(), None, Vec::new()),
+            ToolsetSpec::Search(search) => (search.name.clone(), None, Vec::new()),
             other => {
-                let (name, toolset) = plain(other, &field, resolve)?;
-                (name, Some(toolset))
+                let (name, (toolset, tools)) = plain(other, &field, resolve)?;
+                (name, Some(toolset), tools)
             }
         };
+        summaries.push(ToolsetSummary {
+            name: name.clone(),
+            kind: kind_of(spec),
+            reach: Reach::Direct,
+            tools,
+            wraps: Vec::new(),
+        });
         if order.iter().any(|(seen, _)| *seen == name) {
             return Err(LoadError::DuplicateToolset { field, name });
         }
@@ -102,6 +120,7 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
                 })?;
             hidden.insert(wrapped.clone());
             inner.push(toolset.clone());
+            hide(&mut summaries, wrapped, spec, common.prefix);
         }
         let toolset: DynToolset = if let ToolsetSpec::Search(search) = spec {
             let known: BTreeSet<String> = inner
@@ -123,14 +142,72 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
         } else {
             Arc::new(ToolProxyToolset::new(name.clone(), inner))
         };
-        wrappers.insert(name.clone(), wrap(toolset, &common, &field)?);
+        let (toolset, mut tools) = wrap(toolset, &common, &field)?;
+        if matches!(spec, ToolsetSpec::Search(_)) {
+            // The searched tools are registered through the search too, but not loaded until
+            // `tool_search` (or `preload`) loads them; they are summarized with their toolsets.
+            let fresh = AgentContext::new();
+            let own: BTreeSet<String> = toolset
+                .get_tools()
+                .iter()
+                .filter(|tool| tool.is_loaded(&fresh))
+                .map(|tool| tool.name().to_string())
+                .collect();
+            tools.retain(|tool| own.contains(&tool.name));
+        }
+        if let Some(summary) = summaries.get_mut(index) {
+            summary.tools = tools;
+            summary.wraps.clone_from(names);
+        }
+        wrappers.insert(name.clone(), toolset);
     }
     let exposed = order
         .into_iter()
         .filter(|(name, _)| !hidden.contains(name))
         .filter_map(|(name, built)| built.or_else(|| wrappers.get(&name).cloned()))
         .collect();
-    Ok(Built { exposed, preload })
+    Ok(Built {
+        exposed,
+        preload,
+        summaries,
+    })
+}
+
+/// The manifest `type:` of an entry.
+fn kind_of(spec: &ToolsetSpec) -> &'static str {
+    match spec {
+        ToolsetSpec::Tools(_) => "tools",
+        ToolsetSpec::Filesystem(_) => "filesystem",
+        ToolsetSpec::Shell(_) => "shell",
+        ToolsetSpec::UserInput(_) => "user_input",
+        ToolsetSpec::Proxy(_) => "proxy",
+        ToolsetSpec::Search(_) => "search",
+        ToolsetSpec::Deferred(_) => "deferred",
+    }
+}
+
+/// Records that `wrapped` is reachable only through the proxy or search `spec` (the first one
+/// naming it wins). A search's prefix also renames the tools it loads.
+fn hide(summaries: &mut [ToolsetSummary], wrapped: &str, spec: &ToolsetSpec, prefix: Option<&str>) {
+    let Some(summary) = summaries
+        .iter_mut()
+        .find(|summary| summary.name == wrapped && summary.reach == Reach::Direct)
+    else {
+        return;
+    };
+    summary.reach = match spec {
+        ToolsetSpec::Search(search) => {
+            if let Some(prefix) = prefix {
+                let renamed = PrefixedToolset::new(prefix, StaticToolset::new(wrapped));
+                for tool in &mut summary.tools {
+                    tool.name = renamed.prefixed_name(&tool.name);
+                }
+            }
+            Reach::Search(search.name.clone())
+        }
+        ToolsetSpec::Proxy(proxy) => Reach::Proxy(proxy.name.clone()),
+        _ => return,
+    };
 }
 
 /// A toolset with tools of its own, already gated and prefixed, and its name.
@@ -138,7 +215,7 @@ fn plain(
     spec: &ToolsetSpec,
     field: &str,
     resolve: &ToolResolver,
-) -> Result<(String, DynToolset), LoadError> {
+) -> Result<(String, Wrapped), LoadError> {
     let (name, tools, instructions, common) = match spec {
         ToolsetSpec::Tools(t) => (
             t.name.clone(),
@@ -223,8 +300,11 @@ fn plain(
     Ok((name, wrapped))
 }
 
+/// A toolset as exposed, with the summary of its tools.
+type Wrapped = (DynToolset, Vec<ToolSummary>);
+
 /// Approval gate first (it names tools as the toolset knows them), then the prefix.
-fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<DynToolset, LoadError> {
+fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<Wrapped, LoadError> {
     let gated: DynToolset = match common.approval {
         ApprovalRequired::All(false) => toolset,
         ApprovalRequired::Tools(names) if names.is_empty() => toolset,
@@ -241,10 +321,32 @@ fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<DynTool
             Arc::new(gate)
         }
     };
-    Ok(match common.prefix {
-        Some(prefix) => Arc::new(PrefixedToolset::new(prefix, gated)),
-        None => gated,
-    })
+    let exposed: DynToolset = match common.prefix {
+        Some(prefix) => Arc::new(PrefixedToolset::new(prefix, gated.clone())),
+        None => gated.clone(),
+    };
+    let tools = summarize(&gated, &exposed);
+    Ok((exposed, tools))
+}
+
+/// Pairs each tool as gated (its own name, approval and deferral marks) with the same tool as
+/// exposed (its final name); a prefix keeps the order and count of the tools it renames.
+fn summarize(gated: &DynToolset, exposed: &DynToolset) -> Vec<ToolSummary> {
+    gated
+        .get_tools()
+        .iter()
+        .zip(exposed.get_tools().iter())
+        .map(|(inner, outer)| {
+            let definition = inner.definition();
+            let marked = |key: &str| definition.metadata.get(key).and_then(Value::as_bool);
+            ToolSummary {
+                name: outer.name().to_string(),
+                base: inner.name().to_string(),
+                approval: marked(APPROVAL_REQUIRED_METADATA_KEY) == Some(true),
+                deferred: marked(DEFERRED_CALL_METADATA_KEY) == Some(true),
+            }
+        })
+        .collect()
 }
 
 /// The bundle's tools `choice` names (all when `None`), in the bundle's order.
