@@ -44,3 +44,86 @@ pub struct ToolsetSummary {
     /// For a proxy or search, the toolsets behind it.
     pub wraps: Vec<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::sync::Arc;
+
+    use serde_json::json;
+    use starweaver_core::tools::{string_tool, DynTool, ToolResult};
+
+    use super::*;
+    use crate::load::{load, read, LoadOptions};
+
+    fn tool(name: &str) -> Option<DynTool> {
+        Some(Arc::new(string_tool(
+            name,
+            None,
+            json!({"type": "object"}),
+            |_, _| async { Ok(ToolResult::new(json!(null))) },
+        )))
+    }
+
+    fn summaries(yaml: &str) -> (Vec<ToolsetSummary>, Vec<String>) {
+        let manifest = read(yaml.as_bytes()).unwrap();
+        let options = LoadOptions::new(".").with_tools(tool);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let loaded = runtime.block_on(load(&manifest, &options)).unwrap();
+        (loaded.toolsets, loaded.tool_names)
+    }
+
+    #[test]
+    fn summaries_record_final_names_approvals_and_what_hides_a_toolset() {
+        let (summaries, offered) = summaries(
+            "version: 1
+name: a
+model: {id: test}
+toolsets:
+  - {type: tools, name: ops, tools: [restart, status], prefix: ops, approval_required: [restart]}
+  - {type: tools, name: web, tools: [fetch]}
+  - {type: search, name: finder, toolsets: [web], prefix: s}
+  - {type: deferred, name: jobs, tools: [deploy]}
+  - {type: tools, name: back, tools: [probe]}
+  - {type: proxy, name: more, toolsets: [back]}
+",
+        );
+        let kinds: Vec<&str> = summaries.iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            ["tools", "tools", "search", "deferred", "tools", "proxy"]
+        );
+        let ops = &summaries[0];
+        assert_eq!(ops.reach, Reach::Direct);
+        let restart = &ops.tools[0];
+        assert_eq!(
+            (restart.name.as_str(), restart.base.as_str()),
+            ("ops_restart", "restart")
+        );
+        assert!(restart.approval && !ops.tools[1].approval);
+        // A search's prefix renames what it loads, and its own tool.
+        assert_eq!(summaries[1].reach, Reach::Search("finder".to_string()));
+        assert_eq!(summaries[1].tools[0].name, "s_fetch");
+        let names: Vec<&str> = summaries[2].tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["s_tool_search"]);
+        assert_eq!(summaries[2].wraps, ["web"]);
+        assert!(summaries[3].tools[0].deferred);
+        assert_eq!(summaries[4].reach, Reach::Proxy("more".to_string()));
+        // Every tool a direct toolset summarizes is what the first request offers.
+        for summary in summaries.iter().filter(|s| s.reach == Reach::Direct) {
+            for tool in &summary.tools {
+                assert!(
+                    offered.contains(&tool.name),
+                    "{} not in {offered:?}",
+                    tool.name
+                );
+            }
+        }
+        assert!(!offered.contains(&"s_fetch".to_string()));
+        assert!(!offered.contains(&"probe".to_string()));
+    }
+}

@@ -113,3 +113,46 @@ fn usage(message: String) -> CheckOutcome {
         reports: Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::sync::Arc;
+
+    use serde_json::{json, Value};
+    use starweaver_core::tools::{string_tool, ToolResult};
+
+    use super::*;
+
+    #[test]
+    fn the_binarys_own_tools_are_the_catalog_of_its_checker() {
+        starweaver_core::catalog::register(Arc::new(string_tool(
+            "explain_linked_probe",
+            Some("Probes.".to_string()),
+            json!({"type": "object"}),
+            |_, _| async { Ok(ToolResult::new(json!(null))) },
+        )));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.yaml");
+        std::fs::write(
+            &file,
+            "version: 1\nname: a\nmodel: {id: test}\ntoolsets:\n  - {type: tools, name: t, tools: [explain_linked_probe]}\n",
+        )
+        .unwrap();
+        let args = CheckArgs {
+            paths: vec![file],
+            format: Format::Json,
+            explain: true,
+            linked_catalog: true,
+            ..CheckArgs::default()
+        };
+        let outcome = run_explain(&args);
+        assert_eq!(outcome.status, CheckStatus::Clean, "{}", outcome.stderr);
+        let value: Value = serde_json::from_str(&outcome.stdout).unwrap();
+        let tool = &value["agents"][0]["tools"][0];
+        assert_eq!(tool["name"], "explain_linked_probe");
+        assert_eq!(tool["verified"], true);
+        assert_eq!(value["agents"][0]["warnings"], json!([]));
+    }
+}
