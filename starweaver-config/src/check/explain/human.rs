@@ -39,7 +39,7 @@ fn one(agent: &Explanation) -> String {
         Some(skills) => {
             let _ = writeln!(
                 out,
-                "Skills    {} loaded from {}",
+                "Skills    {} loaded (scopes: {})",
                 skills.loaded.len(),
                 list(&skills.scopes)
             );
