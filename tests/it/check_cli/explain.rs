@@ -373,3 +373,57 @@ fn explain_prints_only_human_or_json() {
         stderr(&output)
     );
 }
+
+#[test]
+fn every_manifest_of_a_folder_is_explained_in_order() {
+    let second = "version: 1\nname: second\nmodel: {id: test}\n";
+    let dir = folder(&[
+        ("agents/a.yaml", super::CLEAN.as_bytes()),
+        ("agents/b.yaml", second.as_bytes()),
+    ]);
+    let output = run(
+        dir.path(),
+        &["check", "--explain", "--format", "json", "agents"],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let names: Vec<&str> = value["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|agent| agent["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["scout", "second"]);
+    let output = run(dir.path(), &["check", "--explain", "agents"]);
+    let text = stdout(&output);
+    assert!(text.contains("Agent     scout (agents/a.yaml)\n"), "{text}");
+    assert!(
+        text.contains("\n\nAgent     second (agents/b.yaml)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Tools seen on the first request (0)\n  (none)\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn denied_warnings_stop_the_explanation() {
+    let manifest = "version: 1
+name: a
+model: {id: test}
+environment: {type: virtual}
+shell: {allow_execute: true}
+toolsets:
+  - type: shell
+";
+    let dir = folder(&[("agent.yaml", manifest.as_bytes())]);
+    let output = run(
+        dir.path(),
+        &["check", "--explain", "--deny-warnings", "agent.yaml"],
+    );
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("warning[shell-policy]"), "{text}");
+    assert!(!text.contains("Tools seen"), "{text}");
+}
