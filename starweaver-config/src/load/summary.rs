@@ -3,6 +3,17 @@
 //! reachable only through a proxy or a search. Hosts and `starweaver check --explain` show
 //! these instead of reading the manifest again.
 
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use starweaver_core::context::AgentContext;
+use starweaver_core::tools::{
+    DynToolset, APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY,
+};
+use starweaver_core::toolsets::{PrefixedToolset, StaticToolset};
+
+use crate::manifest::ToolsetSpec;
+
 /// How the model gets to a toolset's tools.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reach {
@@ -43,6 +54,82 @@ pub struct ToolsetSummary {
     pub tools: Vec<ToolSummary>,
     /// For a proxy or search, the toolsets behind it.
     pub wraps: Vec<String>,
+}
+
+/// The manifest `type:` of an entry.
+pub(super) fn kind_of(spec: &ToolsetSpec) -> &'static str {
+    match spec {
+        ToolsetSpec::Tools(_) => "tools",
+        ToolsetSpec::Filesystem(_) => "filesystem",
+        ToolsetSpec::Shell(_) => "shell",
+        ToolsetSpec::UserInput(_) => "user_input",
+        ToolsetSpec::Proxy(_) => "proxy",
+        ToolsetSpec::Search(_) => "search",
+        ToolsetSpec::Deferred(_) => "deferred",
+    }
+}
+
+/// Records that `wrapped` is reachable only through the proxy or search `spec` (the first one
+/// naming it wins). A search's prefix also renames the tools it loads.
+pub(super) fn hide(
+    summaries: &mut [ToolsetSummary],
+    wrapped: &str,
+    spec: &ToolsetSpec,
+    prefix: Option<&str>,
+) {
+    let Some(summary) = summaries
+        .iter_mut()
+        .find(|summary| summary.name == wrapped && summary.reach == Reach::Direct)
+    else {
+        return;
+    };
+    summary.reach = match spec {
+        ToolsetSpec::Search(search) => {
+            if let Some(prefix) = prefix {
+                let renamed = PrefixedToolset::new(prefix, StaticToolset::new(wrapped));
+                for tool in &mut summary.tools {
+                    tool.name = renamed.prefixed_name(&tool.name);
+                }
+            }
+            Reach::Search(search.name.clone())
+        }
+        ToolsetSpec::Proxy(proxy) => Reach::Proxy(proxy.name.clone()),
+        _ => return,
+    };
+}
+
+/// Pairs each tool as gated (its own name, approval and deferral marks) with the same tool as
+/// exposed (its final name); a prefix keeps the order and count of the tools it renames.
+pub(super) fn summarize(gated: &DynToolset, exposed: &DynToolset) -> Vec<ToolSummary> {
+    gated
+        .get_tools()
+        .iter()
+        .zip(exposed.get_tools().iter())
+        .map(|(inner, outer)| {
+            let definition = inner.definition();
+            let marked = |key: &str| definition.metadata.get(key).and_then(Value::as_bool);
+            ToolSummary {
+                name: outer.name().to_string(),
+                base: inner.name().to_string(),
+                approval: marked(APPROVAL_REQUIRED_METADATA_KEY) == Some(true),
+                deferred: marked(DEFERRED_CALL_METADATA_KEY) == Some(true),
+            }
+        })
+        .collect()
+}
+
+/// Keeps, of a search's tools, only its own (`tool_search`): the searched tools are registered
+/// through it too, but not loaded until `tool_search` (or `preload`) loads them, and they are
+/// summarized with their own toolsets.
+pub(super) fn keep_own(search: &DynToolset, tools: &mut Vec<ToolSummary>) {
+    let fresh = AgentContext::new();
+    let own: BTreeSet<String> = search
+        .get_tools()
+        .iter()
+        .filter(|tool| tool.is_loaded(&fresh))
+        .map(|tool| tool.name().to_string())
+        .collect();
+    tools.retain(|tool| own.contains(&tool.name));
 }
 
 #[cfg(test)]

@@ -7,19 +7,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use serde_json::Value;
 use starweaver_core::bundles::{filesystem_tools, shell_tools, user_input_tools};
-use starweaver_core::context::AgentContext;
-use starweaver_core::tools::{
-    DynTool, DynToolset, ToolInstruction, APPROVAL_REQUIRED_METADATA_KEY,
-    DEFERRED_CALL_METADATA_KEY,
-};
+use starweaver_core::tools::{DynTool, DynToolset, ToolInstruction};
 use starweaver_core::toolsets::{
     ApprovalRequiredToolset, DeferredToolset, PrefixedToolset, StaticToolset, ToolProxyToolset,
     ToolSearchToolset,
 };
 
-use super::summary::{Reach, ToolSummary, ToolsetSummary};
+use super::summary::{hide, keep_own, kind_of, summarize, Reach, ToolSummary, ToolsetSummary};
 use super::{LoadError, ToolResolver};
 use crate::manifest::{ApprovalRequired, ToolsetSpec};
 
@@ -144,16 +139,7 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
         };
         let (toolset, mut tools) = wrap(toolset, &common, &field)?;
         if matches!(spec, ToolsetSpec::Search(_)) {
-            // The searched tools are registered through the search too, but not loaded until
-            // `tool_search` (or `preload`) loads them; they are summarized with their toolsets.
-            let fresh = AgentContext::new();
-            let own: BTreeSet<String> = toolset
-                .get_tools()
-                .iter()
-                .filter(|tool| tool.is_loaded(&fresh))
-                .map(|tool| tool.name().to_string())
-                .collect();
-            tools.retain(|tool| own.contains(&tool.name));
+            keep_own(&toolset, &mut tools);
         }
         if let Some(summary) = summaries.get_mut(index) {
             summary.tools = tools;
@@ -171,43 +157,6 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
         preload,
         summaries,
     })
-}
-
-/// The manifest `type:` of an entry.
-fn kind_of(spec: &ToolsetSpec) -> &'static str {
-    match spec {
-        ToolsetSpec::Tools(_) => "tools",
-        ToolsetSpec::Filesystem(_) => "filesystem",
-        ToolsetSpec::Shell(_) => "shell",
-        ToolsetSpec::UserInput(_) => "user_input",
-        ToolsetSpec::Proxy(_) => "proxy",
-        ToolsetSpec::Search(_) => "search",
-        ToolsetSpec::Deferred(_) => "deferred",
-    }
-}
-
-/// Records that `wrapped` is reachable only through the proxy or search `spec` (the first one
-/// naming it wins). A search's prefix also renames the tools it loads.
-fn hide(summaries: &mut [ToolsetSummary], wrapped: &str, spec: &ToolsetSpec, prefix: Option<&str>) {
-    let Some(summary) = summaries
-        .iter_mut()
-        .find(|summary| summary.name == wrapped && summary.reach == Reach::Direct)
-    else {
-        return;
-    };
-    summary.reach = match spec {
-        ToolsetSpec::Search(search) => {
-            if let Some(prefix) = prefix {
-                let renamed = PrefixedToolset::new(prefix, StaticToolset::new(wrapped));
-                for tool in &mut summary.tools {
-                    tool.name = renamed.prefixed_name(&tool.name);
-                }
-            }
-            Reach::Search(search.name.clone())
-        }
-        ToolsetSpec::Proxy(proxy) => Reach::Proxy(proxy.name.clone()),
-        _ => return,
-    };
 }
 
 /// A toolset with tools of its own, already gated and prefixed, and its name.
@@ -327,26 +276,6 @@ fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<Wrapped
     };
     let tools = summarize(&gated, &exposed);
     Ok((exposed, tools))
-}
-
-/// Pairs each tool as gated (its own name, approval and deferral marks) with the same tool as
-/// exposed (its final name); a prefix keeps the order and count of the tools it renames.
-fn summarize(gated: &DynToolset, exposed: &DynToolset) -> Vec<ToolSummary> {
-    gated
-        .get_tools()
-        .iter()
-        .zip(exposed.get_tools().iter())
-        .map(|(inner, outer)| {
-            let definition = inner.definition();
-            let marked = |key: &str| definition.metadata.get(key).and_then(Value::as_bool);
-            ToolSummary {
-                name: outer.name().to_string(),
-                base: inner.name().to_string(),
-                approval: marked(APPROVAL_REQUIRED_METADATA_KEY) == Some(true),
-                deferred: marked(DEFERRED_CALL_METADATA_KEY) == Some(true),
-            }
-        })
-        .collect()
 }
 
 /// The bundle's tools `choice` names (all when `None`), in the bundle's order.
