@@ -171,7 +171,7 @@ mod tests {
 name: a
 model: {id: test}
 toolsets:
-  - {type: tools, name: ops, tools: [restart, status], prefix: ops, approval_required: [restart]}
+  - {type: tools, name: ops, tools: [restart, status, stop], prefix: ops, approval_required: [restart, ops_stop]}
   - {type: tools, name: web, tools: [fetch]}
   - {type: search, name: finder, toolsets: [web], prefix: s}
   - {type: deferred, name: jobs, tools: [deploy]}
@@ -192,6 +192,9 @@ toolsets:
             ("ops_restart", "restart")
         );
         assert!(restart.approval && !ops.tools[1].approval);
+        // `approval_required` may name a tool as the model sees it, with the prefix.
+        assert_eq!(ops.tools[2].name, "ops_stop");
+        assert!(ops.tools[2].approval);
         // A search's prefix renames what it loads, and its own tool.
         assert_eq!(summaries[1].reach, Reach::Search("finder".to_string()));
         assert_eq!(summaries[1].tools[0].name, "s_fetch");

@@ -259,7 +259,11 @@ fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<Wrapped
         ApprovalRequired::Tools(names) if names.is_empty() => toolset,
         ApprovalRequired::All(true) => Arc::new(ApprovalRequiredToolset::new(toolset)),
         ApprovalRequired::Tools(names) => {
-            let gate = ApprovalRequiredToolset::new(toolset.clone()).with_tools(names.clone());
+            let own = names_of(&toolset);
+            let names = names
+                .iter()
+                .map(|name| unprefixed(name, common.prefix, &own));
+            let gate = ApprovalRequiredToolset::new(toolset.clone()).with_tools(names);
             if let Some(unknown) = gate.unknown_tools().into_iter().next() {
                 return Err(LoadError::UnknownTool {
                     field: format!("{field}.approval_required"),
@@ -276,6 +280,20 @@ fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<Wrapped
     };
     let tools = summarize(&gated, &exposed);
     Ok((exposed, tools))
+}
+
+/// A tool named in `approval_required` as the toolset knows it: the name as written, or, for a
+/// name written with the toolset's prefix (as the model sees it), the name without it.
+fn unprefixed(name: &str, prefix: Option<&str>, own: &BTreeSet<String>) -> String {
+    if own.contains(name) {
+        return name.to_string();
+    }
+    prefix
+        .and_then(|prefix| name.strip_prefix(prefix))
+        .and_then(|rest| rest.strip_prefix('_'))
+        .filter(|rest| own.contains(*rest))
+        .unwrap_or(name)
+        .to_string()
 }
 
 /// The bundle's tools `choice` names (all when `None`), in the bundle's order.
