@@ -48,22 +48,9 @@ impl CatalogNames {
     /// # Errors
     /// When the file cannot be read, is too large, or is not a catalog.
     pub fn read(path: &Path) -> Result<Self, CatalogError> {
-        let shown = path.display().to_string();
-        let size = std::fs::metadata(path)
-            .map_err(|source| CatalogError::Read {
-                path: shown.clone(),
-                source,
-            })?
-            .len();
-        if size > MAX_CATALOG_BYTES {
-            return Err(CatalogError::TooLarge { path: shown });
-        }
-        let bytes = std::fs::read(path).map_err(|source| CatalogError::Read {
-            path: shown.clone(),
-            source,
-        })?;
+        let bytes = read_catalog(path)?;
         Self::parse(&bytes).map_err(|reason| CatalogError::Invalid {
-            path: shown,
+            path: path.display().to_string(),
             reason,
         })
     }
@@ -78,6 +65,27 @@ impl CatalogNames {
         names.dedup();
         Ok(Self { tools: names })
     }
+}
+
+/// A catalog file's bytes, refused when larger than [`MAX_CATALOG_BYTES`].
+///
+/// # Errors
+/// When the file cannot be read or is too large.
+pub(crate) fn read_catalog(path: &Path) -> Result<Vec<u8>, CatalogError> {
+    let shown = path.display().to_string();
+    let size = std::fs::metadata(path)
+        .map_err(|source| CatalogError::Read {
+            path: shown.clone(),
+            source,
+        })?
+        .len();
+    if size > MAX_CATALOG_BYTES {
+        return Err(CatalogError::TooLarge { path: shown });
+    }
+    std::fs::read(path).map_err(|source| CatalogError::Read {
+        path: shown,
+        source,
+    })
 }
 
 #[cfg(test)]

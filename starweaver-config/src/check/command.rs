@@ -13,7 +13,7 @@ use crate::yaml::Budgets;
 /// The arguments of `starweaver check`.
 #[derive(Clone, Debug, Default, clap::Args)]
 #[command(
-    after_help = "Examples:\n  starweaver check\n  starweaver check agents/scout.yaml --format json\n  starweaver check agents/ --deny-warnings --format github"
+    after_help = "Examples:\n  starweaver check\n  starweaver check agents/scout.yaml --format json\n  starweaver check agents/ --deny-warnings --format github\n  starweaver check --explain agents/scout.yaml\n  starweaver check --explain --catalog tools.json --format json agents/"
 )]
 pub struct CheckArgs {
     /// Manifest files, or folders searched for `*.yaml`/`*.yml` files [default: agents].
@@ -27,6 +27,14 @@ pub struct CheckArgs {
     /// A tool catalog (JSON, as exported by the application) naming the tools that exist.
     #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
+    /// Explain what each agent can do (model, tools, approvals, shell, files, skills, limits)
+    /// instead of listing problems; a manifest with errors gets the usual report.
+    #[arg(long)]
+    pub explain: bool,
+    /// Count the tools registered in this binary as the catalog when `--catalog` is not given
+    /// (an application's own checker, [`super::check_main`], sets it).
+    #[arg(skip)]
+    pub linked_catalog: bool,
 }
 
 /// What a check produced: the text for standard output, the messages for standard error, and
@@ -48,11 +56,25 @@ pub struct CheckOutcome {
 /// Unreadable paths are reported on `stderr` and give [`CheckStatus::Usage`], but the readable
 /// files are still checked and reported. A file that is not UTF-8 is a `syntax` diagnostic,
 /// not a read failure.
+///
+/// With `--explain`, each manifest without errors is explained instead (see
+/// [`super::run_explain`]).
 #[must_use]
 pub fn run_check(args: &CheckArgs) -> CheckOutcome {
+    if args.explain {
+        return super::run_explain(args);
+    }
+    check_files(args)
+}
+
+/// The check itself, without explanation.
+pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
     let mut stderr = String::new();
     // Read first, so a bad catalog fails before any file is checked.
     let catalog = match args.catalog.as_deref().map(CatalogNames::read).transpose() {
+        Ok(None) if args.linked_catalog => Some(CatalogNames {
+            tools: starweaver_core::catalog::names(),
+        }),
         Ok(catalog) => catalog,
         Err(error) => {
             return CheckOutcome {

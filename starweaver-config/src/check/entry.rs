@@ -16,7 +16,9 @@ struct Standalone {
 }
 
 /// Parses the process's arguments as `check`'s, runs the check, prints the report and returns
-/// the exit status (0 clean, 1 problems found, 2 bad usage or unreadable input).
+/// the exit status (0 clean, 1 problems found, 2 bad usage or unreadable input). The tools
+/// registered in the binary count as the catalog (for the check and for `--explain`) unless
+/// `--catalog` names another.
 ///
 /// An application whose tools register in its own binary gets a checker that knows them:
 ///
@@ -34,7 +36,10 @@ pub fn check_main() -> ExitCode {
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
-    print_outcome(&standalone.args)
+    let mut args = standalone.args;
+    // The application's own tools are linked in: they are the catalog unless one is given.
+    args.linked_catalog = true;
+    print_outcome(&args)
 }
 
 /// Runs a check and writes its report to standard output and problems to standard error.

@@ -8,6 +8,7 @@ mod catalog;
 mod collect;
 mod command;
 mod entry;
+mod explain;
 mod schema;
 mod status;
 
@@ -15,5 +16,9 @@ pub use catalog::{CatalogError, CatalogNames};
 pub use collect::{collect_files, CollectError, DEFAULT_PATH, MAX_FILES};
 pub use command::{run_check, CheckArgs, CheckOutcome};
 pub use entry::{check_main, print_outcome};
+pub use explain::{
+    run_explain, Explanation, Explanations, FileFacts, ModelFacts, RuntimeFacts, ShellFacts,
+    SkillFact, SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
+};
 pub use schema::{manifest_schema, run_schema, SchemaArgs, SCHEMA_DIALECT};
 pub use status::{status_of, CheckStatus};

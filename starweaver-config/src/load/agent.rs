@@ -1,8 +1,8 @@
 //! `load`: a manifest to an agent and a session ready to run.
 
-use starweaver_core::agent::{Agent, AgentBuilder, AgentSession};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use starweaver_core::agent::{Agent, AgentBuilder, AgentRuntimePolicy, AgentSession};
 use starweaver_core::skills::{skill_tools, SkillRegistry, SkillScanReport, SkillSourceScope};
 use starweaver_core::tools::ToolRegistry;
 
@@ -11,7 +11,7 @@ use super::instructions::render;
 use super::model::{model, settings};
 use super::runtime::runtime;
 use super::toolsets::build;
-use super::{LoadError, LoadOptions};
+use super::{LoadError, LoadOptions, ToolsetSummary};
 use crate::manifest::{EnvironmentKind, EnvironmentSpec, Manifest, SkillsSpec, ToolsetSpec};
 use crate::paths::{environment_root, scope_in_environment, ScopeProblem};
 
@@ -26,6 +26,15 @@ pub struct LoadedAgent {
     pub instructions: Option<String>,
     /// Names of the tools the first model request offers (before any run state), sorted.
     pub tool_names: Vec<String>,
+    /// Every `toolsets:` entry as built, in manifest order: final tool names, approvals,
+    /// deferrals, and which proxy or search hides it.
+    pub toolsets: Vec<ToolsetSummary>,
+    /// The folder of a local environment as the provider opened it (absolute, canonical).
+    pub environment_root: Option<PathBuf>,
+    /// The skill scan (skills found and scan diagnostics), when `skills:` is set.
+    pub skills: Option<SkillScanReport>,
+    /// The run policy `runtime:` gave (defaults filled in).
+    pub runtime_policy: AgentRuntimePolicy,
 }
 
 impl std::fmt::Debug for LoadedAgent {
@@ -33,6 +42,10 @@ impl std::fmt::Debug for LoadedAgent {
         f.debug_struct("LoadedAgent")
             .field("instructions", &self.instructions)
             .field("tool_names", &self.tool_names)
+            .field("toolsets", &self.toolsets)
+            .field("environment_root", &self.environment_root)
+            .field("skills", &self.skills)
+            .field("runtime_policy", &self.runtime_policy)
             .finish_non_exhaustive()
     }
 }
@@ -61,6 +74,7 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
         registry.insert_toolset(toolset);
     }
     let (policy, tool_config) = runtime(manifest.runtime.as_ref());
+    let runtime_policy = policy;
     builder = builder.runtime_policy(policy).tool_config(tool_config);
 
     let attached = match &manifest.environment {
@@ -85,6 +99,8 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
             None
         }
     };
+    let environment_root = attached.as_ref().and_then(|a| a.root.clone());
+    let mut scanned = None;
     if let Some(skills) = &manifest.skills {
         let (Some(attached), Some(environment)) = (&attached, &manifest.environment) else {
             return Err(missing("skills"));
@@ -93,6 +109,7 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
         // The instruction block that lists the skills; the model reads each SKILL.md with
         // its file tools.
         registry.insert_toolset(&skill_tools(report.registry().packages()));
+        scanned = Some(report.clone());
         builder = builder.skills_report(report);
     }
     builder = builder.tool_registry(registry.clone());
@@ -118,6 +135,10 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
         session,
         instructions,
         tool_names,
+        toolsets: built.summaries,
+        environment_root,
+        skills: scanned,
+        runtime_policy,
     })
 }
 

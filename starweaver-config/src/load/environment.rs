@@ -1,6 +1,6 @@
 //! `environment:` and `shell:` to the providers attached to the session.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use starweaver_core::environment::{
@@ -19,6 +19,8 @@ pub(super) struct Attached {
     pub files: DynEnvironment,
     /// Background processes.
     pub processes: DynProcessShell,
+    /// A local environment's folder as opened (absolute, canonical).
+    pub root: Option<PathBuf>,
 }
 
 /// The shell policy `shell:` declares; no section means no execution, `allow_execute` with no
@@ -62,10 +64,12 @@ pub(super) fn attach(
             if let Some(count) = limits.max_concurrent_processes {
                 provider = provider.with_max_concurrent_processes(count);
             }
+            let opened = provider.root().to_path_buf();
             let provider = Arc::new(provider);
             Ok(Attached {
                 files: provider.clone(),
                 processes: provider,
+                root: Some(opened),
             })
         }
         EnvironmentKind::Virtual => {
@@ -91,6 +95,7 @@ pub(super) fn attach(
             Ok(Attached {
                 files: provider.clone(),
                 processes: provider,
+                root: None,
             })
         }
     }

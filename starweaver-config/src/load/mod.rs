@@ -10,6 +10,7 @@ mod model;
 mod options;
 mod read;
 mod runtime;
+mod summary;
 mod toolsets;
 
 pub use agent::{load, LoadedAgent};
@@ -17,4 +18,5 @@ pub use environment::policy as shell_policy;
 pub use error::LoadError;
 pub use options::{LoadOptions, ToolResolver};
 pub use read::{read, read_with_context, read_with_warnings};
+pub use summary::{Reach, ToolSummary, ToolsetSummary};
 pub use toolsets::READ_ONLY_FILESYSTEM_TOOLS;

@@ -1,6 +1,8 @@
 //! `toolsets:` to runtime toolsets: each entry becomes a named static toolset (bundle tools or
 //! code tools, with its instructions, timeout and retries), then is gated for approval and
 //! prefixed as declared. Toolsets a `proxy` or `search` names are reachable only through it.
+//! Every entry's [`ToolsetSummary`] is recorded from the toolsets as built, so what a host
+//! shows is what the agent has.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -12,6 +14,7 @@ use starweaver_core::toolsets::{
     ToolSearchToolset,
 };
 
+use super::summary::{hide, keep_own, kind_of, summarize, Reach, ToolSummary, ToolsetSummary};
 use super::{LoadError, ToolResolver};
 use crate::manifest::{ApprovalRequired, ToolsetSpec};
 
@@ -24,6 +27,8 @@ pub(super) struct Built {
     pub exposed: Vec<DynToolset>,
     /// `preload` of every search toolset.
     pub preload: Vec<String>,
+    /// Every entry, in manifest order, as built.
+    pub summaries: Vec<ToolsetSummary>,
 }
 
 /// The settings every entry carries.
@@ -64,16 +69,24 @@ macro_rules! wrapper {
 pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Built, LoadError> {
     let mut named: BTreeMap<String, DynToolset> = BTreeMap::new();
     let mut order: Vec<(String, Option<DynToolset>)> = Vec::new();
+    let mut summaries = Vec::new();
     for (index, spec) in specs.iter().enumerate() {
         let field = format!("toolsets[{index}]");
-        let (name, built) = match spec {
-            ToolsetSpec::Proxy(proxy) => (proxy.name.clone(), None),
-            ToolsetSpec::Search(search) => (search.name.clone(), None),
+        let (name, built, tools) = match spec {
+            ToolsetSpec::Proxy(proxy) => (proxy.name.clone(), None, Vec::new()),
+            ToolsetSpec::Search(search) => (search.name.clone(), None, Vec::new()),
             other => {
-                let (name, toolset) = plain(other, &field, resolve)?;
-                (name, Some(toolset))
+                let (name, (toolset, tools)) = plain(other, &field, resolve)?;
+                (name, Some(toolset), tools)
             }
         };
+        summaries.push(ToolsetSummary {
+            name: name.clone(),
+            kind: kind_of(spec),
+            reach: Reach::Direct,
+            tools,
+            wraps: Vec::new(),
+        });
         if order.iter().any(|(seen, _)| *seen == name) {
             return Err(LoadError::DuplicateToolset { field, name });
         }
@@ -102,6 +115,7 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
                 })?;
             hidden.insert(wrapped.clone());
             inner.push(toolset.clone());
+            hide(&mut summaries, wrapped, spec, common.prefix);
         }
         let toolset: DynToolset = if let ToolsetSpec::Search(search) = spec {
             let known: BTreeSet<String> = inner
@@ -123,14 +137,26 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
         } else {
             Arc::new(ToolProxyToolset::new(name.clone(), inner))
         };
-        wrappers.insert(name.clone(), wrap(toolset, &common, &field)?);
+        let (toolset, mut tools) = wrap(toolset, &common, &field)?;
+        if matches!(spec, ToolsetSpec::Search(_)) {
+            keep_own(&toolset, &mut tools);
+        }
+        if let Some(summary) = summaries.get_mut(index) {
+            summary.tools = tools;
+            summary.wraps.clone_from(names);
+        }
+        wrappers.insert(name.clone(), toolset);
     }
     let exposed = order
         .into_iter()
         .filter(|(name, _)| !hidden.contains(name))
         .filter_map(|(name, built)| built.or_else(|| wrappers.get(&name).cloned()))
         .collect();
-    Ok(Built { exposed, preload })
+    Ok(Built {
+        exposed,
+        preload,
+        summaries,
+    })
 }
 
 /// A toolset with tools of its own, already gated and prefixed, and its name.
@@ -138,7 +164,7 @@ fn plain(
     spec: &ToolsetSpec,
     field: &str,
     resolve: &ToolResolver,
-) -> Result<(String, DynToolset), LoadError> {
+) -> Result<(String, Wrapped), LoadError> {
     let (name, tools, instructions, common) = match spec {
         ToolsetSpec::Tools(t) => (
             t.name.clone(),
@@ -223,14 +249,21 @@ fn plain(
     Ok((name, wrapped))
 }
 
+/// A toolset as exposed, with the summary of its tools.
+type Wrapped = (DynToolset, Vec<ToolSummary>);
+
 /// Approval gate first (it names tools as the toolset knows them), then the prefix.
-fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<DynToolset, LoadError> {
+fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<Wrapped, LoadError> {
     let gated: DynToolset = match common.approval {
         ApprovalRequired::All(false) => toolset,
         ApprovalRequired::Tools(names) if names.is_empty() => toolset,
         ApprovalRequired::All(true) => Arc::new(ApprovalRequiredToolset::new(toolset)),
         ApprovalRequired::Tools(names) => {
-            let gate = ApprovalRequiredToolset::new(toolset.clone()).with_tools(names.clone());
+            let own = names_of(&toolset);
+            let names = names
+                .iter()
+                .map(|name| unprefixed(name, common.prefix, &own));
+            let gate = ApprovalRequiredToolset::new(toolset.clone()).with_tools(names);
             if let Some(unknown) = gate.unknown_tools().into_iter().next() {
                 return Err(LoadError::UnknownTool {
                     field: format!("{field}.approval_required"),
@@ -241,10 +274,26 @@ fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<DynTool
             Arc::new(gate)
         }
     };
-    Ok(match common.prefix {
-        Some(prefix) => Arc::new(PrefixedToolset::new(prefix, gated)),
-        None => gated,
-    })
+    let exposed: DynToolset = match common.prefix {
+        Some(prefix) => Arc::new(PrefixedToolset::new(prefix, gated.clone())),
+        None => gated.clone(),
+    };
+    let tools = summarize(&gated, &exposed);
+    Ok((exposed, tools))
+}
+
+/// A tool named in `approval_required` as the toolset knows it: the name as written, or, for a
+/// name written with the toolset's prefix (as the model sees it), the name without it.
+fn unprefixed(name: &str, prefix: Option<&str>, own: &BTreeSet<String>) -> String {
+    if own.contains(name) {
+        return name.to_string();
+    }
+    prefix
+        .and_then(|prefix| name.strip_prefix(prefix))
+        .and_then(|rest| rest.strip_prefix('_'))
+        .filter(|rest| own.contains(*rest))
+        .unwrap_or(name)
+        .to_string()
 }
 
 /// The bundle's tools `choice` names (all when `None`), in the bundle's order.

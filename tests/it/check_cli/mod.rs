@@ -3,6 +3,7 @@
 //! the help text.
 
 mod exit_codes;
+mod explain;
 mod formats;
 mod help;
 mod schema;

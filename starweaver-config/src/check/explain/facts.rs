@@ -1,0 +1,164 @@
+//! The facts an explanation shows, as one serializable value: `--format json` prints it as is
+//! and the human renderer lays the same value out on one screen, so both always agree.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The format version of the `--explain --format json` object; it changes only when a field
+/// changes meaning or goes away.
+pub const EXPLAIN_FORMAT_VERSION: u32 = 1;
+
+/// Every explained manifest: `{"version": 1, "agents": [...]}`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Explanations {
+    /// [`EXPLAIN_FORMAT_VERSION`].
+    pub version: u32,
+    /// One entry per manifest, in the order they were checked.
+    pub agents: Vec<Explanation>,
+}
+
+/// What one agent can do.
+#[derive(Clone, Debug, Serialize)]
+pub struct Explanation {
+    /// The manifest file as given or found.
+    pub file: String,
+    /// The agent's `name`.
+    pub name: String,
+    /// The agent's `description`, if any.
+    pub description: Option<String>,
+    /// The model section.
+    pub model: ModelFacts,
+    /// Every tool, seen at the start or reachable later, in manifest order.
+    pub tools: Vec<ToolFacts>,
+    /// What the shell may run.
+    pub shell: ShellFacts,
+    /// Where files are read and written.
+    pub files: FileFacts,
+    /// The skills that load, when `skills:` is set.
+    pub skills: Option<SkillFacts>,
+    /// The run's limits.
+    pub runtime: RuntimeFacts,
+    /// The check's warnings for the file, as `--format json` reports diagnostics.
+    pub warnings: Value,
+}
+
+/// `model:` as declared (the key's variable name, never the key).
+#[derive(Clone, Debug, Serialize)]
+pub struct ModelFacts {
+    /// `model.id`.
+    pub id: String,
+    /// `model.base_url`.
+    pub base_url: Option<String>,
+    /// `model.api_key_env`: the variable's name.
+    pub api_key_env: Option<String>,
+    /// `model.settings`.
+    pub settings: BTreeMap<String, Value>,
+}
+
+/// One tool of the assembled agent.
+#[derive(Clone, Debug, Serialize)]
+pub struct ToolFacts {
+    /// The name the model calls it by.
+    pub name: String,
+    /// The toolset it comes from (`null` for a tool the loader added outside `toolsets:`).
+    pub toolset: Option<String>,
+    /// That toolset's manifest `type`.
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Whether the first model request offers it.
+    pub seen: bool,
+    /// `direct`, `proxy` or `search`: how the model gets to it.
+    pub reach: &'static str,
+    /// The proxy or search it is reached through.
+    pub via: Option<String>,
+    /// Whether a call waits for approval.
+    pub approval: bool,
+    /// Whether calls are handed to an external worker.
+    pub deferred: bool,
+    /// `false` for a code tool no catalog confirmed (checked without `--catalog`).
+    pub verified: bool,
+}
+
+/// The shell's policy and limits.
+#[derive(Clone, Debug, Serialize)]
+pub struct ShellFacts {
+    /// The shell toolset's name, when the agent has one.
+    pub toolset: Option<String>,
+    /// Whether commands may run at all.
+    pub execution: bool,
+    /// Execution on with no allowlist: any program and shell scripts.
+    pub any_program: bool,
+    /// The allowlist (exact program names), empty when off or unrestricted.
+    pub programs: Vec<String>,
+    /// Time limit of a command that names none.
+    pub timeout_ms: u64,
+    /// Bytes kept per output stream.
+    pub max_output_bytes: u64,
+    /// Processes running at once.
+    pub max_concurrent_processes: usize,
+}
+
+/// The environment and whether the agent can change it.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileFacts {
+    /// `local`, `virtual`, or `null` without an environment.
+    pub environment: Option<&'static str>,
+    /// A local environment's folder, absolute and canonical.
+    pub root: Option<String>,
+    /// Whether a file-writing tool is reachable.
+    pub writable: bool,
+    /// The reachable tools that write files, by the names the model calls them.
+    pub write_tools: Vec<String>,
+    /// Whether the shell can run commands (which can change files too).
+    pub shell_can_write: bool,
+}
+
+/// The skill scan.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkillFacts {
+    /// The scope folders, lowest precedence first.
+    pub scopes: Vec<String>,
+    /// The skills that load.
+    pub loaded: Vec<SkillFact>,
+    /// What the scan reported (skipped or overridden skill files).
+    pub diagnostics: Vec<SkillProblem>,
+}
+
+/// One skill that loads.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkillFact {
+    /// Its name.
+    pub name: String,
+    /// Its `SKILL.md`, relative to the environment root.
+    pub path: String,
+    /// `builtin`, `user` or `workspace`.
+    pub source: &'static str,
+}
+
+/// One skill-scan finding.
+#[derive(Clone, Debug, Serialize)]
+pub struct SkillProblem {
+    /// `info`, `warning` or `error`.
+    pub severity: &'static str,
+    /// The file or folder concerned.
+    pub path: String,
+    /// What and how to fix it.
+    pub message: String,
+}
+
+/// The run policy.
+#[derive(Clone, Debug, Serialize)]
+pub struct RuntimeFacts {
+    /// `parallel` or `sequential`.
+    pub tool_execution: &'static str,
+    /// `skip` or `fail_run`.
+    pub unavailable_tools: &'static str,
+    /// Most model requests in one run.
+    pub max_steps: u32,
+    /// Default tool time limit (`null`: the tools' own).
+    pub timeout_ms: Option<u64>,
+    /// Default tool retry budget (`null`: the tools' own).
+    pub max_retries: Option<u32>,
+}

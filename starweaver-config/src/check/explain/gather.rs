@@ -1,0 +1,198 @@
+//! From what the loader built to the facts shown: every tool from the toolset summaries the
+//! loader recorded, the first request's tools from the loader's own list, the shell policy from
+//! the loader's policy function, the folder as the provider opened it.
+
+use serde_json::Value;
+use starweaver_core::bundles::{EDIT_FILE_TOOL_NAME, SHELL_EXEC_TOOL_NAME, WRITE_FILE_TOOL_NAME};
+use starweaver_core::environment::ProcessLimits;
+
+use super::facts::{
+    Explanation, FileFacts, ModelFacts, RuntimeFacts, ShellFacts, SkillFact, SkillFacts,
+    SkillProblem, ToolFacts,
+};
+use crate::load::{shell_policy, LoadedAgent, Reach, ToolsetSummary};
+use crate::manifest::{EnvironmentKind, Manifest, ToolExecution, UnavailableTools};
+
+/// What `explain` needs besides the manifest and the loaded agent.
+pub(super) struct Context<'a> {
+    /// The file as shown.
+    pub file: &'a str,
+    /// Whether code tools were confirmed by a catalog.
+    pub verified: bool,
+    /// The check's warnings for the file (JSON diagnostics).
+    pub warnings: Value,
+}
+
+/// The facts of one loaded manifest.
+pub(super) fn explain(
+    manifest: &Manifest,
+    loaded: &LoadedAgent,
+    context: Context<'_>,
+) -> Explanation {
+    Explanation {
+        file: context.file.to_string(),
+        name: manifest.name.clone(),
+        description: manifest.description.clone(),
+        model: ModelFacts {
+            id: manifest.model.id.clone(),
+            base_url: manifest.model.base_url.clone(),
+            api_key_env: manifest.model.api_key_env.clone(),
+            settings: manifest.model.settings.clone(),
+        },
+        tools: tools(loaded, context.verified),
+        shell: shell(manifest, &loaded.toolsets),
+        files: files(manifest, loaded),
+        skills: skills(manifest, loaded),
+        runtime: runtime(manifest, loaded),
+        warnings: context.warnings,
+    }
+}
+
+fn tools(loaded: &LoadedAgent, verified: bool) -> Vec<ToolFacts> {
+    let mut tools = Vec::new();
+    for summary in &loaded.toolsets {
+        let (reach, via) = match &summary.reach {
+            Reach::Direct => ("direct", None),
+            Reach::Proxy(name) => ("proxy", Some(name.clone())),
+            Reach::Search(name) => ("search", Some(name.clone())),
+        };
+        let code = matches!(summary.kind, "tools" | "deferred");
+        for tool in &summary.tools {
+            tools.push(ToolFacts {
+                name: tool.name.clone(),
+                toolset: Some(summary.name.clone()),
+                kind: Some(summary.kind.to_string()),
+                // A proxy's tools are called through `call_tool`, never offered by name.
+                seen: reach != "proxy" && loaded.tool_names.contains(&tool.name),
+                reach,
+                via: via.clone(),
+                approval: tool.approval,
+                deferred: tool.deferred,
+                verified: verified || !code,
+            });
+        }
+    }
+    for name in &loaded.tool_names {
+        if !tools.iter().any(|tool| tool.seen && tool.name == *name) {
+            tools.push(ToolFacts {
+                name: name.clone(),
+                toolset: None,
+                kind: None,
+                seen: true,
+                reach: "direct",
+                via: None,
+                approval: false,
+                deferred: false,
+                verified: true,
+            });
+        }
+    }
+    tools
+}
+
+/// Tools of bundle `kind` whose own name is one of `bases`, by their final names.
+fn bundle_tools(summaries: &[ToolsetSummary], kind: &str, bases: &[&str]) -> Vec<String> {
+    summaries
+        .iter()
+        .filter(|summary| summary.kind == kind)
+        .flat_map(|summary| &summary.tools)
+        .filter(|tool| bases.contains(&tool.base.as_str()))
+        .map(|tool| tool.name.clone())
+        .collect()
+}
+
+fn shell(manifest: &Manifest, summaries: &[ToolsetSummary]) -> ShellFacts {
+    let policy = shell_policy(manifest.shell.as_ref());
+    let defaults = ProcessLimits::default();
+    let spec = manifest.shell.clone().unwrap_or_default();
+    ShellFacts {
+        toolset: summaries
+            .iter()
+            .find(|summary| summary.kind == "shell")
+            .map(|summary| summary.name.clone()),
+        execution: policy.allow_execute,
+        any_program: policy.allow_execute && policy.allowed_programs.is_empty(),
+        programs: policy.allowed_programs,
+        timeout_ms: spec.timeout_ms.unwrap_or(defaults.default_timeout_ms),
+        max_output_bytes: spec.max_output_bytes.unwrap_or(defaults.max_output_bytes),
+        max_concurrent_processes: spec
+            .max_concurrent_processes
+            .unwrap_or(defaults.max_concurrent_processes),
+    }
+}
+
+fn files(manifest: &Manifest, loaded: &LoadedAgent) -> FileFacts {
+    let write_tools = bundle_tools(
+        &loaded.toolsets,
+        "filesystem",
+        &[WRITE_FILE_TOOL_NAME, EDIT_FILE_TOOL_NAME],
+    );
+    let exec = bundle_tools(&loaded.toolsets, "shell", &[SHELL_EXEC_TOOL_NAME]);
+    FileFacts {
+        environment: manifest.environment.as_ref().map(|spec| match spec.kind {
+            EnvironmentKind::Local => "local",
+            EnvironmentKind::Virtual => "virtual",
+        }),
+        root: loaded
+            .environment_root
+            .as_ref()
+            .map(|root| root.display().to_string()),
+        writable: !write_tools.is_empty(),
+        write_tools,
+        shell_can_write: !exec.is_empty() && shell_policy(manifest.shell.as_ref()).allow_execute,
+    }
+}
+
+fn skills(manifest: &Manifest, loaded: &LoadedAgent) -> Option<SkillFacts> {
+    let spec = manifest.skills.as_ref()?;
+    let report = loaded.skills.as_ref();
+    Some(SkillFacts {
+        scopes: spec.scopes.iter().map(|scope| scope.path.clone()).collect(),
+        loaded: report
+            .map(|report| report.registry().packages())
+            .unwrap_or_default()
+            .iter()
+            .map(|skill| SkillFact {
+                name: skill.name.clone(),
+                path: skill.path.clone(),
+                source: skill.source.as_str(),
+            })
+            .collect(),
+        diagnostics: report
+            .map(|report| report.diagnostics())
+            .unwrap_or_default()
+            .iter()
+            .map(|found| SkillProblem {
+                severity: if found.is_error() {
+                    "error"
+                } else if found.severity
+                    == starweaver_core::skills::SkillDiagnosticSeverity::Warning
+                {
+                    "warning"
+                } else {
+                    "info"
+                },
+                path: found.path.clone(),
+                message: found.message.clone(),
+            })
+            .collect(),
+    })
+}
+
+fn runtime(manifest: &Manifest, loaded: &LoadedAgent) -> RuntimeFacts {
+    let spec = manifest.runtime.clone().unwrap_or_default();
+    let policy = &loaded.runtime_policy;
+    RuntimeFacts {
+        tool_execution: match spec.tool_execution {
+            ToolExecution::Parallel => "parallel",
+            ToolExecution::Sequential => "sequential",
+        },
+        unavailable_tools: match spec.unavailable_tools {
+            UnavailableTools::Skip => "skip",
+            UnavailableTools::FailRun => "fail_run",
+        },
+        max_steps: policy.max_steps,
+        timeout_ms: policy.timeout_ms,
+        max_retries: policy.max_retries,
+    }
+}

@@ -1,0 +1,197 @@
+//! The explanation on one screen: one line per section, one line per tool, aligned columns.
+
+use std::fmt::Write as _;
+
+use super::facts::{Explanation, ShellFacts, ToolFacts};
+
+/// Every explanation, separated by a blank line; the text ends with a newline.
+#[must_use]
+pub(super) fn render(agents: &[Explanation]) -> String {
+    let texts: Vec<String> = agents.iter().map(one).collect();
+    texts.join("\n")
+}
+
+fn one(agent: &Explanation) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Agent     {} ({})", agent.name, agent.file);
+    if let Some(description) = &agent.description {
+        let _ = writeln!(out, "          {description}");
+    }
+    let _ = writeln!(out, "Model     {}", model(agent));
+    let seen: Vec<&ToolFacts> = agent.tools.iter().filter(|tool| tool.seen).collect();
+    let later: Vec<&ToolFacts> = agent.tools.iter().filter(|tool| !tool.seen).collect();
+    let _ = writeln!(out, "Tools seen on the first request ({})", seen.len());
+    table(&mut out, &seen);
+    if !later.is_empty() {
+        let _ = writeln!(
+            out,
+            "Reachable only through a proxy or search ({})",
+            later.len()
+        );
+        table(&mut out, &later);
+    }
+    let _ = writeln!(out, "Shell     {}", shell(&agent.shell));
+    let _ = writeln!(out, "Files     {}", files(agent));
+    match &agent.skills {
+        None => {
+            let _ = writeln!(out, "Skills    none (no `skills:` section)");
+        }
+        Some(skills) => {
+            let _ = writeln!(
+                out,
+                "Skills    {} loaded (scopes: {})",
+                skills.loaded.len(),
+                list(&skills.scopes)
+            );
+            let width = skills
+                .loaded
+                .iter()
+                .map(|s| s.name.len())
+                .max()
+                .unwrap_or(0);
+            for skill in &skills.loaded {
+                let _ = writeln!(out, "  {:width$}  {}", skill.name, skill.path);
+            }
+            for problem in &skills.diagnostics {
+                let _ = writeln!(
+                    out,
+                    "  {}: {}: {}",
+                    problem.severity, problem.path, problem.message
+                );
+            }
+        }
+    }
+    let _ = writeln!(out, "Runtime   {}", runtime(agent));
+    out
+}
+
+fn model(agent: &Explanation) -> String {
+    let model = &agent.model;
+    let mut text = model.id.clone();
+    if let Some(url) = &model.base_url {
+        let _ = write!(text, " at {url}");
+    }
+    if let Some(key) = &model.api_key_env {
+        let _ = write!(text, ", key from ${key}");
+    }
+    if !model.settings.is_empty() {
+        let settings: Vec<String> = model
+            .settings
+            .iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect();
+        let _ = write!(text, " ({})", settings.join(", "));
+    }
+    text
+}
+
+/// `name  toolset (type)  notes` rows, columns aligned.
+fn table(out: &mut String, tools: &[&ToolFacts]) {
+    if tools.is_empty() {
+        let _ = writeln!(out, "  (none)");
+        return;
+    }
+    let origin = |tool: &ToolFacts| match (&tool.toolset, &tool.kind) {
+        (Some(name), Some(kind)) if name == kind => name.clone(),
+        (Some(name), Some(kind)) => format!("{name} ({kind})"),
+        _ => "(added by the loader)".to_string(),
+    };
+    let name_width = tools.iter().map(|tool| tool.name.len()).max().unwrap_or(0);
+    let origin_width = tools
+        .iter()
+        .map(|tool| origin(tool).len())
+        .max()
+        .unwrap_or(0);
+    for tool in tools {
+        let notes = notes(tool);
+        let line = format!(
+            "  {:name_width$}  {:origin_width$}  {}",
+            tool.name,
+            origin(tool),
+            notes.join(", ")
+        );
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+}
+
+fn notes(tool: &ToolFacts) -> Vec<String> {
+    let mut notes = Vec::new();
+    if tool.approval {
+        notes.push("needs approval".to_string());
+    }
+    if tool.deferred {
+        notes.push("deferred to an external worker".to_string());
+    }
+    if !tool.verified {
+        notes.push("unverified (no catalog)".to_string());
+    }
+    match (tool.reach, &tool.via) {
+        ("proxy", Some(via)) => notes.push(format!("via proxy `{via}` (call_tool)")),
+        ("search", Some(via)) if tool.seen => notes.push(format!("preloaded by search `{via}`")),
+        ("search", Some(via)) => notes.push(format!("via search `{via}` (tool_search)")),
+        _ if !tool.seen => notes.push("not offered at the start".to_string()),
+        _ => {}
+    }
+    notes
+}
+
+fn shell(shell: &ShellFacts) -> String {
+    let toolset = match &shell.toolset {
+        Some(name) => format!("toolset `{name}`"),
+        None => "no shell toolset".to_string(),
+    };
+    if !shell.execution {
+        return format!("execution off ({toolset}; no command can run)");
+    }
+    let programs = if shell.any_program {
+        "any program and shell scripts".to_string()
+    } else {
+        format!("only {}", list(&shell.programs))
+    };
+    format!(
+        "execution on: {programs} ({toolset}); timeout {} ms, {} bytes kept per stream, {} processes at once",
+        shell.timeout_ms, shell.max_output_bytes, shell.max_concurrent_processes
+    )
+}
+
+fn files(agent: &Explanation) -> String {
+    let files = &agent.files;
+    let place = match (files.environment, &files.root) {
+        (None, _) => return "no environment (no file or shell access)".to_string(),
+        (Some("local"), Some(root)) => format!("local folder {root}"),
+        (Some(kind), _) => format!("{kind} (in memory, starts empty)"),
+    };
+    let access = if files.writable {
+        format!("writable through {}", list(&files.write_tools))
+    } else {
+        "read-only (no file-writing tool)".to_string()
+    };
+    let shell = if files.shell_can_write {
+        "; shell commands can change files too"
+    } else {
+        ""
+    };
+    format!("{place}, {access}{shell}")
+}
+
+fn runtime(agent: &Explanation) -> String {
+    let runtime = &agent.runtime;
+    let default = |value: Option<String>| value.unwrap_or_else(|| "the tools' own".to_string());
+    format!(
+        "{} tool calls, at most {} steps, unavailable tools: {}, tool timeout: {}, retries: {}",
+        runtime.tool_execution,
+        runtime.max_steps,
+        runtime.unavailable_tools.replace('_', " "),
+        default(runtime.timeout_ms.map(|ms| format!("{ms} ms"))),
+        default(runtime.max_retries.map(|n| n.to_string())),
+    )
+}
+
+/// `a, b, c`, or `nothing`.
+fn list(items: &[String]) -> String {
+    if items.is_empty() {
+        "nothing".to_string()
+    } else {
+        items.join(", ")
+    }
+}

@@ -1,0 +1,158 @@
+//! `starweaver check --explain`: what each agent can do, on one screen, for people who review
+//! agents instead of reading their YAML. The model; every tool the first request offers and
+//! every tool reachable later through a proxy or a search, with approvals and deferrals; what
+//! the shell may run; which folder the agent works in and whether it can write there; the
+//! skills that load; the run's limits.
+//!
+//! The facts come from the agent the loader assembles (with [`crate::load::load`]), never from
+//! a second reading of the manifest, so the explanation cannot drift from what runs. Only a
+//! manifest without errors is explained: otherwise the check's report is printed as usual.
+//!
+//! `--format json` prints [`Explanations`]: `{"version": 1, "agents": [{file, name,
+//! description, model, tools, shell, files, skills, runtime, warnings}]}` (see `docs/check.md`).
+
+mod assemble;
+mod facts;
+mod gather;
+mod human;
+mod json;
+mod source;
+mod stand_in;
+
+pub use facts::{
+    Explanation, Explanations, FileFacts, ModelFacts, RuntimeFacts, ShellFacts, SkillFact,
+    SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
+};
+
+use assemble::assemble;
+use source::ToolSource;
+
+use super::command::{check_files, CheckArgs, CheckOutcome};
+use super::status::CheckStatus;
+use crate::diagnostics::Severity;
+use crate::report::{self, FileReport, Format};
+
+/// Checks the files, then explains each one if none has an error.
+///
+/// Errors in any file give the check's usual report and status. A catalog that cannot be read,
+/// or a format other than `human` or `json`, is a usage error. A manifest that checks clean but
+/// cannot be assembled (a folder that does not exist, a setting the runtime refuses) is reported
+/// on `stderr` and fails the run.
+#[must_use]
+pub fn run_explain(args: &CheckArgs) -> CheckOutcome {
+    if !matches!(args.format, Format::Human | Format::Json) {
+        return usage("--explain prints `--format human` or `--format json`".to_string());
+    }
+    let checked = check_files(args);
+    if checked.status != CheckStatus::Clean {
+        return checked;
+    }
+    let source = match ToolSource::of(args) {
+        Ok(source) => source,
+        Err(error) => return usage(error.to_string()),
+    };
+    let mut stderr = checked.stderr;
+    let mut agents = Vec::with_capacity(checked.reports.len());
+    let mut failed = false;
+    for report in &checked.reports {
+        let warnings = report::json::to_value(std::slice::from_ref(report));
+        match assemble(report, &source, warnings) {
+            Ok(explanation) => agents.push(explanation),
+            Err(message) => {
+                failed = true;
+                stderr.push_str(&format!(
+                    "error: `{}` checks clean but its agent cannot be assembled: {message}\n",
+                    report.path
+                ));
+            }
+        }
+    }
+    let stdout = match args.format {
+        Format::Json => json::render(agents),
+        _ => {
+            stderr.push_str(&warnings_of(&checked.reports));
+            human::render(&agents)
+        }
+    };
+    CheckOutcome {
+        stdout,
+        stderr,
+        status: if failed {
+            CheckStatus::Failed
+        } else {
+            CheckStatus::Clean
+        },
+        reports: checked.reports,
+    }
+}
+
+/// The check's warnings in the human format, for standard error (empty when there are none).
+fn warnings_of(reports: &[FileReport]) -> String {
+    let warned: Vec<FileReport> = reports
+        .iter()
+        .filter(|report| {
+            report
+                .diagnostics
+                .iter()
+                .any(|found| found.severity == Severity::Warning)
+        })
+        .cloned()
+        .collect();
+    if warned.is_empty() {
+        String::new()
+    } else {
+        report::human::render(&warned)
+    }
+}
+
+fn usage(message: String) -> CheckOutcome {
+    CheckOutcome {
+        stdout: String::new(),
+        stderr: format!("error: {message}\n"),
+        status: CheckStatus::Usage,
+        reports: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::sync::Arc;
+
+    use serde_json::{json, Value};
+    use starweaver_core::tools::{string_tool, ToolResult};
+
+    use super::*;
+
+    #[test]
+    fn the_binarys_own_tools_are_the_catalog_of_its_checker() {
+        starweaver_core::catalog::register(Arc::new(string_tool(
+            "explain_linked_probe",
+            Some("Probes.".to_string()),
+            json!({"type": "object"}),
+            |_, _| async { Ok(ToolResult::new(json!(null))) },
+        )));
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.yaml");
+        std::fs::write(
+            &file,
+            "version: 1\nname: a\nmodel: {id: test}\ntoolsets:\n  - {type: tools, name: t, tools: [explain_linked_probe]}\n",
+        )
+        .unwrap();
+        let args = CheckArgs {
+            paths: vec![file],
+            format: Format::Json,
+            explain: true,
+            linked_catalog: true,
+            ..CheckArgs::default()
+        };
+        let outcome = run_explain(&args);
+        assert_eq!(outcome.status, CheckStatus::Clean, "{}", outcome.stderr);
+        let value: Value = serde_json::from_str(&outcome.stdout).unwrap();
+        let tool = &value["agents"][0]["tools"][0];
+        assert_eq!(tool["name"], "explain_linked_probe");
+        assert_eq!(tool["verified"], true);
+        assert_eq!(value["agents"][0]["warnings"], json!([]));
+    }
+}
