@@ -50,10 +50,16 @@ pub struct CheckOutcome {
 /// not a read failure.
 #[must_use]
 pub fn run_check(args: &CheckArgs) -> CheckOutcome {
+    run_check_with(args, None)
+}
+
+/// [`run_check`] with the tool names linked into the running binary, which are the catalog
+/// when `--catalog` gives none (a file named on the command line wins).
+pub(super) fn run_check_with(args: &CheckArgs, linked: Option<CatalogNames>) -> CheckOutcome {
     let mut stderr = String::new();
     // Read first, so a bad catalog fails before any file is checked.
     let catalog = match args.catalog.as_deref().map(CatalogNames::read).transpose() {
-        Ok(catalog) => catalog,
+        Ok(catalog) => catalog.or(linked),
         Err(error) => {
             return CheckOutcome {
                 stdout: String::new(),

@@ -1,12 +1,14 @@
-//! [`check_main`]: `starweaver check` as a whole program, for an application that wants the
+//! `check_main`: `starweaver check` as a whole program, for an application that wants the
 //! checker in its own binary (where its own tools are registered in the catalog).
 
+use std::ffi::OsString;
 use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::command::{run_check, CheckArgs};
+use super::catalog::CatalogNames;
+use super::command::{run_check_with, CheckArgs, CheckOutcome};
 
 #[derive(Parser)]
 #[command(about = "Check agent manifests and report every problem")]
@@ -15,32 +17,55 @@ struct Standalone {
     args: CheckArgs,
 }
 
-/// Parses the process's arguments as `check`'s, runs the check, prints the report and returns
-/// the exit status (0 clean, 1 problems found, 2 bad usage or unreadable input).
+/// Parses the process's arguments as `check`'s, runs the check with the tools linked into this
+/// binary as the catalog, prints the report and returns the exit status (0 clean, 1 problems
+/// found, 2 bad usage or unreadable input).
 ///
-/// An application whose tools register in its own binary gets a checker that knows them:
+/// An application whose tools register in its own binary (`#[starweaver::tool]`) gets a
+/// checker that knows them, so a manifest naming a tool the application lacks is an
+/// `unknown-tool` error, with no catalog file to export and keep in step. `--catalog FILE`
+/// still replaces the linked tools when given.
+///
+/// A first argument of exactly `check` is skipped, so a binary with several commands can pass
+/// `app check agents/` straight through (check a file named `check` as `./check`).
 ///
 /// ```no_run
 /// fn main() -> std::process::ExitCode {
-///     starweaver_config::check::check_main()
+///     starweaver_config::check_main()
 /// }
 /// ```
 #[must_use]
 pub fn check_main() -> ExitCode {
-    let standalone = match Standalone::try_parse() {
+    let mut args: Vec<OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|first| first == "check") {
+        args.remove(1);
+    }
+    let standalone = match Standalone::try_parse_from(args) {
         Ok(standalone) => standalone,
         Err(error) => {
             let _ = error.print();
             return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
         }
     };
-    print_outcome(&standalone.args)
+    print(run_check_with(&standalone.args, Some(linked_catalog())))
 }
 
-/// Runs a check and writes its report to standard output and problems to standard error.
+/// The names of the tools registered in this process's catalog.
+fn linked_catalog() -> CatalogNames {
+    let mut tools = starweaver_core::catalog::names();
+    tools.sort_unstable();
+    tools.dedup();
+    CatalogNames { tools }
+}
+
+/// Runs a check and writes its report to standard output and problems to standard error. The
+/// `starweaver` binary links no application tools, so only `--catalog` names code tools here.
 #[must_use]
 pub fn print_outcome(args: &CheckArgs) -> ExitCode {
-    let outcome = run_check(args);
+    print(run_check_with(args, None))
+}
+
+fn print(outcome: CheckOutcome) -> ExitCode {
     let _ = std::io::stdout()
         .lock()
         .write_all(outcome.stdout.as_bytes());
