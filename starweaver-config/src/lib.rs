@@ -15,6 +15,7 @@ pub mod check;
 pub mod diagnostics;
 pub mod load;
 pub mod manifest;
+pub mod reference;
 pub mod report;
 pub mod validate;
 pub mod yaml;

@@ -22,6 +22,7 @@ mod failed_runs;
 mod filesystem;
 mod hitl;
 mod lifecycle;
+mod manifest_reference;
 mod local_environment;
 mod local_processes;
 mod proxy;
