@@ -10,6 +10,7 @@
 //! Run one area with a filter: `cargo test --test it proxy::`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agents_dir;
 mod approval;
 mod architecture;
 mod boundaries;
