@@ -80,7 +80,10 @@ fn may_write(manifest: &Manifest) -> bool {
 
 #[test]
 fn check_finds_nothing_in_the_agents_folder() {
-    assert!(manifests().len() >= 2, "agents/ holds at least two manifests");
+    assert!(
+        manifests().len() >= 2,
+        "agents/ holds at least two manifests"
+    );
     let human = Command::new(env!("CARGO_BIN_EXE_starweaver"))
         .current_dir(repository())
         .args(["check", "agents", "--deny-warnings"])
@@ -153,7 +156,10 @@ async fn every_manifest_runs_to_an_answer_on_the_test_model_and_changes_nothing(
         assert!(!result.output.is_empty(), "{shown} gave no answer");
         let sent = serde_json::to_string(&result.messages).unwrap();
         for tool in &loaded.tool_names {
-            assert!(sent.contains(&format!("\"{tool}\"")), "{shown} never called {tool}");
+            assert!(
+                sent.contains(&format!("\"{tool}\"")),
+                "{shown} never called {tool}"
+            );
         }
     }
     assert!(before == snapshot(&agents_dir()), "a run changed agents/");
@@ -170,7 +176,11 @@ async fn the_docs_assistant_finds_its_skills_and_reads_files_through_search() {
     assert!(loaded.tool_names.contains(&"tool_search".to_string()));
     assert!(loaded.tool_names.contains(&"read_file".to_string()));
     assert!(!loaded.tool_names.contains(&"grep".to_string()));
-    loaded.session.run("How do I write a manifest?").await.unwrap();
+    loaded
+        .session
+        .run("How do I write a manifest?")
+        .await
+        .unwrap();
     // The skill scan is recorded when the run starts: both skills were found, none broken.
     let events = serde_json::to_string(loaded.session.context().events.events()).unwrap();
     for skill in ["write-manifest", "review-manifest"] {

@@ -11,6 +11,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agents_dir;
+mod agents_example;
 mod approval;
 mod architecture;
 mod boundaries;
@@ -23,9 +24,9 @@ mod failed_runs;
 mod filesystem;
 mod hitl;
 mod lifecycle;
-mod manifest_reference;
 mod local_environment;
 mod local_processes;
+mod manifest_reference;
 mod proxy;
 mod registry;
 mod runs;

@@ -67,7 +67,10 @@ fn example_tool(name: &str) -> Option<DynTool> {
 #[tokio::test]
 async fn every_yaml_example_checks_clean_reads_and_loads() {
     let blocks = yaml_blocks(&markdown());
-    assert!(blocks.len() >= 2, "expected the minimal and the full example");
+    assert!(
+        blocks.len() >= 2,
+        "expected the minimal and the full example"
+    );
     let dir = tempfile::tempdir().unwrap();
     for block in &blocks {
         let context = CheckContext::new()
@@ -81,5 +84,9 @@ async fn every_yaml_example_checks_clean_reads_and_loads() {
         assert!(loaded.instructions.is_some() || manifest.instructions.is_none());
     }
     let full = read(blocks.last().unwrap().as_bytes()).unwrap();
-    assert_eq!(full.toolsets.len(), 7, "the full example shows every toolset type");
+    assert_eq!(
+        full.toolsets.len(),
+        7,
+        "the full example shows every toolset type"
+    );
 }

@@ -12,7 +12,10 @@ pub(super) fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
         let Some(pointer) = current.get("$ref").and_then(Value::as_str) else {
             return current;
         };
-        match pointer.strip_prefix('#').and_then(|path| root.pointer(path)) {
+        match pointer
+            .strip_prefix('#')
+            .and_then(|path| root.pointer(path))
+        {
             Some(target) => current = target,
             None => return current,
         }
@@ -183,8 +186,10 @@ fn is_plain(text: &str) -> bool {
     let Some(first) = text.chars().next() else {
         return false;
     };
-    let reserved = matches!(text, "true" | "false" | "null" | "~" | "yes" | "no" | "on" | "off")
-        || text.parse::<f64>().is_ok();
+    let reserved = matches!(
+        text,
+        "true" | "false" | "null" | "~" | "yes" | "no" | "on" | "off"
+    ) || text.parse::<f64>().is_ok();
     let safe = text
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | ':' | ' '));
@@ -203,6 +208,8 @@ pub(super) fn cell(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use serde_json::json;
 
     use super::*;

@@ -110,8 +110,9 @@ fn bundle_tools(variant: &str) -> Option<String> {
 }
 
 fn table(section: &Section) -> String {
-    let mut out =
-        String::from("| Field | Type | Default | Example | Description |\n| --- | --- | --- | --- | --- |\n");
+    let mut out = String::from(
+        "| Field | Type | Default | Example | Description |\n| --- | --- | --- | --- | --- |\n",
+    );
     for field in &section.fields {
         out.push_str(&format!(
             "| `{}` | {} | {} | {} | {} |\n",
@@ -130,7 +131,11 @@ fn table(section: &Section) -> String {
 fn rules() -> String {
     let mut out = String::from("| Rule | Reported when |\n| --- | --- |\n");
     for rule in Rule::ALL {
-        out.push_str(&format!("| `{}` | {} |\n", rule.as_str(), rule_summary(rule)));
+        out.push_str(&format!(
+            "| `{}` | {} |\n",
+            rule.as_str(),
+            rule_summary(rule)
+        ));
     }
     out
 }
@@ -168,7 +173,9 @@ mod tests {
             for field in &section.fields {
                 let place = format!("{}.{}", section.path, field.name);
                 if field.example.is_none() {
-                    problems.push(format!("`{place}` has no example (#[schemars(example = ...)])"));
+                    problems.push(format!(
+                        "`{place}` has no example (#[schemars(example = ...)])"
+                    ));
                 }
                 if field.description.is_empty() {
                     problems.push(format!("`{place}` has no doc comment"));
