@@ -65,6 +65,10 @@ fn the_example_checker_knows_the_tools_linked_into_it() {
         .output()
         .unwrap();
     assert_eq!(plain.status.code(), Some(1), "{}", text(&plain.stdout));
+    // Bad usage is status 2, and the usage line names the command as typed.
+    let usage = example(&["check", "--no-such-flag"]);
+    assert_eq!(usage.status.code(), Some(2));
+    assert!(text(&usage.stderr).contains("check [OPTIONS] [PATHS]..."));
 }
 
 #[test]

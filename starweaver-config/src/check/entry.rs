@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches, Parser};
 
 use super::catalog::CatalogNames;
 use super::command::{run_check_with, CheckArgs, CheckOutcome};
@@ -37,10 +37,22 @@ struct Standalone {
 #[must_use]
 pub fn check_main() -> ExitCode {
     let mut args: Vec<OsString> = std::env::args_os().collect();
+    let mut command = Standalone::command();
     if args.get(1).is_some_and(|first| first == "check") {
         args.remove(1);
+        // Usage and help then read `app check [OPTIONS] [PATHS]...`, as the user typed it.
+        let program = args
+            .first()
+            .map(std::path::Path::new)
+            .and_then(std::path::Path::file_name)
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        command = command.bin_name(format!("{program} check"));
     }
-    let standalone = match Standalone::try_parse_from(args) {
+    let parsed = command
+        .try_get_matches_from(args)
+        .and_then(|mut matches| Standalone::from_arg_matches_mut(&mut matches));
+    let standalone = match parsed {
         Ok(standalone) => standalone,
         Err(error) => {
             let _ = error.print();
