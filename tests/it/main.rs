@@ -10,6 +10,8 @@
 //! Run one area with a filter: `cargo test --test it proxy::`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agents_dir;
+mod agents_example;
 mod approval;
 mod architecture;
 mod boundaries;
@@ -24,6 +26,7 @@ mod hitl;
 mod lifecycle;
 mod local_environment;
 mod local_processes;
+mod manifest_reference;
 mod proxy;
 mod registry;
 mod runs;

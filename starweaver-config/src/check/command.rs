@@ -32,7 +32,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub explain: bool,
     /// Count the tools registered in this binary as the catalog when `--catalog` is not given
-    /// (an application's own checker, [`super::check_main`], sets it).
+    /// (an application's own checker, [`crate::check_main`], sets it).
     #[arg(skip)]
     pub linked_catalog: bool,
 }

@@ -2,12 +2,13 @@
 //! checker over them, what to print and which exit status to give.
 //!
 //! The argument structs derive [`clap::Args`], so the `starweaver` binary embeds them as
-//! subcommands and an application's own binary can call [`check_main`] directly.
+//! subcommands; an application's own binary calls [`crate::check_main`] (at the crate root)
+//! instead, so the tools linked into it are the catalog.
 
 mod catalog;
 mod collect;
 mod command;
-mod entry;
+pub(crate) mod entry;
 mod explain;
 mod schema;
 mod status;
@@ -15,7 +16,7 @@ mod status;
 pub use catalog::{CatalogError, CatalogNames};
 pub use collect::{collect_files, CollectError, DEFAULT_PATH, MAX_FILES};
 pub use command::{run_check, CheckArgs, CheckOutcome};
-pub use entry::{check_main, print_outcome};
+pub use entry::print_outcome;
 pub use explain::{
     run_explain, Explanation, Explanations, FileFacts, ModelFacts, RuntimeFacts, ShellFacts,
     SkillFact, SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,

@@ -37,35 +37,57 @@ pub const MANIFEST_VERSION: u32 = 1;
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     /// The format version; `1`.
+    #[schemars(example = 1)]
     pub version: u32,
     /// The agent's name (`repo-helper`).
+    #[schemars(example = &"repo-helper")]
     pub name: String,
-    /// What the agent is for, in one line.
+    /// What the agent is for, in one line, for people and listings (the
+    /// model does not see it). Unset: no description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"Answers questions about this repository.")]
     pub description: Option<String>,
     /// The model the agent talks to.
+    #[schemars(example = serde_json::json!({"id": "test"}))]
     pub model: ModelSpec,
-    /// Template variables with their defaults, for `instructions`.
+    /// Template variables and their default values, for `instructions`
+    /// (`{{ vars.NAME }}`). A run may override each one; a template that
+    /// uses a variable not declared here is an `undefined-variable` error.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(example = serde_json::json!({"audience": "developers"}))]
     pub vars: BTreeMap<String, serde_json::Value>,
     /// The agent's instructions: a minijinja template over `vars` and
-    /// `name`.
+    /// `name`, rendered once when the manifest loads. Unset: the agent has
+    /// only its toolsets' instructions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"You help {{ vars.audience }} with {{ name }}.")]
     pub instructions: Option<String>,
-    /// Where filesystem and shell tools act (default: none attached).
+    /// Where filesystem and shell tools act. Unset: no environment, so
+    /// `filesystem` and `shell` toolsets, `shell` and `skills` cannot be
+    /// used (loading refuses them rather than leaving them inert).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = serde_json::json!({"type": "local", "root": ".."}))]
     pub environment: Option<EnvironmentSpec>,
-    /// Which commands the shell toolset may run (default: none).
+    /// Which commands the shell may run and its limits. Unset: execution is
+    /// off, and every command a `shell` toolset tries is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = serde_json::json!({"allow_execute": true, "allowed_programs": ["git"]}))]
     pub shell: Option<ShellSpec>,
-    /// The toolsets the agent has, in order.
+    /// The toolsets the agent has, in order, each told apart by `type`.
+    /// Unset: the agent has no tools and only answers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(example = serde_json::json!([{"type": "filesystem", "read_only": true}]))]
     pub toolsets: Vec<ToolsetSpec>,
-    /// Skill scopes to scan.
+    /// Skill scopes to scan for `SKILL.md` packages when the manifest
+    /// loads. Unset: no skills. Needs an `environment` (skills are read
+    /// through it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = serde_json::json!({"scopes": [{"path": "."}]}))]
     pub skills: Option<SkillsSpec>,
-    /// Run policy: tool execution, timeouts, retries, budgets.
+    /// Run policy: tool execution, timeouts, retries, budgets. Unset: the
+    /// runtime's defaults (parallel tools, 50 model requests per run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = serde_json::json!({"max_steps": 20}))]
     pub runtime: Option<RuntimeSpec>,
 }
 

@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolExecution {
-    /// Calls of one step run concurrently (sequential tools excepted).
+    /// At once (a tool marked sequential still runs alone).
     #[default]
     Parallel,
-    /// One call at a time.
+    /// One after another, in the order the model gave them.
     Sequential,
 }
 
@@ -18,10 +18,10 @@ pub enum ToolExecution {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum UnavailableTools {
-    /// Leave them out of the request (an event says so).
+    /// Leave it out of that request (an event says so) and go on.
     #[default]
     Skip,
-    /// Fail the run.
+    /// Stop the run with an error.
     FailRun,
 }
 
@@ -29,23 +29,31 @@ pub enum UnavailableTools {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RuntimeSpec {
-    /// `parallel` (default) or `sequential`.
+    /// How the tool calls of one model response run.
     #[serde(default)]
+    #[schemars(example = &"sequential")]
     pub tool_execution: ToolExecution,
-    /// `skip` (default) or `fail_run`.
+    /// What happens when a tool is unavailable before a model request.
     #[serde(default)]
+    #[schemars(example = &"fail_run")]
     pub unavailable_tools: UnavailableTools,
-    /// Default tool time limit.
+    /// Time limit of each tool call, in milliseconds, for tools and
+    /// toolsets that set none. Unset: no agent-wide limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 60000)]
     pub timeout_ms: Option<u64>,
-    /// Default tool retry budget.
+    /// Retries of a failed tool call, for tools and toolsets that set
+    /// none. Unset: no agent-wide budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 3)]
     pub max_retries: Option<u32>,
-    /// Model requests one run may make (default 50).
+    /// Model requests one run may make before it stops. Unset: 50.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 20)]
     pub max_steps: Option<u32>,
-    /// Token budget of one run: input plus output tokens over all its model responses
-    /// (default: no budget). The run fails before a model request once the budget is used.
+    /// Token budget of one run: input plus output tokens over all its model responses. The run
+    /// fails before a model request once it has used the budget. Unset: no budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 100000)]
     pub max_tokens: Option<u64>,
 }

@@ -8,12 +8,16 @@ use starweaver_core::skills::SkillSource;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SkillScopeSpec {
-    /// Folder relative to the manifest's folder (`.` is that folder). It must lie inside the
-    /// environment's root: the agent reads its skills through the environment.
+    /// The scope's folder, relative to the manifest's folder (`.` is that folder). It must lie
+    /// inside the environment's root: the agent reads its skills through the environment.
+    #[schemars(example = &".")]
     pub path: String,
-    /// `builtin`, `user` or `workspace` (default).
+    /// The scope's precedence, lowest first: `builtin`, `user`,
+    /// `workspace`. A skill in a higher scope replaces one of the same name
+    /// in a lower one.
     #[serde(default = "workspace", skip_serializing_if = "is_workspace")]
     #[schemars(schema_with = "source_schema")]
+    #[schemars(example = &"workspace")]
     pub source: SkillSource,
 }
 
@@ -32,7 +36,7 @@ fn source_schema(_: &mut SchemaGenerator) -> Schema {
         SkillSource::Builtin | SkillSource::User | SkillSource::Workspace => (),
     };
     let names: Vec<&str> = SOURCES.iter().map(|source| source.as_str()).collect();
-    json_schema!({ "type": "string", "enum": names })
+    json_schema!({ "type": "string", "enum": names, "default": SkillSource::Workspace.as_str() })
 }
 
 fn workspace() -> SkillSource {
@@ -47,7 +51,13 @@ fn is_workspace(source: &SkillSource) -> bool {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SkillsSpec {
-    /// Scopes, lowest precedence first.
+    /// The folders to scan, relative to the environment's root (the
+    /// manifest's folder unless `environment.root` moves it); each must
+    /// exist and may not climb above it. Skills are read from
+    /// `<path>/.agents/skills/<name>/SKILL.md` and
+    /// `<path>/skills/<name>/SKILL.md`. Between scopes of one precedence, a
+    /// later one wins.
     #[serde(default)]
+    #[schemars(example = serde_json::json!([{"path": ".", "source": "workspace"}]))]
     pub scopes: Vec<SkillScopeSpec>,
 }

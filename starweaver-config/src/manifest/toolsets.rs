@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ApprovalRequired {
-    /// `true` (all) or `false` (none).
+    /// `true`: every tool of the toolset; `false`: none.
     All(bool),
-    /// These tools, by name.
+    /// These tools, by their names in the toolset (before any `prefix`).
     Tools(Vec<String>),
 }
 
@@ -30,17 +30,21 @@ macro_rules! wrapper_fields {
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $($body)*
-            /// A prefix for its tool names (wraps it in a `PrefixedToolset`).
+            /// A prefix for the names of the tools it offers (`prefix: docs` makes
+            /// `tool_search` `docs_tool_search`). Unset: names as they are.
             #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(example = &"docs")]
             pub prefix: Option<String>,
-            /// Tools that need approval before they run.
+            /// Its own tools that wait for a person's approval before they run: a list of
+            /// names, or `true` for all. Unset: none.
             #[serde(default)]
+            #[schemars(example = true)]
             pub approval_required: ApprovalRequired,
         }
     };
 }
 
-/// Settings every toolset entry may carry.
+/// Settings every toolset entry with tools of its own may carry.
 macro_rules! common_fields {
     ($(#[$meta:meta])* pub struct $name:ident { $($body:tt)* }) => {
         $(#[$meta])*
@@ -48,20 +52,31 @@ macro_rules! common_fields {
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $($body)*
-            /// Instructions added to the agent's for this toolset.
+            /// Text added to the agent's instructions while this toolset's
+            /// tools are offered. Unset: none beyond a bundle's own.
             #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(example = &"Prefer exact lookup before answering.")]
             pub instructions: Option<String>,
-            /// Time limit of each of its tools.
+            /// Time limit of each of its tool calls, in milliseconds.
+            /// Unset: `runtime.timeout_ms`.
             #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(example = 5000)]
             pub timeout_ms: Option<u64>,
-            /// Retry budget of each of its tools.
+            /// Retries of each of its failed tool calls. Unset:
+            /// `runtime.max_retries`.
             #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(example = 2)]
             pub max_retries: Option<u32>,
-            /// A prefix for its tool names (wraps it in a `PrefixedToolset`).
+            /// A prefix for its tool names, so two toolsets with a tool of
+            /// the same name can both be offered (`prefix: docs` makes
+            /// `lookup` `docs_lookup`). Unset: names as they are.
             #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[schemars(example = &"docs")]
             pub prefix: Option<String>,
-            /// Tools that need approval before they run.
+            /// Tools that wait for a person's approval before they run: a
+            /// list of names, or `true` for all. Unset: none.
             #[serde(default)]
+            #[schemars(example = true)]
             pub approval_required: ApprovalRequired,
         }
     };
@@ -70,9 +85,13 @@ macro_rules! common_fields {
 common_fields! {
     /// `type: tools`: tools registered in code, by name.
     pub struct ToolsToolsetSpec {
-        /// The toolset's name (for proxies, search and diagnostics).
+        /// The toolset's name, unique in the manifest (proxies and search
+        /// name toolsets by it).
+        #[schemars(example = &"glossary")]
         pub name: String,
-        /// Tool names from the catalog.
+        /// Names of tools registered in code (`#[starweaver::tool]` or an
+        /// explicit registration).
+        #[schemars(example = serde_json::json!(["lookup"]))]
         pub tools: Vec<String>,
     }
 }
@@ -80,14 +99,21 @@ common_fields! {
 common_fields! {
     /// `type: filesystem`: the filesystem bundle.
     pub struct FilesystemToolsetSpec {
-        /// The toolset's name (default `filesystem`).
+        /// The toolset's name, unique in the manifest. Unset: `filesystem`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(example = &"files")]
         pub name: Option<String>,
-        /// A choice of the bundle's tools (default: all).
+        /// A choice of the bundle's tools by name (`ls`, `read_file`,
+        /// `write_file`, `edit_file`, `glob`, `grep`). Unset: all of them
+        /// (the read-only ones with `read_only: true`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(example = serde_json::json!(["ls", "read_file", "grep"]))]
         pub tools: Option<Vec<String>>,
-        /// Only listing, reading and searching (default `false`).
+        /// Keep only the tools that list, read and search (`ls`,
+        /// `read_file`, `glob`, `grep`); naming a writing tool in `tools`
+        /// as well is an error.
         #[serde(default)]
+        #[schemars(example = true)]
         pub read_only: bool,
     }
 }
@@ -95,11 +121,17 @@ common_fields! {
 common_fields! {
     /// `type: shell` or `type: user_input`: a first-party bundle.
     pub struct BundleToolsetSpec {
-        /// The toolset's name (default: the bundle's).
+        /// The toolset's name, unique in the manifest. Unset: the
+        /// bundle's (`shell` or `user_input`).
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(example = &"commands")]
         pub name: Option<String>,
-        /// A choice of the bundle's tools (default: all).
+        /// A choice of the bundle's tools by name (the shell's are
+        /// `shell_exec` and the background process tools `shell_status`,
+        /// `shell_wait`, `shell_input`, `shell_signal`, `shell_kill`; the
+        /// user input bundle has `ask_user_question`). Unset: all of them.
         #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(example = serde_json::json!(["shell_exec"]))]
         pub tools: Option<Vec<String>>,
     }
 }
@@ -108,9 +140,12 @@ wrapper_fields! {
     /// `type: proxy`: toolsets hidden behind `search_tools`/`call_tool`;
     /// the toolsets it names are reachable only through it.
     pub struct ProxyToolsetSpec {
-        /// The proxy's name.
+        /// The proxy's name, unique in the manifest.
+        #[schemars(example = &"workspace")]
         pub name: String,
-        /// Names of the toolsets behind it.
+        /// Names of the toolsets behind it (declared in this manifest,
+        /// not proxies or searches); they are offered only through it.
+        #[schemars(example = serde_json::json!(["glossary"]))]
         pub toolsets: Vec<String>,
     }
 }
@@ -119,12 +154,17 @@ wrapper_fields! {
     /// `type: search`: `tool_search` loads the named toolsets' tools on
     /// demand.
     pub struct SearchToolsetSpec {
-        /// The search toolset's name.
+        /// The search toolset's name, unique in the manifest.
+        #[schemars(example = &"docs")]
         pub name: String,
-        /// Names of the searchable toolsets.
+        /// Names of the searchable toolsets (declared in this manifest, not
+        /// proxies or searches); their tools are offered only once found.
+        #[schemars(example = serde_json::json!(["glossary"]))]
         pub toolsets: Vec<String>,
-        /// Tools loaded from the start.
+        /// Tools of those toolsets offered from the first request, without
+        /// a search. Unset: none.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[schemars(example = serde_json::json!(["lookup"]))]
         pub preload: Vec<String>,
     }
 }
@@ -132,9 +172,12 @@ wrapper_fields! {
 common_fields! {
     /// `type: deferred`: calls handed to an external worker.
     pub struct DeferredToolsetSpec {
-        /// The toolset's name.
+        /// The toolset's name, unique in the manifest.
+        #[schemars(example = &"jobs")]
         pub name: String,
-        /// Tool names from the catalog.
+        /// Names of tools registered in code whose calls pause the run
+        /// until an external worker supplies the result.
+        #[schemars(example = serde_json::json!(["render_video"]))]
         pub tools: Vec<String>,
     }
 }
@@ -143,18 +186,26 @@ common_fields! {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToolsetSpec {
-    /// Tools registered in code.
+    /// Tools registered in code (`#[starweaver::tool]` or an explicit
+    /// registration), named one by one.
     Tools(ToolsToolsetSpec),
-    /// The filesystem bundle.
+    /// The filesystem bundle: list, read, search, write and edit files in
+    /// the environment.
     Filesystem(FilesystemToolsetSpec),
-    /// The shell bundle.
+    /// The shell bundle: run commands in the environment, as the `shell`
+    /// section allows.
     Shell(BundleToolsetSpec),
-    /// The clarifying-question bundle.
+    /// The clarifying-question bundle: the model asks the person running
+    /// the agent, and the run waits for the answer.
     UserInput(BundleToolsetSpec),
-    /// A tool proxy.
+    /// A tool proxy: the named toolsets hide behind two tools,
+    /// `search_tools` and `call_tool`, so a large toolset costs the model
+    /// two definitions.
     Proxy(ProxyToolsetSpec),
-    /// Tool search.
+    /// Tool search: the named toolsets' tools are offered once the model
+    /// finds them with `tool_search`.
     Search(SearchToolsetSpec),
-    /// Deferred calls.
+    /// Deferred tools: the model's calls are handed to an external worker,
+    /// and the run waits for their results.
     Deferred(DeferredToolsetSpec),
 }

@@ -1,0 +1,92 @@
+//! `docs/manifest.md` is the generator's output (so it cannot drift from the types and the
+//! schema), and every YAML example in it passes `check`, reads, and loads.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::json;
+use starweaver::config::load::{load, read, LoadOptions};
+use starweaver::config::reference::markdown;
+use starweaver::config::validate::{check, CheckContext};
+use starweaver::{string_tool, DynTool, ToolResult};
+
+fn committed_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/manifest.md")
+}
+
+/// Regenerate with `UPDATE_DOCS=1 cargo test --test it manifest_reference`.
+#[test]
+fn the_committed_reference_is_the_generated_one() {
+    let generated = markdown();
+    let path = committed_path();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "docs/manifest.md is stale: run UPDATE_DOCS=1 cargo test --test it manifest_reference"
+    );
+}
+
+/// The fenced ```yaml blocks of a markdown text.
+fn yaml_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        match &mut current {
+            None if line.trim_end() == "```yaml" => current = Some(String::new()),
+            Some(block) if line.trim_end() == "```" => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+/// The code tools the reference's examples name.
+const EXAMPLE_TOOLS: [&str; 2] = ["lookup", "render_video"];
+
+fn example_tool(name: &str) -> Option<DynTool> {
+    EXAMPLE_TOOLS.contains(&name).then(|| {
+        Arc::new(string_tool(
+            name,
+            Some(format!("The example tool {name}.")),
+            json!({"type": "object", "properties": {}}),
+            |_ctx, _args| async move { Ok(ToolResult::new(json!("ok"))) },
+        )) as DynTool
+    })
+}
+
+#[tokio::test]
+async fn every_yaml_example_checks_clean_reads_and_loads() {
+    let blocks = yaml_blocks(&markdown());
+    assert!(
+        blocks.len() >= 2,
+        "expected the minimal and the full example"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    for block in &blocks {
+        let context = CheckContext::new()
+            .with_catalog(EXAMPLE_TOOLS)
+            .with_base_dir(dir.path());
+        let found = check(block.as_bytes(), &context);
+        assert!(found.is_empty(), "{found:#?}\nin:\n{block}");
+        let manifest = read(block.as_bytes()).unwrap();
+        let options = LoadOptions::new(dir.path()).with_tools(example_tool);
+        let loaded = load(&manifest, &options).await.unwrap();
+        assert!(loaded.instructions.is_some() || manifest.instructions.is_none());
+    }
+    let full = read(blocks.last().unwrap().as_bytes()).unwrap();
+    assert_eq!(
+        full.toolsets.len(),
+        7,
+        "the full example shows every toolset type"
+    );
+}
