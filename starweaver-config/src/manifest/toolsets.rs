@@ -52,7 +52,7 @@ macro_rules! common_fields {
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $($body)*
-            /// Text added to the agent's instructions while this toolset's
+            /// Text (plain, not a template) added to the agent's instructions while this toolset's
             /// tools are offered. Unset: none beyond a bundle's own.
             #[serde(default, skip_serializing_if = "Option::is_none")]
             #[schemars(example = &"Prefer exact lookup before answering.")]

@@ -433,3 +433,19 @@ toolsets:
     assert!(text.contains("warning[shell-policy]"), "{text}");
     assert!(!text.contains("Tools seen"), "{text}");
 }
+
+#[test]
+fn the_run_budgets_are_shown() {
+    let manifest =
+        "version: 1\nname: a\nmodel: {id: test}\nruntime: {max_steps: 7, max_tokens: 5000}\n";
+    let (_dir, agent) = explain_json(&[("agent.yaml", manifest.as_bytes())], &[]);
+    assert_eq!(agent["runtime"]["max_steps"], 7);
+    assert_eq!(agent["runtime"]["max_tokens"], 5000);
+    let dir = folder(&[("agent.yaml", manifest.as_bytes())]);
+    let output = run(dir.path(), &["check", "--explain", "agent.yaml"]);
+    let text = stdout(&output);
+    assert!(
+        text.contains("at most 7 steps, at most 5000 tokens"),
+        "{text}"
+    );
+}

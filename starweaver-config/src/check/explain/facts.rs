@@ -157,6 +157,8 @@ pub struct RuntimeFacts {
     pub unavailable_tools: &'static str,
     /// Most model requests in one run.
     pub max_steps: u32,
+    /// Token budget of one run (`null`: none).
+    pub max_tokens: Option<u64>,
     /// Default tool time limit (`null`: the tools' own).
     pub timeout_ms: Option<u64>,
     /// Default tool retry budget (`null`: the tools' own).

@@ -192,6 +192,7 @@ fn runtime(manifest: &Manifest, loaded: &LoadedAgent) -> RuntimeFacts {
             UnavailableTools::FailRun => "fail_run",
         },
         max_steps: policy.max_steps,
+        max_tokens: policy.max_tokens,
         timeout_ms: policy.timeout_ms,
         max_retries: policy.max_retries,
     }

@@ -178,9 +178,13 @@ fn runtime(agent: &Explanation) -> String {
     let runtime = &agent.runtime;
     let default = |value: Option<String>| value.unwrap_or_else(|| "the tools' own".to_string());
     format!(
-        "{} tool calls, at most {} steps, unavailable tools: {}, tool timeout: {}, retries: {}",
+        "{} tool calls, at most {} steps, {}, unavailable tools: {}, tool timeout: {}, retries: {}",
         runtime.tool_execution,
         runtime.max_steps,
+        runtime.max_tokens.map_or_else(
+            || "no token budget".to_string(),
+            |n| format!("at most {n} tokens")
+        ),
         runtime.unavailable_tools.replace('_', " "),
         default(runtime.timeout_ms.map(|ms| format!("{ms} ms"))),
         default(runtime.max_retries.map(|n| n.to_string())),
