@@ -5,6 +5,8 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+mod cli;
 use starweaver_config::check::{print_outcome, run_schema, CheckArgs, SchemaArgs};
 
 /// Declarative, config-driven agents: check and describe agent manifests.

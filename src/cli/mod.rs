@@ -1,0 +1,4 @@
+//! The `starweaver` command line beyond `check` and `schema`: running a manifest, listing its
+//! tools, and shell completions.
+
+pub mod ui;
