@@ -90,3 +90,17 @@ async fn every_yaml_example_checks_clean_reads_and_loads() {
         "the full example shows every toolset type"
     );
 }
+
+/// The README's manifest is real: it checks clean as if it sat in `agents/`.
+#[test]
+fn the_readme_manifest_checks_clean() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let blocks = yaml_blocks(&readme);
+    assert!(!blocks.is_empty(), "the README shows a manifest");
+    for block in &blocks {
+        let context = CheckContext::new().with_base_dir(root.join("agents"));
+        let found = check(block.as_bytes(), &context);
+        assert!(found.is_empty(), "{found:#?}\nin:\n{block}");
+    }
+}
