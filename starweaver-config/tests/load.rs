@@ -357,3 +357,20 @@ async fn the_token_budget_of_the_manifest_stops_the_run() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn model_settings_reach_every_request_of_the_test_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = std::sync::Arc::new(TestModel::auto());
+    let text = "version: 1\nname: a\nmodel: {id: test, settings: {temperature: 0.2, max_tokens: 50, stop: END, seed: 7}}\n";
+    let options = LoadOptions::new(dir.path()).with_model(model.clone());
+    let mut loaded = load(&read(text.as_bytes()).unwrap(), &options)
+        .await
+        .unwrap();
+    loaded.session.run("hi").await.unwrap();
+    let sent = &model.requests()[0].parameters.settings;
+    assert_eq!(sent.temperature, Some(0.2));
+    assert_eq!(sent.max_tokens, Some(50));
+    assert_eq!(sent.stop, ["END"]);
+    assert_eq!(sent.extra["seed"], 7);
+}
