@@ -11,7 +11,7 @@ use serde_json::json;
 use starweaver_config::diagnostics::{Diagnostic, Rule, Severity};
 use starweaver_config::load::{load, read_with_context, LoadOptions, LoadedAgent};
 use starweaver_config::manifest::Manifest;
-use starweaver_config::validate::{to_json, CheckContext};
+use starweaver_config::validate::{check, to_json, CheckContext};
 use starweaver_config::yaml::parse;
 use starweaver_core::agent::{AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction};
 use starweaver_core::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
@@ -61,15 +61,20 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-/// The errors the checker reports, with the file's folder and the catalog known.
+/// The errors the checker reports, with the file's folder and the catalog known. The checker
+/// alone: the reader's own refusals would hide a rule the checker lacks.
 fn errors(text: &str, dir: &Path) -> Vec<Diagnostic> {
-    match read_with_context(text.as_bytes(), &context(dir)) {
-        Ok(_) => Vec::new(),
-        Err(found) => found
-            .into_iter()
-            .filter(|d| d.severity == Severity::Error)
-            .collect(),
-    }
+    let found: Vec<Diagnostic> = check(text.as_bytes(), &context(dir))
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    // The reader the hosts use agrees with the checker.
+    assert_eq!(
+        read_with_context(text.as_bytes(), &context(dir)).is_ok(),
+        found.is_empty(),
+        "the reader and the checker disagree on:\n{text}"
+    );
+    found
 }
 
 /// Loads without asking the checker: the tree converted strictly and deserialized, then
@@ -154,6 +159,12 @@ async fn whatever_loading_refuses_the_checker_reports_first() {
         ("vars: {n: 3}\ninstructions: '{{ vars.n + \"x\" }}'", Rule::Template),
         ("instructions: '{{ vars.who }}'", Rule::UndefinedVariable),
         ("runtime: {max_steps: 5000000000}", Rule::InvalidValue),
+        // Found by the fuzzer: free-form values the agent receives as JSON.
+        ("vars: {x: .inf}", Rule::InvalidValue),
+        ("vars: {audience: {1: x}}", Rule::InvalidValue),
+        ("vars:\n  : x", Rule::InvalidValue),
+        ("model: {id: test, settings: {temperature: .nan}}", Rule::InvalidValue),
+        ("model: {id: test, settings: {[a]: x}}", Rule::InvalidValue),
     ];
     for (body, rule) in cases {
         let text = if body.starts_with("model:") {

@@ -16,35 +16,72 @@ pub fn to_json(node: &Node) -> Result<Json, Diagnostic> {
         Value::Null => Json::Null,
         Value::Bool(flag) => Json::Bool(*flag),
         Value::Int(int) => Json::Number(Number::from(*int)),
-        Value::Float(float) => Json::Number(Number::from_f64(*float).ok_or_else(|| {
-            Diagnostic::error(
-                Rule::InvalidValue,
-                node.span,
-                format!("`{float}` is not a finite number"),
-            )
-            .with_help("write a finite number, or quote the value to make it a string")
-        })?),
+        Value::Float(float) => {
+            Json::Number(Number::from_f64(*float).ok_or_else(|| not_finite(node, *float))?)
+        }
         Value::String { text, .. } => Json::String(text.clone()),
         Value::Sequence(items) => Json::Array(items.iter().map(to_json).collect::<Result<_, _>>()?),
         Value::Mapping(entries) => {
             let mut map = Map::with_capacity(entries.len());
             for (key, value) in entries {
                 let Some(name) = key.as_str() else {
-                    return Err(Diagnostic::error(
-                        Rule::InvalidValue,
-                        key.span,
-                        format!(
-                            "a mapping key must be a string, found a {}",
-                            key.value.kind()
-                        ),
-                    )
-                    .with_help("quote the key"));
+                    return Err(not_a_string_key(key));
                 };
                 map.insert(name.to_string(), to_json(value)?);
             }
             Json::Object(map)
         }
     })
+}
+
+/// Everything under `node` that [`to_json`] would refuse, not only the first: the checker
+/// reports these for the free-form values (`vars`, `model.settings`) the schema does not type.
+pub(crate) fn json_problems(node: &Node) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    let mut stack = vec![node];
+    while let Some(node) = stack.pop() {
+        match &node.value {
+            Value::Float(float) if !float.is_finite() => found.push(not_finite(node, *float)),
+            Value::Sequence(items) => stack.extend(items.iter().rev()),
+            Value::Mapping(entries) => {
+                for (key, value) in entries.iter().rev() {
+                    stack.push(value);
+                    if key.as_str().is_none() {
+                        found.push(not_a_string_key(key));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+fn not_finite(node: &Node, float: f64) -> Diagnostic {
+    Diagnostic::error(
+        Rule::InvalidValue,
+        node.span,
+        format!("`{float}` is not a finite number"),
+    )
+    .with_help("write a finite number, or quote the value to make it a string")
+}
+
+fn not_a_string_key(key: &Node) -> Diagnostic {
+    Diagnostic::error(
+        Rule::InvalidValue,
+        key.span,
+        format!(
+            "a mapping key must be a string, found {}",
+            with_article(key.value.kind())
+        ),
+    )
+    .with_help("quote the key")
+}
+
+/// `an integer`, `a sequence`.
+fn with_article(kind: &str) -> String {
+    let vowel = kind.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {kind}", if vowel { "an" } else { "a" })
 }
 
 #[cfg(test)]
@@ -73,5 +110,23 @@ mod tests {
             let found = convert(text).unwrap_err();
             assert_eq!(found.rule, Rule::InvalidValue, "{text}");
         }
+    }
+
+    #[test]
+    fn every_value_json_cannot_hold_is_found() {
+        let root = parse(
+            b"a: [.inf, {1: x}]
+b: {c: .nan, ? [d]\n: e}
+",
+        )
+        .unwrap()
+        .root;
+        let found = json_problems(&root);
+        let lines: Vec<(usize, usize)> = found
+            .iter()
+            .map(|d| (d.span.start.line, d.span.start.column))
+            .collect();
+        assert_eq!(found.len(), 4, "{found:?}");
+        assert_eq!(lines[0], (1, 5));
     }
 }

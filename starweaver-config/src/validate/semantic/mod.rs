@@ -5,6 +5,7 @@
 
 mod duplicate;
 mod environment;
+mod free_form;
 mod model;
 mod references;
 mod shell;
@@ -29,6 +30,7 @@ pub(super) fn semantic(
     let entries = toolsets::entries(root);
     let mut found = Vec::new();
     found.extend(model::check(root, context));
+    found.extend(free_form::check(root));
     found.extend(duplicate::check(&entries));
     found.extend(references::check(&entries, context));
     found.extend(shell::check(root, &entries));
