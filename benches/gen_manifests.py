@@ -5,7 +5,7 @@
 
 Every manifest is valid for `starweaver check` (no errors; code tools are not
 verified without a catalog, which is a warning) and for the committed JSON
-Schema. They vary in size the way real ones do: 3 to 12 toolsets of every
+Schema. They vary in size the way real ones do: 3 to 13 toolsets of every
 type, a shell section with an allowlist, 2 to 8 template variables and an
 instructions template of 4 to 20 lines that uses them. The output depends
 only on the seed. DIR also gets `catalog.json`, naming every code tool the
