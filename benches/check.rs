@@ -1,0 +1,164 @@
+//! The manifest checker in process: `validate::check` (parse, structure
+//! pass, semantic rules, allow markers) and `load::read` (the checker,
+//! then the strict conversion to `Manifest`) on two files.
+//!
+//! * `full_example`: the documented manifest with every section filled in
+//!   (50 lines, 1 KB: 7 toolsets, a template, a shell section, a skill
+//!   scope).
+//! * `200_toolsets`: a generated manifest of 200 `tools` toolsets of 5
+//!   tools each, with proxy and search toolsets over them (1,221 lines,
+//!   45 KB), checked against a catalog naming all 1,000 tools.
+//!
+//! Both are checked first: no error. The process-level comparison with
+//! check-jsonschema is `benches/compare_check.sh`.
+//!
+//! Run with `cargo bench --bench check`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_main, Criterion};
+use starweaver::config::diagnostics::Severity;
+use starweaver::config::load::read;
+use starweaver::config::validate::{check, CheckContext};
+
+/// The documented manifest, every section filled in.
+const FULL: &str = r"
+version: 1
+name: repo-helper
+description: Answers questions about this repository.
+model:
+  id: test
+  base_url: null
+  api_key_env: null
+  settings: { temperature: 0.2, max_tokens: 2048 }
+vars:
+  audience: developers
+instructions: |
+  You help {{ vars.audience }} with {{ name }}.
+environment:
+  type: local
+  root: .
+shell:
+  allow_execute: true
+  allowed_programs: [git, cargo]
+  timeout_ms: 30000
+  max_output_bytes: 1048576
+  max_concurrent_processes: 4
+toolsets:
+  - type: tools
+    name: glossary
+    tools: [lookup]
+    instructions: Prefer exact lookup before answering.
+    timeout_ms: 5000
+    max_retries: 2
+    prefix: null
+    approval_required: []
+  - type: filesystem
+  - type: shell
+  - type: user_input
+  - type: proxy
+    name: workspace
+    toolsets: [glossary]
+  - type: search
+    name: docs
+    toolsets: [glossary]
+    preload: []
+  - type: deferred
+    name: jobs
+    tools: [render_video]
+skills:
+  scopes: [{ path: ., source: workspace }]
+runtime:
+  tool_execution: parallel
+  unavailable_tools: skip
+  timeout_ms: 60000
+  max_retries: 3
+";
+
+const TOOLSETS: usize = 200;
+const TOOLS_PER_SET: usize = 5;
+
+/// A manifest of [`TOOLSETS`] tools toolsets and the names of all their tools.
+fn large() -> (String, Vec<String>) {
+    let mut text = String::from(
+        "version: 1\nname: large\nmodel: {id: test}\nvars:\n  team: platform\n  tone: brief\n\
+         instructions: |\n  You help {{ vars.team }}.\n  Be {{ vars.tone }}.\n\
+         shell: {allow_execute: true, allowed_programs: [git, cargo]}\ntoolsets:\n",
+    );
+    let mut tools = Vec::new();
+    for set in 0..TOOLSETS {
+        let names: Vec<String> = (0..TOOLS_PER_SET)
+            .map(|tool| format!("tool_{set}_{tool}"))
+            .collect();
+        writeln!(
+            text,
+            "  - type: tools\n    name: set_{set}\n    tools: [{}]\n    \
+             instructions: Use set {set} for its own records only.\n    timeout_ms: 5000\n    \
+             approval_required: [{}]",
+            names.join(", "),
+            names[0]
+        )
+        .unwrap();
+        tools.extend(names);
+    }
+    let all: Vec<String> = (0..TOOLSETS).map(|set| format!("set_{set}")).collect();
+    writeln!(
+        text,
+        "  - type: proxy\n    name: everything\n    toolsets: [{}]\n  - type: search\n    \
+         name: find\n    toolsets: [{}]\n  - type: filesystem\n    read_only: true\n  - type: shell",
+        all[..TOOLSETS / 2].join(", "),
+        all[TOOLSETS / 2..].join(", ")
+    )
+    .unwrap();
+    text.push_str("runtime: {tool_execution: parallel, max_retries: 2}\n");
+    (text, tools)
+}
+
+fn no_errors(bytes: &[u8], context: &CheckContext) {
+    let found = check(bytes, context);
+    let errors: Vec<_> = found
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(read(bytes).is_ok());
+}
+
+fn bench_check(c: &mut Criterion) {
+    let full = FULL.as_bytes();
+    let full_context = CheckContext::new().with_catalog(["lookup", "render_video"]);
+    no_errors(full, &full_context);
+    let (large, tools) = large();
+    let large = large.as_bytes();
+    let large_context = CheckContext::new().with_catalog(tools);
+    no_errors(large, &large_context);
+
+    let mut group = c.benchmark_group("check");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    group.bench_function("check/full_example", |b| {
+        b.iter(|| check(black_box(full), &full_context));
+    });
+    group.bench_function("read/full_example", |b| {
+        b.iter(|| read(black_box(full)));
+    });
+    group.bench_function("check/200_toolsets", |b| {
+        b.iter(|| check(black_box(large), &large_context));
+    });
+    group.bench_function("read/200_toolsets", |b| {
+        b.iter(|| read(black_box(large)));
+    });
+    group.finish();
+}
+
+mod group {
+    criterion::criterion_group!(benches, super::bench_check);
+}
+
+criterion_main!(group::benches);
