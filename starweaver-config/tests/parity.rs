@@ -322,3 +322,24 @@ async fn whatever_the_checker_accepts_loads_and_runs_and_the_rest_it_reports() {
     assert!(accepted >= 50, "only {accepted} accepted");
     assert!(refused >= 40, "only {refused} refused");
 }
+
+/// Every input the fuzzer found where the checker and the reader disagreed now agrees.
+#[test]
+fn the_fuzzers_reproducers_agree() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/reproducers");
+    let mut files: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 8, "{files:?}");
+    let dir = project();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        // `errors` asserts the agreement.
+        let found = errors(&text, dir.path());
+        let builtin = file.ends_with("template-builtin-function.yaml");
+        assert_eq!(found.is_empty(), builtin, "{}: {found:?}", file.display());
+    }
+}

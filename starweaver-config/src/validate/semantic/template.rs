@@ -18,6 +18,9 @@ const MAX_REPORTED: usize = 50;
 /// Names every template may use besides `vars.*`.
 const GLOBALS: [&str; 2] = ["name", "vars"];
 
+/// The template engine's built-in functions, which the loader's renders have too.
+const BUILTINS: [&str; 4] = ["range", "dict", "namespace", "debug"];
+
 /// The template problems of `instructions`.
 pub(super) fn check(root: &Node, source: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
     let Some(node) = root.get("instructions") else {
@@ -138,7 +141,7 @@ fn undefined(
         };
         (format!("vars.{key}"), help)
     } else {
-        if GLOBALS.contains(&head) {
+        if GLOBALS.contains(&head) || BUILTINS.contains(&head) {
             return None;
         }
         let help = if lookup.contains(head) {

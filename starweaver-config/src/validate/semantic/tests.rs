@@ -137,3 +137,13 @@ fn host_supplied_vars_and_models_are_known() {
         Some("the known model ids are `test`, `openai:gpt`")
     );
 }
+
+// `range` and the other built-in functions were reported as undefined variables, though the
+// loader's renders have them (found by fuzzing).
+#[test]
+fn template_builtin_functions_are_not_undefined_variables() {
+    let text = format!(
+        "{HEAD}instructions: \"{{% for i in range(3) %}}{{{{ i }}}} {{% endfor %}}{{{{ dict(a=1).a }}}}\"\n"
+    );
+    assert_eq!(found(&text), []);
+}
