@@ -1,0 +1,173 @@
+// The run command is being built on this UI; remove once it is used.
+#![allow(dead_code)]
+
+//! The terminal UI of `starweaver run`: live lines for each model step
+//! and tool call, a spinner while something works, prompts for approvals
+//! and clarifying questions, and the final answer with the run's usage.
+//!
+//! Formatting (`events`, `outcome`, `text`) is pure and tested without a
+//! terminal; this module only prints and asks.
+
+mod approval;
+mod events;
+mod outcome;
+mod questions;
+mod spinner;
+mod style;
+mod text;
+
+use console::Term;
+use dialoguer::theme::{ColorfulTheme, SimpleTheme, Theme};
+use starweaver::{AgentHitlRequest, AgentHitlRequestKind, AgentHitlUserInteraction};
+use starweaver::{AgentStreamEvent, AgentStreamRecord, CLARIFYING_QUESTIONS_REQUEST_KIND};
+
+use crate::cli::ui::{Answers, RunOutcome, RunUi};
+use spinner::Spinner;
+use style::Paint;
+use text::shorten;
+
+/// Why a deferred call is left pending at a terminal.
+pub const DEFERRED_REASON: &str =
+    "handed to an external worker; save the run with --save and resume it with the worker's result";
+
+/// How the terminal UI behaves; the run command decides from its flags and
+/// the terminal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TerminalOptions {
+    /// Colours in the output and prompts (see [`color_enabled`]).
+    pub color: bool,
+    /// `--yes`: approve every approval without asking (clarifying
+    /// questions are still asked: only a person can answer them).
+    pub yes: bool,
+}
+
+/// Whether output may be coloured: stdout is a terminal that takes colour
+/// (`CLICOLOR`, `CLICOLOR_FORCE` honoured) and `NO_COLOR` is not set to a
+/// non-empty value.
+#[must_use]
+pub fn color_enabled() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+    !no_color && console::colors_enabled()
+}
+
+/// A person at a terminal watching and answering a run.
+pub struct TerminalUi {
+    options: TerminalOptions,
+    paint: Paint,
+    out: Term,
+    prompts: Term,
+    spinner: Spinner,
+}
+
+impl TerminalUi {
+    /// A UI printing to stdout and asking on stderr. Sets `console`'s
+    /// colour switches to `options.color`, so prompts and spinner follow
+    /// the same decision as the lines.
+    #[must_use]
+    pub fn new(options: TerminalOptions) -> Self {
+        console::set_colors_enabled(options.color);
+        console::set_colors_enabled_stderr(options.color);
+        Self {
+            options,
+            paint: Paint {
+                color: options.color,
+            },
+            out: Term::stdout(),
+            prompts: Term::stderr(),
+            spinner: Spinner::default(),
+        }
+    }
+
+    fn theme(&self) -> Box<dyn Theme> {
+        if self.options.color {
+            Box::new(ColorfulTheme::default())
+        } else {
+            Box::new(SimpleTheme)
+        }
+    }
+
+    fn print(&self, line: &str) {
+        let out = &self.out;
+        // A closed stdout cannot be reported anywhere better; the run goes on.
+        let _ = self.spinner.suspend(|| out.write_line(line));
+    }
+
+    /// One answer for one call, or why it stays pending.
+    fn answer_one(
+        &mut self,
+        request: &AgentHitlRequest,
+    ) -> Result<AgentHitlUserInteraction, String> {
+        if request.kind == AgentHitlRequestKind::Deferred {
+            return Err(DEFERRED_REASON.to_string());
+        }
+        let theme = self.theme();
+        let left = |error: std::io::Error| format!("the terminal prompt failed: {error}");
+        if request.request_kind() == CLARIFYING_QUESTIONS_REQUEST_KIND {
+            let questions = questions::questions(request)?;
+            return match questions::ask(&self.prompts, theme.as_ref(), &questions, self.paint) {
+                Ok(Some(answers)) => Ok(AgentHitlUserInteraction::approved(
+                    request.tool_call_id.clone(),
+                )
+                .with_user_input(answers)),
+                Ok(None) => Err("no answer was given at the terminal".to_string()),
+                Err(error) => Err(left(error)),
+            };
+        }
+        if self.options.yes {
+            self.print(&format!(
+                "  {} {} (--yes)",
+                self.paint.green("approved"),
+                shorten(&request.tool_name, 40)
+            ));
+            return Ok(AgentHitlUserInteraction::approved(
+                request.tool_call_id.clone(),
+            ));
+        }
+        match approval::ask(&self.prompts, theme.as_ref(), request, self.paint) {
+            Ok(Some(decision)) => Ok(decision),
+            Ok(None) => Err("the approval prompt was left without an answer".to_string()),
+            Err(error) => Err(left(error)),
+        }
+    }
+}
+
+impl RunUi for TerminalUi {
+    fn record(&mut self, record: &AgentStreamRecord) {
+        if let Some(line) = events::event_line(&record.event, self.paint) {
+            self.print(&line);
+        }
+        match &record.event {
+            AgentStreamEvent::ModelRequest { step, .. } => {
+                self.spinner
+                    .start(format!("step {step}: waiting for the model"));
+            }
+            AgentStreamEvent::ToolCall { call } => {
+                self.spinner
+                    .start(format!("running {}", shorten(&call.name, 40)));
+            }
+            AgentStreamEvent::TextDelta { .. } => {}
+            _ => self.spinner.stop(),
+        }
+    }
+
+    fn answer(&mut self, pending: &[AgentHitlRequest]) -> Answers {
+        self.spinner.stop();
+        let mut answers = Answers::default();
+        for request in pending {
+            match self.answer_one(request) {
+                Ok(interaction) => answers.interactions.push(interaction),
+                Err(reason) => answers
+                    .left_pending
+                    .push((request.tool_call_id.clone(), reason)),
+            }
+        }
+        answers
+    }
+
+    fn finished(&mut self, outcome: &RunOutcome) {
+        self.spinner.stop();
+        for line in outcome::outcome_lines(outcome, self.paint) {
+            self.print(&line);
+        }
+    }
+}
