@@ -43,6 +43,13 @@ fn plural(count: usize) -> &'static str {
     }
 }
 
+/// What the model wrote before its tool calls, on one line: `  │ text`;
+/// `None` when it wrote nothing.
+pub fn said_line(text: &str, paint: Paint) -> Option<String> {
+    let line = shorten(text, LINE_CHARS - 4);
+    (!line.is_empty()).then(|| format!("  {} {}", paint.dim("│"), line))
+}
+
 /// `  → name {arguments}` on one line of about [`LINE_CHARS`].
 pub fn call_line(call: &ToolCallPart, paint: Paint) -> String {
     let name = shorten(&call.name, 40);
@@ -169,6 +176,15 @@ mod tests {
             Paint::PLAIN,
         );
         assert_eq!(waiting, "  ? deploy waits for approval");
+    }
+
+    #[test]
+    fn streamed_text_shows_as_one_line() {
+        assert_eq!(
+            said_line("Let me look\nat it.", Paint::PLAIN).as_deref(),
+            Some("  │ Let me look at it.")
+        );
+        assert_eq!(said_line(" \n ", Paint::PLAIN), None);
     }
 
     #[test]

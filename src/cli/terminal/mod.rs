@@ -30,6 +30,9 @@ use text::shorten;
 pub const DEFERRED_REASON: &str =
     "handed to an external worker; save the run with --save and resume it with the worker's result";
 
+/// Streamed text kept per step (only its first line-worth is shown).
+const SAID_BYTES: usize = 4_096;
+
 /// How the terminal UI behaves; the run command decides from its flags and
 /// the terminal.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -57,6 +60,8 @@ pub struct TerminalUi {
     out: Term,
     prompts: Term,
     spinner: Spinner,
+    /// Text the model streamed in this step, shown before its tool calls.
+    said: String,
 }
 
 impl TerminalUi {
@@ -75,6 +80,7 @@ impl TerminalUi {
             out: Term::stdout(),
             prompts: Term::stderr(),
             spinner: Spinner::default(),
+            said: String::new(),
         }
     }
 
@@ -93,24 +99,20 @@ impl TerminalUi {
     }
 
     /// One answer for one call, or why it stays pending.
-    fn answer_one(
-        &mut self,
-        request: &AgentHitlRequest,
-    ) -> Result<AgentHitlUserInteraction, String> {
+    fn answer_one(&mut self, request: &AgentHitlRequest) -> Result<AgentHitlUserInteraction, Left> {
         if request.kind == AgentHitlRequestKind::Deferred {
-            return Err(DEFERRED_REASON.to_string());
+            return Err(Left::because(DEFERRED_REASON));
         }
         let theme = self.theme();
-        let left = |error: std::io::Error| format!("the terminal prompt failed: {error}");
         if request.request_kind() == CLARIFYING_QUESTIONS_REQUEST_KIND {
-            let questions = questions::questions(request)?;
+            let questions = questions::questions(request).map_err(Left::because)?;
             return match questions::ask(&self.prompts, theme.as_ref(), &questions, self.paint) {
                 Ok(Some(answers)) => Ok(AgentHitlUserInteraction::approved(
                     request.tool_call_id.clone(),
                 )
                 .with_user_input(answers)),
-                Ok(None) => Err("no answer was given at the terminal".to_string()),
-                Err(error) => Err(left(error)),
+                Ok(None) => Err(Left::stopped("the questions were left without an answer")),
+                Err(error) => Err(Left::prompt_failed(&error)),
             };
         }
         if self.options.yes {
@@ -125,14 +127,66 @@ impl TerminalUi {
         }
         match approval::ask(&self.prompts, theme.as_ref(), request, self.paint) {
             Ok(Some(decision)) => Ok(decision),
-            Ok(None) => Err("the approval prompt was left without an answer".to_string()),
-            Err(error) => Err(left(error)),
+            Ok(None) => Err(Left::stopped(
+                "the approval prompt was left without an answer",
+            )),
+            Err(error) => Err(Left::prompt_failed(&error)),
+        }
+    }
+
+    /// Shows what the model wrote before its tool calls, once.
+    fn flush_said(&mut self) {
+        let said = std::mem::take(&mut self.said);
+        if let Some(line) = events::said_line(&said, self.paint) {
+            self.print(&line);
+        }
+    }
+}
+
+/// Why a call stays pending, and whether to stop asking about the rest
+/// (the person left a prompt, or the terminal failed).
+struct Left {
+    reason: String,
+    stop_asking: bool,
+}
+
+impl Left {
+    fn because(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+            stop_asking: false,
+        }
+    }
+
+    fn stopped(reason: &str) -> Self {
+        Self {
+            reason: reason.to_string(),
+            stop_asking: true,
+        }
+    }
+
+    fn prompt_failed(error: &std::io::Error) -> Self {
+        Self {
+            reason: match error.kind() {
+                std::io::ErrorKind::Interrupted => "the prompt was interrupted".to_string(),
+                _ => format!("the terminal prompt failed: {error}"),
+            },
+            stop_asking: true,
         }
     }
 }
 
 impl RunUi for TerminalUi {
     fn record(&mut self, record: &AgentStreamRecord) {
+        match &record.event {
+            AgentStreamEvent::TextDelta { delta } => {
+                let room = SAID_BYTES.saturating_sub(self.said.len());
+                self.said.extend(delta.chars().take(room));
+                return;
+            }
+            AgentStreamEvent::RunCompleted { .. } => self.said.clear(),
+            _ => self.flush_said(),
+        }
         if let Some(line) = events::event_line(&record.event, self.paint) {
             self.print(&line);
         }
@@ -145,20 +199,29 @@ impl RunUi for TerminalUi {
                 self.spinner
                     .start(format!("running {}", shorten(&call.name, 40)));
             }
-            AgentStreamEvent::TextDelta { .. } => {}
             _ => self.spinner.stop(),
         }
     }
 
     fn answer(&mut self, pending: &[AgentHitlRequest]) -> Answers {
         self.spinner.stop();
+        self.flush_said();
         let mut answers = Answers::default();
+        let mut stopped = false;
         for request in pending {
+            let id = request.tool_call_id.clone();
+            if stopped && request.kind != AgentHitlRequestKind::Deferred {
+                answers
+                    .left_pending
+                    .push((id, "not asked: an earlier prompt was left".to_string()));
+                continue;
+            }
             match self.answer_one(request) {
                 Ok(interaction) => answers.interactions.push(interaction),
-                Err(reason) => answers
-                    .left_pending
-                    .push((request.tool_call_id.clone(), reason)),
+                Err(left) => {
+                    stopped |= left.stop_asking;
+                    answers.left_pending.push((id, left.reason));
+                }
             }
         }
         answers
@@ -169,5 +232,48 @@ impl RunUi for TerminalUi {
         for line in outcome::outcome_lines(outcome, self.paint) {
             self.print(&line);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request(kind: AgentHitlRequestKind, request_kind: &str) -> AgentHitlRequest {
+        let mut metadata = starweaver::JsonMap::new();
+        metadata.insert("request".into(), json!({"kind": request_kind}));
+        AgentHitlRequest {
+            tool_call_id: "c1".into(),
+            tool_name: "render".into(),
+            arguments: json!({}),
+            kind,
+            metadata,
+        }
+    }
+
+    #[test]
+    fn deferred_calls_are_left_pending_with_the_reason() {
+        let mut ui = TerminalUi::new(TerminalOptions::default());
+        let answers = ui.answer(&[request(AgentHitlRequestKind::Deferred, "deferred_call")]);
+        assert!(answers.interactions.is_empty());
+        assert_eq!(
+            answers.left_pending,
+            vec![("c1".to_string(), DEFERRED_REASON.to_string())]
+        );
+    }
+
+    #[test]
+    fn yes_approves_without_asking() {
+        let mut ui = TerminalUi::new(TerminalOptions {
+            color: false,
+            yes: true,
+        });
+        let answers = ui.answer(&[request(AgentHitlRequestKind::Approval, "tool_approval")]);
+        assert_eq!(
+            answers.interactions,
+            vec![AgentHitlUserInteraction::approved("c1")]
+        );
+        assert!(answers.left_pending.is_empty());
     }
 }

@@ -13,6 +13,7 @@ use expectrl::{Eof, Expect, Session};
 const DOWN: &str = "\u{1b}[B";
 const ENTER: &str = "\r";
 const BACKSPACE: &str = "\u{7f}";
+const ESCAPE: &str = "\u{1b}";
 
 fn repository() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -160,4 +161,38 @@ fn edited_arguments_reach_the_tool_and_no_color_means_no_colour() {
     assert!(output.contains("\"answer\":\"staging\""), "{output}");
     assert!(output.contains("Deployed as asked."), "{output}");
     assert_eq!(colour_escapes(&output), 0, "{output:?}");
+}
+
+#[test]
+fn a_denial_with_a_reason_reaches_the_model_and_the_call_never_runs() {
+    let mut terminal = Terminal::start(true);
+    terminal.expect("Run deploy?");
+    terminal.keys(&[DOWN, ENTER]);
+    terminal.expect("Reason (shown to the model)");
+    terminal.keys(&["not on a Friday", ENTER]);
+    terminal.expect("Choose one");
+    terminal.keys(&[ENTER]);
+    terminal.expect("Choose any");
+    terminal.keys(&[" ", ENTER]);
+    let output = terminal.finish();
+
+    assert!(
+        output.contains("The user denied this tool call: not on a Friday"),
+        "{output}"
+    );
+    assert!(!output.contains("deploy ran with"), "{output}");
+    assert!(output.contains("\"answer\":\"staging\""), "{output}");
+}
+
+#[test]
+fn leaving_a_prompt_leaves_the_run_waiting_and_asks_nothing_more() {
+    let mut terminal = Terminal::start(true);
+    terminal.expect("Run deploy?");
+    terminal.keys(&[ESCAPE]);
+    let output = terminal.finish();
+
+    assert!(output.contains("The run is waiting on 2 calls"), "{output}");
+    // The questions (shown as `[Env] Which environment?`) were never asked.
+    assert!(!output.contains("[Env]"), "{output}");
+    assert!(!output.contains("deploy ran with"), "{output}");
 }
