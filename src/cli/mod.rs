@@ -1,4 +1,5 @@
 //! The `starweaver` command line beyond `check` and `schema`: running a manifest, listing its
 //! tools, and shell completions.
 
+pub mod terminal;
 pub mod ui;

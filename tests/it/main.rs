@@ -29,6 +29,7 @@ mod local_processes;
 mod manifest_reference;
 mod proxy;
 mod registry;
+mod run_terminal;
 mod runs;
 mod scheduling;
 mod search;

@@ -82,6 +82,14 @@ pub struct AgentHitlUserInteraction {
     pub user_input: Option<Value>,
     /// Why it was denied, shown to the model.
     pub reason: Option<String>,
+    /// Arguments the human edited before approving: the call runs with
+    /// these instead of the model's. Checked against the tool's schema on
+    /// resume; a mismatch is [`AgentError::InvalidHitlInput`] and leaves
+    /// the session waiting.
+    ///
+    /// [`AgentError::InvalidHitlInput`]: crate::agent::AgentError::InvalidHitlInput
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
 }
 
 impl AgentHitlUserInteraction {
@@ -92,6 +100,16 @@ impl AgentHitlUserInteraction {
             approved: true,
             user_input: None,
             reason: None,
+            arguments: None,
+        }
+    }
+
+    /// Approves a call with arguments the human edited, so a reviewer can
+    /// fix a call instead of denying it and hoping the model retries.
+    pub fn approved_with_arguments(tool_call_id: impl Into<String>, arguments: Value) -> Self {
+        Self {
+            arguments: Some(arguments),
+            ..Self::approved(tool_call_id)
         }
     }
 
@@ -102,6 +120,7 @@ impl AgentHitlUserInteraction {
             approved: false,
             user_input: None,
             reason: None,
+            arguments: None,
         }
     }
 

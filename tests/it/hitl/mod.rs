@@ -2,4 +2,5 @@
 
 mod approvals;
 mod deferred;
+mod edited;
 mod restore;

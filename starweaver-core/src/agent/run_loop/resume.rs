@@ -104,12 +104,24 @@ impl Run<'_, '_> {
             }
             None => return Ok(Answer::Denied(None, request_record)),
         };
+        // Edited arguments replace the model's, for the preprocessor and
+        // the call alike, once the tool's schema accepts them.
+        let edited = match &interaction.arguments {
+            Some(edited) => Some(self.check_edited(call, edited)?),
+            None => None,
+        };
+        let (shown, mut arguments) = match &edited {
+            Some(edited) => (edited.clone(), edited.clone()),
+            None => (shown, arguments),
+        };
         let ctx = ctx
             .with_approved(true)
             .with_metadata(crate::tools::HITL_ARGUMENTS_METADATA_KEY, shown);
-        let mut arguments = arguments;
         let mut approval = JsonMap::new();
         approval.insert("approved".to_string(), Value::Bool(true));
+        if edited.is_some() {
+            approval.insert("edited_arguments".to_string(), Value::Bool(true));
+        }
         if let Some(record) = request_record {
             approval.insert("request".to_string(), record);
         }
@@ -148,6 +160,26 @@ impl Run<'_, '_> {
             arguments,
             approval: Some(approval),
         })
+    }
+
+    /// Checks arguments a human edited: a JSON object the tool's schema
+    /// accepts, or [`AgentError::InvalidHitlInput`] naming the problem.
+    fn check_edited(&self, call: &ToolCallPart, edited: &Value) -> Result<Value, AgentError> {
+        let invalid = |message: String| AgentError::InvalidHitlInput {
+            tool_call_id: call.id.clone(),
+            tool: call.name.clone(),
+            message,
+        };
+        if !edited.is_object() {
+            return Err(invalid(
+                "edited arguments must be a JSON object of named parameters".to_string(),
+            ));
+        }
+        if let Some(tool) = self.registry.get(&call.name) {
+            tool.check_arguments(edited)
+                .map_err(|error| invalid(format!("edited arguments rejected: {error}")))?;
+        }
+        Ok(edited.clone())
     }
 
     async fn run_answer(&self, call: &ToolCallPart, answer: Answer) -> ToolReturnPart {

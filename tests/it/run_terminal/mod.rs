@@ -1,0 +1,198 @@
+//! The terminal UI under a pseudo-terminal: `examples/terminal_ui` runs a
+//! scripted agent whose model calls an approval-gated `deploy` and asks two
+//! clarifying questions; the test answers the prompts like a person and
+//! checks the answers reached the tools.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use expectrl::{Eof, Expect, Session};
+
+const DOWN: &str = "\u{1b}[B";
+const ENTER: &str = "\r";
+const BACKSPACE: &str = "\u{7f}";
+const ESCAPE: &str = "\u{1b}";
+
+fn repository() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Builds the example once (`cargo test` does not build examples for
+/// integration tests) and returns the binary cargo reports.
+fn example_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let output = Command::new(env!("CARGO"))
+            .current_dir(repository())
+            .args([
+                "build",
+                "--example",
+                "terminal_ui",
+                "--message-format=json-render-diagnostics",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "building the example failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter(|message| message["reason"] == "compiler-artifact")
+            .filter(|message| message["target"]["name"] == "terminal_ui")
+            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+            .expect("cargo names the example's executable")
+    })
+}
+
+/// A session on the example with everything it printed kept.
+struct Terminal {
+    session: expectrl::session::OsSession,
+    seen: Vec<u8>,
+}
+
+impl Terminal {
+    fn start(no_color: bool) -> Self {
+        let mut command = Command::new(example_binary());
+        command
+            .current_dir(repository())
+            .env("TERM", "xterm-256color");
+        command.env_remove("CLICOLOR").env_remove("CLICOLOR_FORCE");
+        if no_color {
+            command.env("NO_COLOR", "1");
+        } else {
+            command.env_remove("NO_COLOR");
+        }
+        let mut session = Session::spawn(command).unwrap();
+        // Generous: the machine is shared; this only guards against hangs.
+        session.set_expect_timeout(Some(Duration::from_secs(60)));
+        Self {
+            session,
+            seen: Vec::new(),
+        }
+    }
+
+    fn expect(&mut self, text: &str) {
+        let found = self.session.expect(text).unwrap_or_else(|error| {
+            panic!("waiting for {text:?}: {error}\nseen:\n{}", self.text())
+        });
+        self.seen.extend_from_slice(found.before());
+        self.seen.extend_from_slice(text.as_bytes());
+    }
+
+    fn keys(&mut self, keys: &[&str]) {
+        for key in keys {
+            self.session.send(key).unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Waits for the end of the output and returns all of it.
+    fn finish(mut self) -> String {
+        let rest = self.session.expect(Eof).unwrap();
+        self.seen.extend_from_slice(rest.before());
+        self.seen.extend(rest.matches().flatten());
+        self.text()
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.seen).into_owned()
+    }
+}
+
+/// Colour escapes (SGR: `ESC [ ... m`).
+fn colour_escapes(text: &str) -> usize {
+    regex::Regex::new("\u{1b}\\[[0-9;]*m")
+        .unwrap()
+        .find_iter(text)
+        .count()
+}
+
+#[test]
+fn approvals_and_clarifying_questions_are_answered_at_the_terminal() {
+    let mut terminal = Terminal::start(false);
+    terminal.expect("deploy");
+    terminal.expect("Run deploy?");
+    terminal.keys(&[ENTER]);
+    terminal.expect("Which environment?");
+    terminal.expect("Choose one");
+    terminal.keys(&[DOWN, ENTER]);
+    terminal.expect("Which regions?");
+    terminal.expect("Choose any");
+    terminal.keys(&[" ", DOWN, DOWN, " ", ENTER]);
+    let output = terminal.finish();
+
+    assert!(
+        output.contains("deploy ran with {\"service\":\"api\"}"),
+        "{output}"
+    );
+    assert!(output.contains("\"answer\":\"production\""), "{output}");
+    assert!(output.contains("\"answer\":\"eu, asia\""), "{output}");
+    assert!(output.contains("Deployed as asked."), "{output}");
+    assert!(output.contains("tool calls 2"), "{output}");
+    // On a terminal that takes colour, the UI uses it.
+    assert!(colour_escapes(&output) > 0, "{output}");
+}
+
+#[test]
+fn edited_arguments_reach_the_tool_and_no_color_means_no_colour() {
+    let mut terminal = Terminal::start(true);
+    terminal.expect("Run deploy?");
+    terminal.keys(&[DOWN, DOWN, ENTER]);
+    terminal.expect("Arguments (JSON)");
+    let erase = vec![BACKSPACE; "{\"service\":\"api\"}".len()];
+    terminal.keys(&erase);
+    terminal.keys(&["{\"service\":\"web\"}", ENTER]);
+    terminal.expect("Choose one");
+    terminal.keys(&[ENTER]);
+    terminal.expect("Choose any");
+    terminal.keys(&[" ", ENTER]);
+    let output = terminal.finish();
+
+    assert!(
+        output.contains("deploy ran with {\"service\":\"web\"}"),
+        "{output}"
+    );
+    assert!(output.contains("\"answer\":\"staging\""), "{output}");
+    assert!(output.contains("Deployed as asked."), "{output}");
+    assert_eq!(colour_escapes(&output), 0, "{output:?}");
+}
+
+#[test]
+fn a_denial_with_a_reason_reaches_the_model_and_the_call_never_runs() {
+    let mut terminal = Terminal::start(true);
+    terminal.expect("Run deploy?");
+    terminal.keys(&[DOWN, ENTER]);
+    terminal.expect("Reason (shown to the model)");
+    terminal.keys(&["not on a Friday", ENTER]);
+    terminal.expect("Choose one");
+    terminal.keys(&[ENTER]);
+    terminal.expect("Choose any");
+    terminal.keys(&[" ", ENTER]);
+    let output = terminal.finish();
+
+    assert!(
+        output.contains("The user denied this tool call: not on a Friday"),
+        "{output}"
+    );
+    assert!(!output.contains("deploy ran with"), "{output}");
+    assert!(output.contains("\"answer\":\"staging\""), "{output}");
+}
+
+#[test]
+fn leaving_a_prompt_leaves_the_run_waiting_and_asks_nothing_more() {
+    let mut terminal = Terminal::start(true);
+    terminal.expect("Run deploy?");
+    terminal.keys(&[ESCAPE]);
+    let output = terminal.finish();
+
+    assert!(output.contains("The run is waiting on 2 calls"), "{output}");
+    // The questions (shown as `[Env] Which environment?`) were never asked.
+    assert!(!output.contains("[Env]"), "{output}");
+    assert!(!output.contains("deploy ran with"), "{output}");
+}
