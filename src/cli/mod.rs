@@ -1,4 +1,6 @@
 //! The `starweaver` command line beyond `check` and `schema`: running a manifest, listing its
 //! tools, and shell completions.
 
+pub mod completions;
+pub mod tools;
 pub mod ui;

@@ -66,10 +66,25 @@ fn restrict_tools(schema: &mut Value, catalog: &CatalogNames) {
         if !kind.is_some_and(|kind| CATALOG_TOOLSETS.contains(&kind)) {
             continue;
         }
+        let mut allowed = names.clone();
+        if kind == Some("deferred") {
+            // A deferred set may name first-party tools too.
+            allowed.extend(first_party_names().into_iter().map(Value::from));
+        }
         if let Some(Value::Object(items)) = variant.pointer_mut("/properties/tools/items") {
-            items.insert("enum".into(), Value::Array(names.clone()));
+            items.insert("enum".into(), Value::Array(allowed));
         }
     }
+}
+
+/// The names of every first-party bundle tool (filesystem, shell, user input).
+fn first_party_names() -> Vec<String> {
+    use starweaver_core::bundles::{filesystem_tools, shell_tools, user_input_tools};
+    [filesystem_tools(), shell_tools(), user_input_tools()]
+        .iter()
+        .flat_map(|bundle| bundle.get_tools())
+        .map(|tool| tool.name().to_string())
+        .collect()
 }
 
 fn variants_mut(items: &mut Value) -> Option<&mut Vec<Value>> {

@@ -24,6 +24,8 @@ pub use facts::{
     SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
 };
 
+pub use assemble::load_checked;
+
 use assemble::assemble;
 use source::ToolSource;
 
