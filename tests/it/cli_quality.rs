@@ -92,7 +92,10 @@ fn completion_scripts_cover_every_command_and_flag() {
             } else {
                 format!("--{flag}")
             };
-            assert!(script.contains(&written), "the {shell} script lacks `{written}`");
+            assert!(
+                script.contains(&written),
+                "the {shell} script lacks `{written}`"
+            );
         }
     }
     // Bash, when installed, parses its script.

@@ -125,8 +125,14 @@ mod tests {
         let schema = manifest_schema(Some(&catalog));
         assert_eq!(schema["$schema"], SCHEMA_DIALECT);
         let text = schema.to_string();
+        // `tools` entries take the catalog's names; `deferred` ones first-party names too.
         let restricted = text.matches(r#""enum":["lookup","weather"]"#).count();
-        assert_eq!(restricted, 2, "{text}");
+        assert_eq!(restricted, 1, "{text}");
+        let deferred = text
+            .matches(r#""enum":["lookup","weather","ls","read_file""#)
+            .count();
+        assert_eq!(deferred, 1, "{text}");
+        assert!(text.contains(r#""shell_exec","#) && text.contains(r#""ask_user_question"]"#));
         assert!(!manifest_schema(None).to_string().contains("weather"));
     }
 }
