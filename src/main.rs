@@ -1,10 +1,11 @@
 //! The `starweaver` command line: `check` reports every problem in agent manifests, `schema`
-//! prints the manifest JSON Schema for editors.
+//! prints the manifest JSON Schema for editors, `tools` lists what the model would see, and
+//! `completions` writes shell completion scripts.
 
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod cli;
 use starweaver_config::check::{print_outcome, run_schema, CheckArgs, SchemaArgs};
@@ -14,7 +15,7 @@ use starweaver_config::check::{print_outcome, run_schema, CheckArgs, SchemaArgs}
 #[command(
     name = "starweaver",
     version,
-    after_help = "Examples:\n  starweaver check                      check every manifest under agents/\n  starweaver check agents/scout.yaml --format json\n  starweaver schema > schema/agent.schema.json"
+    after_help = "Examples:\n  starweaver check                      check every manifest under agents/\n  starweaver check agents/scout.yaml --format json\n  starweaver tools agents/repo-helper.yaml --all\n  starweaver schema > schema/agent.schema.json\n  starweaver completions bash > ~/.local/share/bash-completion/completions/starweaver"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -27,6 +28,10 @@ enum Command {
     Check(CheckArgs),
     /// Print the manifest JSON Schema (for editors and other tools).
     Schema(SchemaArgs),
+    /// List the tools the model would see on its first request (`--all`: and later).
+    Tools(cli::tools::ToolsArgs),
+    /// Print a shell completion script (bash, zsh or fish).
+    Completions(cli::completions::CompletionsArgs),
 }
 
 fn main() -> ExitCode {
@@ -49,5 +54,19 @@ fn main() -> ExitCode {
                 status.into()
             }
         },
+        Command::Tools(args) => {
+            let outcome = cli::tools::run_tools(&args);
+            let _ = std::io::stdout()
+                .lock()
+                .write_all(outcome.stdout.as_bytes());
+            let _ = std::io::stderr()
+                .lock()
+                .write_all(outcome.stderr.as_bytes());
+            ExitCode::from(outcome.code)
+        }
+        Command::Completions(args) => {
+            cli::completions::write(args.shell, &mut Cli::command(), &mut std::io::stdout());
+            ExitCode::SUCCESS
+        }
     }
 }

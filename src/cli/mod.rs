@@ -1,5 +1,7 @@
 //! The `starweaver` command line beyond `check` and `schema`: running a manifest, listing its
 //! tools, and shell completions.
 
+pub mod completions;
 pub mod terminal;
+pub mod tools;
 pub mod ui;

@@ -196,6 +196,44 @@ async fn a_deferred_toolset_makes_the_run_wait() {
 }
 
 #[tokio::test]
+async fn a_deferred_set_hands_first_party_tools_to_the_host_without_a_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "version: 1\nname: d\nmodel: {id: test}\ntoolsets: [{type: deferred, name: proposals, tools: [edit_file]}]\n";
+    let manifest = read(text.as_bytes()).unwrap();
+    // No resolver knows any tool, and there is no environment: the definition is enough.
+    let options = LoadOptions::new(dir.path()).with_tools(|_| None);
+    let mut loaded = load(&manifest, &options).await.unwrap();
+    assert_eq!(loaded.tool_names, ["edit_file"]);
+    assert!(loaded.toolsets[0].tools[0].deferred);
+    let definition = loaded
+        .agent
+        .tool_registry()
+        .definition("edit_file")
+        .unwrap();
+    assert!(definition.parameters["properties"]["path"].is_object());
+    let result = loaded.session.run("fix the typo").await.unwrap();
+    assert!(result.is_waiting());
+    assert_eq!(result.pending[0].tool_name, "edit_file");
+    // The file the call names was not touched: nothing ran.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[tokio::test]
+async fn the_tools_behind_a_proxy_are_listed_with_their_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "version: 1\nname: p\nmodel: {id: test}\ntoolsets:\n  - {type: tools, name: glossary, tools: [lookup]}\n  - {type: proxy, name: more, toolsets: [glossary]}\n";
+    let manifest = read(text.as_bytes()).unwrap();
+    let loaded = load(&manifest, &options(dir.path())).await.unwrap();
+    let names: Vec<&str> = loaded.proxied.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["lookup"]);
+    assert_eq!(
+        loaded.proxied[0].description.as_deref(),
+        Some("Test tool lookup.")
+    );
+    assert!(!loaded.tool_names.contains(&"lookup".to_string()));
+}
+
+#[tokio::test]
 async fn vars_are_overridden_by_the_options() {
     let dir = tempfile::tempdir().unwrap();
     let text = "version: 1\nname: scout\nmodel: {id: test}\nvars: {audience: developers}\ninstructions: 'For {{ vars.audience }} ({{ name }})'\n";

@@ -1,13 +1,19 @@
 //! The manifests in `agents/`: `starweaver check` (which checks that folder by default) finds
-//! nothing wrong with them, each names the committed schema, and each loads and runs to its
-//! answer on the embedded `test` model without changing the checkout.
+//! nothing wrong with them, each names the committed schema, together they use every
+//! first-party feature, and each loads and runs to its answer on the embedded `test` model
+//! (its approvals, questions and deferred calls answered) without changing the checkout.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use starweaver::config::load::{load, read, LoadOptions};
-use starweaver::config::manifest::{Manifest, ToolsetSpec};
+use serde_json::json;
+use starweaver::config::load::{load, read, LoadOptions, LoadedAgent};
+use starweaver::config::manifest::{ApprovalRequired, EnvironmentKind, Manifest, ToolsetSpec};
+use starweaver::{
+    AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction, AgentRunResult,
+    CLARIFYING_QUESTIONS_REQUEST_KIND,
+};
 
 /// The header every manifest starts with, so editors validate it against the committed schema.
 const SCHEMA_HEADER: &str = "# yaml-language-server: $schema=../schema/agent.schema.json";
@@ -76,6 +82,208 @@ fn may_write(manifest: &Manifest) -> bool {
         .iter()
         .any(|spec| matches!(spec, ToolsetSpec::Filesystem(files) if !files.read_only));
     executes || writes
+}
+
+/// The kinds of waiting a run went through before its answer.
+#[derive(Debug, Default)]
+struct Waited {
+    approvals: Vec<String>,
+    questions: Vec<String>,
+    deferred: Vec<String>,
+}
+
+/// Runs the agent on the test model, answering whatever it waits for the way a person and a
+/// worker would: approvals approved, clarifying questions answered, deferred calls given a
+/// result. Returns the final result and what was waited for.
+async fn run_to_answer(loaded: &mut LoadedAgent, shown: &str) -> (AgentRunResult, Waited) {
+    let mut waited = Waited::default();
+    let mut result = loaded
+        .session
+        .run("What can you tell me about this project?")
+        .await
+        .unwrap_or_else(|error| panic!("{shown}: {error}"));
+    for _ in 0..8 {
+        if !result.is_waiting() {
+            return (result, waited);
+        }
+        let mut answers = AgentHitlResults::new();
+        for pending in &result.pending {
+            let id = pending.tool_call_id.clone();
+            let name = pending.tool_name.clone();
+            answers = match pending.kind {
+                AgentHitlRequestKind::Deferred => {
+                    waited.deferred.push(name);
+                    answers.with_deferred_result(id, json!({"applied": false, "by": "a test"}))
+                }
+                AgentHitlRequestKind::Approval
+                    if pending.request_kind() == CLARIFYING_QUESTIONS_REQUEST_KIND =>
+                {
+                    waited.questions.push(name);
+                    answers.with_interaction(
+                        AgentHitlUserInteraction::approved(id)
+                            .with_user_input(json!("Yes, that is done.")),
+                    )
+                }
+                AgentHitlRequestKind::Approval => {
+                    waited.approvals.push(name);
+                    answers.with_interaction(AgentHitlUserInteraction::approved(id))
+                }
+            };
+        }
+        result = loaded
+            .session
+            .resume_after_hitl(answers)
+            .await
+            .unwrap_or_else(|error| panic!("{shown}: {error}"));
+    }
+    panic!(
+        "{shown} still waits after 8 rounds of answers: {:?}",
+        result.pending
+    );
+}
+
+fn load_agent(name: &str) -> (Manifest, PathBuf) {
+    let path = agents_dir().join(name);
+    (read(&std::fs::read(&path).unwrap()).unwrap(), path)
+}
+
+#[test]
+fn together_the_manifests_use_every_first_party_feature() {
+    let all: Vec<Manifest> = manifests()
+        .iter()
+        .map(|path| read(&std::fs::read(path).unwrap()).unwrap())
+        .collect();
+    assert!(all.len() >= 5, "agents/ holds at least five manifests");
+    let kinds: BTreeSet<&str> = all
+        .iter()
+        .flat_map(|manifest| &manifest.toolsets)
+        .map(|spec| match spec {
+            ToolsetSpec::Tools(_) => "tools",
+            ToolsetSpec::Filesystem(_) => "filesystem",
+            ToolsetSpec::Shell(_) => "shell",
+            ToolsetSpec::UserInput(_) => "user_input",
+            ToolsetSpec::Proxy(_) => "proxy",
+            ToolsetSpec::Search(_) => "search",
+            ToolsetSpec::Deferred(_) => "deferred",
+        })
+        .collect();
+    let expected: BTreeSet<&str> = [
+        "filesystem",
+        "shell",
+        "user_input",
+        "proxy",
+        "search",
+        "deferred",
+    ]
+    .into();
+    // First-party tools only: no `tools` entry, so no catalog is needed.
+    assert_eq!(kinds, expected);
+    for kind in [EnvironmentKind::Local, EnvironmentKind::Virtual] {
+        assert!(
+            all.iter()
+                .any(|manifest| manifest.environment.as_ref().map(|spec| spec.kind) == Some(kind)),
+            "no manifest has a {kind:?} environment"
+        );
+    }
+    assert!(all.iter().any(|manifest| manifest
+        .shell
+        .as_ref()
+        .is_some_and(|shell| shell.allow_execute && !shell.allowed_programs.is_empty())));
+    assert!(all.iter().any(|manifest| manifest.skills.is_some()));
+    assert!(all.iter().any(|manifest| !manifest.vars.is_empty()
+        && manifest
+            .instructions
+            .as_deref()
+            .is_some_and(|text| text.contains("{{ vars."))));
+    let approvals = all.iter().flat_map(|manifest| &manifest.toolsets).any(|spec| {
+        matches!(spec, ToolsetSpec::Filesystem(files) if files.approval_required != ApprovalRequired::default())
+    });
+    assert!(approvals, "some toolset needs approval");
+    // Every skill folder holds a SKILL.md with a name and a description.
+    for entry in std::fs::read_dir(agents_dir().join("skills")).unwrap() {
+        let skill = entry.unwrap().path().join("SKILL.md");
+        let text = std::fs::read_to_string(&skill).unwrap();
+        assert!(text.starts_with("---\nname: "), "{}", skill.display());
+        assert!(text.contains("\ndescription: "), "{}", skill.display());
+    }
+}
+
+#[tokio::test]
+async fn the_release_checklist_asks_the_maintainer_and_waits_for_approval_to_write() {
+    let (manifest, _) = load_agent("release-checklist.yaml");
+    let mut loaded = load(&manifest, &LoadOptions::new(agents_dir()))
+        .await
+        .unwrap();
+    let (result, waited) = run_to_answer(&mut loaded, "release-checklist").await;
+    assert_eq!(waited.questions, ["ask_user_question"]);
+    let mut approvals = waited.approvals.clone();
+    approvals.sort();
+    assert_eq!(approvals, ["edit_file", "write_file"]);
+    assert!(waited.deferred.is_empty());
+    assert!(!result.output.is_empty());
+    // The drafts live in memory: the environment has no folder.
+    assert!(loaded.environment_root.is_none());
+}
+
+#[tokio::test]
+async fn the_triage_agent_hands_its_proposed_edit_to_a_person_and_changes_nothing() {
+    let before = snapshot(&agents_dir());
+    let (manifest, _) = load_agent("triage.yaml");
+    let mut loaded = load(&manifest, &LoadOptions::new(agents_dir()))
+        .await
+        .unwrap();
+    // `grep` is preloaded; the other file tools wait for `tool_search`.
+    assert!(loaded.tool_names.contains(&"grep".to_string()));
+    assert!(loaded.tool_names.contains(&"propose_edit_file".to_string()));
+    assert!(!loaded.tool_names.contains(&"read_file".to_string()));
+    let first = loaded
+        .session
+        .run("Triage: check fails on an empty file")
+        .await
+        .unwrap();
+    // The run ends waiting on the deferred call, as designed, until a worker answers it.
+    assert!(first.is_waiting());
+    assert!(first
+        .pending
+        .iter()
+        .all(|pending| pending.kind == AgentHitlRequestKind::Deferred
+            && pending.tool_name == "propose_edit_file"));
+    let mut answers = AgentHitlResults::new();
+    for pending in &first.pending {
+        answers =
+            answers.with_deferred_result(pending.tool_call_id.clone(), json!({"applied": false}));
+    }
+    let done = loaded.session.resume_after_hitl(answers).await.unwrap();
+    assert!(!done.is_waiting());
+    assert!(
+        before == snapshot(&agents_dir()),
+        "the triage run changed agents/"
+    );
+    let events = serde_json::to_string(loaded.session.context().events.events()).unwrap();
+    assert!(events.contains("triage-issue"), "{events}");
+}
+
+#[tokio::test]
+async fn the_sandbox_shell_offers_only_its_proxy_and_runs_in_memory() {
+    let (manifest, _) = load_agent("sandbox-shell.yaml");
+    let loaded = load(&manifest, &LoadOptions::new(agents_dir()))
+        .await
+        .unwrap();
+    assert_eq!(loaded.tool_names, ["call_tool", "search_tools"]);
+    let behind: Vec<&str> = loaded.proxied.iter().map(|d| d.name.as_str()).collect();
+    for tool in [
+        "shell_exec",
+        "shell_wait",
+        "shell_kill",
+        "write_file",
+        "grep",
+    ] {
+        assert!(
+            behind.contains(&tool),
+            "{tool} not behind the proxy: {behind:?}"
+        );
+    }
+    assert!(loaded.environment_root.is_none());
 }
 
 #[test]
@@ -147,12 +355,7 @@ async fn every_manifest_runs_to_an_answer_on_the_test_model_and_changes_nothing(
                 .is_some_and(|text| !text.contains("{{")),
             "{shown}: instructions render"
         );
-        let result = loaded
-            .session
-            .run("What can you tell me about this project?")
-            .await
-            .unwrap_or_else(|error| panic!("{shown}: {error}"));
-        assert!(!result.is_waiting(), "{shown} waits: {:?}", result.pending);
+        let (result, _) = run_to_answer(&mut loaded, &shown).await;
         assert!(!result.output.is_empty(), "{shown} gave no answer");
         let sent = serde_json::to_string(&result.messages).unwrap();
         for tool in &loaded.tool_names {

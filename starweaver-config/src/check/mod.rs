@@ -18,8 +18,8 @@ pub use collect::{collect_files, CollectError, DEFAULT_PATH, MAX_FILES};
 pub use command::{run_check, CheckArgs, CheckOutcome};
 pub use entry::print_outcome;
 pub use explain::{
-    run_explain, Explanation, Explanations, FileFacts, ModelFacts, RuntimeFacts, ShellFacts,
-    SkillFact, SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
+    load_checked, run_explain, Explanation, Explanations, FileFacts, ModelFacts, RuntimeFacts,
+    ShellFacts, SkillFact, SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
 };
 pub use schema::{manifest_schema, run_schema, SchemaArgs, SCHEMA_DIALECT};
 pub use status::{status_of, CheckStatus};

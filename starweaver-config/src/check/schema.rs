@@ -66,10 +66,25 @@ fn restrict_tools(schema: &mut Value, catalog: &CatalogNames) {
         if !kind.is_some_and(|kind| CATALOG_TOOLSETS.contains(&kind)) {
             continue;
         }
+        let mut allowed = names.clone();
+        if kind == Some("deferred") {
+            // A deferred set may name first-party tools too.
+            allowed.extend(first_party_names().into_iter().map(Value::from));
+        }
         if let Some(Value::Object(items)) = variant.pointer_mut("/properties/tools/items") {
-            items.insert("enum".into(), Value::Array(names.clone()));
+            items.insert("enum".into(), Value::Array(allowed));
         }
     }
+}
+
+/// The names of every first-party bundle tool (filesystem, shell, user input).
+fn first_party_names() -> Vec<String> {
+    use starweaver_core::bundles::{filesystem_tools, shell_tools, user_input_tools};
+    [filesystem_tools(), shell_tools(), user_input_tools()]
+        .iter()
+        .flat_map(|bundle| bundle.get_tools())
+        .map(|tool| tool.name().to_string())
+        .collect()
 }
 
 fn variants_mut(items: &mut Value) -> Option<&mut Vec<Value>> {
@@ -110,8 +125,14 @@ mod tests {
         let schema = manifest_schema(Some(&catalog));
         assert_eq!(schema["$schema"], SCHEMA_DIALECT);
         let text = schema.to_string();
+        // `tools` entries take the catalog's names; `deferred` ones first-party names too.
         let restricted = text.matches(r#""enum":["lookup","weather"]"#).count();
-        assert_eq!(restricted, 2, "{text}");
+        assert_eq!(restricted, 1, "{text}");
+        let deferred = text
+            .matches(r#""enum":["lookup","weather","ls","read_file""#)
+            .count();
+        assert_eq!(deferred, 1, "{text}");
+        assert!(text.contains(r#""shell_exec","#) && text.contains(r#""ask_user_question"]"#));
         assert!(!manifest_schema(None).to_string().contains("weather"));
     }
 }

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use starweaver_core::agent::{Agent, AgentBuilder, AgentRuntimePolicy, AgentSession};
+use starweaver_core::model::ToolDefinition;
 use starweaver_core::skills::{skill_tools, SkillRegistry, SkillScanReport, SkillSourceScope};
 use starweaver_core::tools::ToolRegistry;
 
@@ -35,6 +36,10 @@ pub struct LoadedAgent {
     pub skills: Option<SkillScanReport>,
     /// The run policy `runtime:` gave (defaults filled in).
     pub runtime_policy: AgentRuntimePolicy,
+    /// The definitions of the tools reachable only through a proxy (its `search_tools` shows
+    /// them and `call_tool` calls them by these names), so a host can list them too; the
+    /// tools behind a search are in the agent's registry.
+    pub proxied: Vec<ToolDefinition>,
 }
 
 impl std::fmt::Debug for LoadedAgent {
@@ -139,6 +144,7 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
         environment_root,
         skills: scanned,
         runtime_policy,
+        proxied: built.proxied,
     })
 }
 

@@ -19,4 +19,5 @@ pub use error::LoadError;
 pub use options::{LoadOptions, ToolResolver};
 pub use read::{read, read_with_context, read_with_warnings};
 pub use summary::{Reach, ToolSummary, ToolsetSummary};
+pub(crate) use toolsets::first_party_tool;
 pub use toolsets::READ_ONLY_FILESYSTEM_TOOLS;

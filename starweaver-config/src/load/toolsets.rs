@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use starweaver_core::bundles::{filesystem_tools, shell_tools, user_input_tools};
+use starweaver_core::model::ToolDefinition;
 use starweaver_core::tools::{DynTool, DynToolset, ToolInstruction};
 use starweaver_core::toolsets::{
     ApprovalRequiredToolset, DeferredToolset, PrefixedToolset, StaticToolset, ToolProxyToolset,
@@ -29,6 +30,8 @@ pub(super) struct Built {
     pub preload: Vec<String>,
     /// Every entry, in manifest order, as built.
     pub summaries: Vec<ToolsetSummary>,
+    /// The definitions of the tools behind every proxy, as its `search_tools` describes them.
+    pub proxied: Vec<ToolDefinition>,
 }
 
 /// The settings every entry carries.
@@ -98,6 +101,7 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
     let mut hidden = BTreeSet::new();
     let mut preload = Vec::new();
     let mut wrappers: BTreeMap<String, DynToolset> = BTreeMap::new();
+    let mut proxied = Vec::new();
     for (index, spec) in specs.iter().enumerate() {
         let field = format!("toolsets[{index}]");
         let (name, names, common) = match spec {
@@ -135,6 +139,12 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
             preload.extend(search.preload.iter().cloned());
             Arc::new(ToolSearchToolset::new(name.clone(), inner))
         } else {
+            proxied.extend(
+                inner
+                    .iter()
+                    .flat_map(|t| t.get_tools())
+                    .map(|t| t.definition()),
+            );
             Arc::new(ToolProxyToolset::new(name.clone(), inner))
         };
         let (toolset, mut tools) = wrap(toolset, &common, &field)?;
@@ -156,6 +166,7 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
         exposed,
         preload,
         summaries,
+        proxied,
     })
 }
 
@@ -213,10 +224,12 @@ fn plain(
             )
         }
         ToolsetSpec::Deferred(d) => {
-            let deferred = resolve_all(&d.tools, field, resolve)?.into_iter().fold(
-                DeferredToolset::new(d.name.clone()),
-                DeferredToolset::with_tool,
-            );
+            let deferred = resolve_deferred(&d.tools, field, resolve)?
+                .into_iter()
+                .fold(
+                    DeferredToolset::new(d.name.clone()),
+                    DeferredToolset::with_tool,
+                );
             (
                 d.name.clone(),
                 starweaver_core::tools::Toolset::get_tools(&deferred),
@@ -328,14 +341,40 @@ fn resolve_all(
 ) -> Result<Vec<DynTool>, LoadError> {
     names
         .iter()
-        .map(|name| {
-            resolve(name).ok_or_else(|| LoadError::UnknownTool {
-                field: format!("{field}.tools"),
-                tool: name.clone(),
-                help: "register it in code (`starweaver_core::catalog::register`) or give the loader a resolver that knows it".to_string(),
-            })
+        .map(|name| resolve(name).ok_or_else(|| unknown_code_tool(name, field)))
+        .collect()
+}
+
+fn unknown_code_tool(name: &str, field: &str) -> LoadError {
+    LoadError::UnknownTool {
+        field: format!("{field}.tools"),
+        tool: name.to_string(),
+        help: "register it in code (`starweaver_core::catalog::register`) or give the loader a resolver that knows it".to_string(),
+    }
+}
+
+/// A deferred set's tools: first-party bundle tools by their names (only their definitions
+/// are used, so they need no environment), then code tools through the host's resolver.
+fn resolve_deferred(
+    names: &[String],
+    field: &str,
+    resolve: &ToolResolver,
+) -> Result<Vec<DynTool>, LoadError> {
+    names
+        .iter()
+        .map(|name| match first_party_tool(name) {
+            Some(tool) => Ok(tool),
+            None => resolve(name).ok_or_else(|| unknown_code_tool(name, field)),
         })
         .collect()
+}
+
+/// The first-party bundle tool (filesystem, shell or user input) named `name`, if any.
+pub(crate) fn first_party_tool(name: &str) -> Option<DynTool> {
+    [filesystem_tools(), shell_tools(), user_input_tools()]
+        .iter()
+        .flat_map(|bundle| bundle.get_tools())
+        .find(|tool| tool.name() == name)
 }
 
 fn names_of(toolset: &DynToolset) -> BTreeSet<String> {

@@ -175,8 +175,11 @@ common_fields! {
         /// The toolset's name, unique in the manifest.
         #[schemars(example = &"jobs")]
         pub name: String,
-        /// Names of tools registered in code whose calls pause the run
-        /// until an external worker supplies the result.
+        /// Names of tools whose calls pause the run until an external
+        /// worker supplies the result: tools registered in code, or
+        /// first-party tools (`edit_file`, `shell_exec`, ...), which are
+        /// then handed to the worker instead of run (a first-party name
+        /// needs no catalog).
         #[schemars(example = serde_json::json!(["render_video"]))]
         pub tools: Vec<String>,
     }

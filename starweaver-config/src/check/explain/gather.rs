@@ -10,7 +10,7 @@ use super::facts::{
     Explanation, FileFacts, ModelFacts, RuntimeFacts, ShellFacts, SkillFact, SkillFacts,
     SkillProblem, ToolFacts,
 };
-use crate::load::{shell_policy, LoadedAgent, Reach, ToolsetSummary};
+use crate::load::{first_party_tool, shell_policy, LoadedAgent, Reach, ToolsetSummary};
 use crate::manifest::{EnvironmentKind, Manifest, ToolExecution, UnavailableTools};
 
 /// What `explain` needs besides the manifest and the loaded agent.
@@ -68,7 +68,10 @@ fn tools(loaded: &LoadedAgent, verified: bool) -> Vec<ToolFacts> {
                 via: via.clone(),
                 approval: tool.approval,
                 deferred: tool.deferred,
-                verified: verified || !code,
+                // A deferred set's first-party tools are known without a catalog.
+                verified: verified
+                    || !code
+                    || (summary.kind == "deferred" && first_party_tool(&tool.base).is_some()),
             });
         }
     }

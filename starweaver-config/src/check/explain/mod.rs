@@ -24,6 +24,8 @@ pub use facts::{
     SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
 };
 
+pub use assemble::load_checked;
+
 use assemble::assemble;
 use source::ToolSource;
 
@@ -153,6 +155,35 @@ mod tests {
         let tool = &value["agents"][0]["tools"][0];
         assert_eq!(tool["name"], "explain_linked_probe");
         assert_eq!(tool["verified"], true);
+        assert_eq!(value["agents"][0]["warnings"], json!([]));
+    }
+
+    #[test]
+    fn a_deferred_first_party_tool_is_verified_without_a_catalog() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.yaml");
+        std::fs::write(
+            &file,
+            "version: 1\nname: a\nmodel: {id: test}\ntoolsets:\n  - {type: deferred, name: proposals, tools: [edit_file]}\n",
+        )
+        .unwrap();
+        let args = CheckArgs {
+            paths: vec![file],
+            format: Format::Json,
+            explain: true,
+            ..CheckArgs::default()
+        };
+        let outcome = run_explain(&args);
+        assert_eq!(outcome.status, CheckStatus::Clean, "{}", outcome.stderr);
+        let value: Value = serde_json::from_str(&outcome.stdout).unwrap();
+        let tool = &value["agents"][0]["tools"][0];
+        assert_eq!(tool["name"], "edit_file");
+        assert_eq!(
+            (tool["deferred"].clone(), tool["verified"].clone()),
+            (json!(true), json!(true))
+        );
+        // Deferred, so nothing the agent runs writes files.
+        assert_eq!(value["agents"][0]["files"]["writable"], false);
         assert_eq!(value["agents"][0]["warnings"], json!([]));
     }
 }

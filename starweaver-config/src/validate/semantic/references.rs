@@ -1,11 +1,11 @@
 //! `unknown-toolset` and `unknown-tool`: names that refer to nothing. A proxy's or search's
-//! `toolsets:`, a bundle's `tools:` choice, code tools against the catalog, `approval_required`
-//! names and `search.preload`.
+//! `toolsets:`, a bundle's `tools:` choice, code tools against the catalog (a deferred set's
+//! first-party tool names need none), `approval_required` names and `search.preload`.
 
 use std::collections::HashSet;
 
 use super::model::short;
-use super::toolsets::{strings, Entry, Named, FILESYSTEM};
+use super::toolsets::{strings, Entry, Named, FILESYSTEM, SHELL, USER_INPUT};
 use super::CheckContext;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::validate::suggest;
@@ -112,7 +112,12 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
                 }
             }
         } else if entry.has_code_tools() {
-            let listed = entry.listed_tools();
+            // A deferred set may also name first-party tools: those need no catalog.
+            let listed: Vec<Named<'_>> = entry
+                .listed_tools()
+                .into_iter()
+                .filter(|tool| !(entry.kind == "deferred" && is_first_party(tool.text)))
+                .collect();
             if first_code_tool.is_none() {
                 first_code_tool = listed.first().map(|tool| tool.span);
             }
@@ -139,6 +144,12 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
         );
     }
     found
+}
+
+/// Whether `name` is a tool of a first-party bundle (filesystem, shell, user input), which a
+/// deferred set may name without a catalog.
+fn is_first_party(name: &str) -> bool {
+    FILESYSTEM.contains(&name) || SHELL.contains(&name) || USER_INPUT.contains(&name)
 }
 
 fn unknown_tool(tool: &Named<'_>, known: &[&str], message: String) -> Diagnostic {

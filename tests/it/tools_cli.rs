@@ -1,0 +1,224 @@
+//! `starweaver tools`, run as the built binary: the table and the JSON list exactly what the
+//! loader's agent offers on its first request, `--all` adds what a proxy or a search reaches
+//! later, code tools come from `--catalog`, and a manifest that does not check exits 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+use starweaver::config::load::{load, read, LoadOptions};
+
+fn repository() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tools(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_starweaver"))
+        .current_dir(repository())
+        .arg("tools")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn json_of(args: &[&str]) -> Value {
+    let output = tools(args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn the_json_is_exactly_what_the_first_request_carries() {
+    for name in [
+        "repo-helper",
+        "docs-assistant",
+        "release-checklist",
+        "sandbox-shell",
+        "triage",
+    ] {
+        let path = repository().join(format!("agents/{name}.yaml"));
+        let manifest = read(&std::fs::read(&path).unwrap()).unwrap();
+        let loaded = load(&manifest, &LoadOptions::new(repository().join("agents")))
+            .await
+            .unwrap();
+        let expected = loaded
+            .agent
+            .tool_registry()
+            .definitions_for_context(loaded.session.context());
+        let listed = json_of(&[&format!("agents/{name}.yaml"), "--json"]);
+        assert_eq!(listed["version"], 1);
+        assert_eq!(listed["file"], format!("agents/{name}.yaml"));
+        assert_eq!(
+            listed["tools"],
+            serde_json::to_value(&expected).unwrap(),
+            "{name}"
+        );
+        assert_eq!(names(&listed["tools"]), loaded.tool_names, "{name}");
+        assert!(listed.get("later").is_none(), "`later` needs --all");
+    }
+}
+
+#[test]
+fn the_table_shows_name_toolset_approval_reach_and_description() {
+    let output = tools(&["agents/release-checklist.yaml"]);
+    assert_eq!(output.status.code(), Some(0));
+    let table = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("NAME"), "{table}");
+    for column in ["TOOLSET", "APPROVAL", "REACH", "DESCRIPTION"] {
+        assert!(lines[0].contains(column), "{table}");
+    }
+    let row = |tool: &str| {
+        lines
+            .iter()
+            .find(|line| line.split_whitespace().next() == Some(tool))
+            .map(|line| line.split_whitespace().collect::<Vec<_>>())
+            .unwrap_or_else(|| panic!("no row for {tool}:\n{table}"))
+    };
+    assert_eq!(row("write_file")[1..4], ["drafts", "required", "direct"]);
+    assert_eq!(row("read_file")[1..4], ["drafts", "-", "direct"]);
+    assert_eq!(
+        row("ask_user_question")[1..4],
+        ["maintainer", "answers", "direct"]
+    );
+    assert!(row("ls").join(" ").contains("List the direct children"));
+    assert!(
+        table.ends_with("5 tools on the first request.\n"),
+        "{table}"
+    );
+}
+
+#[test]
+fn all_adds_the_tools_behind_proxies_and_searches_marked_with_the_way_in() {
+    let table = String::from_utf8(tools(&["agents/sandbox-shell.yaml"]).stdout).unwrap();
+    assert!(!table.contains("shell_exec"), "{table}");
+    assert!(table.contains("12 more reachable later"), "{table}");
+    let listed = json_of(&["agents/sandbox-shell.yaml", "--json", "--all"]);
+    assert_eq!(names(&listed["tools"]), ["call_tool", "search_tools"]);
+    let later = listed["later"].as_array().unwrap();
+    let exec = later
+        .iter()
+        .find(|tool| tool["definition"]["name"] == "shell_exec")
+        .unwrap();
+    assert_eq!(exec["reach"], "proxy");
+    assert_eq!(exec["via"], "workspace");
+    assert_eq!(exec["toolset"], "commands");
+    assert!(exec["definition"]["parameters"]["properties"].is_object());
+    assert_eq!(later.len(), 12);
+    // Behind a search: loaded later, by `tool_search`; a preloaded tool is on the first request.
+    let listed = json_of(&["agents/triage.yaml", "--json", "--all"]);
+    assert!(names(&listed["tools"]).contains(&"grep".to_string()));
+    let read_file = listed["later"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["definition"]["name"] == "read_file")
+        .unwrap();
+    assert_eq!(
+        (&read_file["reach"], &read_file["via"]),
+        (&json!("search"), &json!("lookup"))
+    );
+    let table = String::from_utf8(tools(&["agents/triage.yaml", "--all"]).stdout).unwrap();
+    assert!(table.contains("search: lookup"), "{table}");
+    assert!(
+        table.contains("3 tools on the first request, 3 reachable later."),
+        "{table}"
+    );
+}
+
+#[test]
+fn a_deferred_first_party_tool_is_marked_in_its_definition_and_the_table() {
+    let listed = json_of(&["agents/triage.yaml", "--json"]);
+    let proposal = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "propose_edit_file")
+        .unwrap();
+    assert_eq!(proposal["metadata"]["deferred_call"], true);
+    assert!(proposal["parameters"]["properties"]["old_string"].is_object());
+    let table = String::from_utf8(tools(&["agents/triage.yaml"]).stdout).unwrap();
+    assert!(
+        table
+            .lines()
+            .any(|line| line.starts_with("propose_edit_file") && line.contains("deferred")),
+        "{table}"
+    );
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn code_tools_come_from_the_catalog_or_are_listed_unverified() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = write(
+        dir.path(),
+        "scout.yaml",
+        "version: 1\nname: scout\nmodel: {id: test}\ntoolsets:\n  - {type: tools, name: glossary, tools: [lookup], approval_required: true}\n",
+    );
+    let catalog = write(
+        dir.path(),
+        "catalog.json",
+        r#"{"version":1,"tools":[{"name":"lookup","description":"Looks a term up.","parameters":{"type":"object","properties":{"term":{"type":"string"}}}}]}"#,
+    );
+    // Without a catalog: listed, marked unverified, and the check's warning on stderr.
+    let output = tools(&[&manifest]);
+    assert_eq!(output.status.code(), Some(0));
+    let table = String::from_utf8(output.stdout).unwrap();
+    assert!(table.contains("unverified code tool"), "{table}");
+    assert!(table.contains("--catalog FILE"), "{table}");
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("warning[unknown-tool]"), "{stderr}");
+    // With one: its definition, as the model would get it, gated for approval.
+    let listed = json_of(&[&manifest, "--json", "--catalog", &catalog]);
+    let lookup = &listed["tools"][0];
+    assert_eq!(lookup["description"], "Looks a term up.");
+    assert_eq!(lookup["parameters"]["properties"]["term"]["type"], "string");
+    assert_eq!(lookup["metadata"]["approval_required"], true);
+    // A catalog without the tool: the manifest does not check.
+    let other = write(
+        dir.path(),
+        "other.json",
+        r#"{"version":1,"tools":[{"name":"lokup"}]}"#,
+    );
+    let output = tools(&[&manifest, "--catalog", &other]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.contains("error[unknown-tool]") && stderr.contains("lokup"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_manifest_that_does_not_check_exits_2_with_the_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = write(
+        dir.path(),
+        "broken.yaml",
+        "version: 1\nname: x\nmodel: {idd: test}\n",
+    );
+    let output = tools(&[&manifest, "--json"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("broken.yaml:3:9"), "{stderr}");
+    assert!(stderr.contains("does not check"), "{stderr}");
+}
