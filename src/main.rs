@@ -1,5 +1,5 @@
-//! The `starweaver` command line: `check` reports every problem in agent manifests, `schema`
-//! prints the manifest JSON Schema for editors.
+//! The `starweaver` command line: `run` runs an agent manifest, `check` reports every problem
+//! in agent manifests, `schema` prints the manifest JSON Schema for editors.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -14,7 +14,7 @@ use starweaver_config::check::{print_outcome, run_schema, CheckArgs, SchemaArgs}
 #[command(
     name = "starweaver",
     version,
-    after_help = "Examples:\n  starweaver check                      check every manifest under agents/\n  starweaver check agents/scout.yaml --format json\n  starweaver schema > schema/agent.schema.json"
+    after_help = "Examples:\n  starweaver check                      check every manifest under agents/\n  starweaver check agents/scout.yaml --format json\n  starweaver schema > schema/agent.schema.json\n  starweaver run agents/repo-helper.yaml --prompt \"Where is the loader?\""
 )]
 struct Cli {
     #[command(subcommand)]
@@ -27,6 +27,8 @@ enum Command {
     Check(CheckArgs),
     /// Print the manifest JSON Schema (for editors and other tools).
     Schema(SchemaArgs),
+    /// Run an agent manifest on a prompt, showing each step, tool call and result.
+    Run(cli::run::RunArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => print_outcome(&args),
+        Command::Run(args) => cli::run::run_main(&args),
         Command::Schema(args) => match run_schema(&args) {
             Ok(text) => {
                 let _ = std::io::stdout().lock().write_all(text.as_bytes());

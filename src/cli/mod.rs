@@ -1,4 +1,7 @@
 //! The `starweaver` command line beyond `check` and `schema`: running a manifest, listing its
 //! tools, and shell completions.
 
+pub mod json;
+pub mod plain;
+pub mod run;
 pub mod ui;

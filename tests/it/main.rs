@@ -28,6 +28,7 @@ mod local_environment;
 mod local_processes;
 mod manifest_reference;
 mod proxy;
+mod run_cli;
 mod registry;
 mod runs;
 mod scheduling;
