@@ -63,14 +63,21 @@ impl RunUi for PlainUi {
     fn record(&mut self, record: &AgentStreamRecord) {
         match &record.event {
             AgentStreamEvent::ModelRequest { step, tools } => {
-                self.line(&format!("step {step}: asking the model ({} tools)", tools.len()));
+                self.line(&format!(
+                    "step {step}: asking the model ({} tools)",
+                    tools.len()
+                ));
             }
             AgentStreamEvent::ToolCall { call } => {
                 let arguments = match &call.arguments {
                     ToolCallArguments::Json(value) => value.to_string(),
                     ToolCallArguments::Raw(text) => text.clone(),
                 };
-                self.line(&format!("  → {} {}", call.name, shorten(&arguments, SHOWN_CHARS)));
+                self.line(&format!(
+                    "  → {} {}",
+                    call.name,
+                    shorten(&arguments, SHOWN_CHARS)
+                ));
             }
             AgentStreamEvent::ToolReturn { part } => {
                 let content = match &part.content {
@@ -78,7 +85,11 @@ impl RunUi for PlainUi {
                     other => other.to_string(),
                 };
                 let content = shorten(&content.replace('\n', " "), SHOWN_CHARS);
-                self.line(&format!("  ← {} {}: {content}", part.tool_name, part.kind.as_str()));
+                self.line(&format!(
+                    "  ← {} {}: {content}",
+                    part.tool_name,
+                    part.kind.as_str()
+                ));
             }
             AgentStreamEvent::Waiting { requests } => {
                 for request in requests {
@@ -99,7 +110,8 @@ impl RunUi for PlainUi {
         for request in pending {
             let id = request.tool_call_id.clone();
             if request.kind == AgentHitlRequestKind::Deferred {
-                let why = format!("deferred: give its result with --resume FILE --result {id}=JSON");
+                let why =
+                    format!("deferred: give its result with --resume FILE --result {id}=JSON");
                 self.line(&format!("  … {} stays pending ({why})", request.tool_name));
                 answers.left_pending.push((id, why));
                 continue;
@@ -135,7 +147,11 @@ impl RunUi for PlainUi {
                 usage,
             } => {
                 let ids: Vec<&str> = pending.iter().map(|r| r.tool_call_id.as_str()).collect();
-                self.line(&format!("waiting for {} call(s): {}", ids.len(), ids.join(", ")));
+                self.line(&format!(
+                    "waiting for {} call(s): {}",
+                    ids.len(),
+                    ids.join(", ")
+                ));
                 match saved_to {
                     Some(path) => self.line(&format!(
                         "saved to {}; continue with `starweaver run --resume {}`",
@@ -163,9 +179,12 @@ fn refusal(request: &AgentHitlRequest, yes: bool) -> String {
         (true, true) => "--yes approves tool calls but does not answer questions; run at a \
                          terminal to answer them"
             .to_string(),
-        (true, false) => "no terminal to ask the question; run at a terminal to answer it".to_string(),
-        (false, _) => "no terminal to ask for approval; run with --yes to approve tool calls"
-            .to_string(),
+        (true, false) => {
+            "no terminal to ask the question; run at a terminal to answer it".to_string()
+        }
+        (false, _) => {
+            "no terminal to ask for approval; run with --yes to approve tool calls".to_string()
+        }
     }
 }
 

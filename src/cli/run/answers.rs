@@ -32,11 +32,9 @@ impl AutoAnswers {
                     Some(value) => answers = answers.with_deferred_result(id.clone(), value),
                     None => rest.push(request.clone()),
                 },
-                AgentHitlRequestKind::Approval
-                    if self.yes && !is_question(request) =>
-                {
-                    answers = answers
-                        .with_interaction(AgentHitlUserInteraction::approved(id.clone()));
+                AgentHitlRequestKind::Approval if self.yes && !is_question(request) => {
+                    answers =
+                        answers.with_interaction(AgentHitlUserInteraction::approved(id.clone()));
                 }
                 AgentHitlRequestKind::Approval => rest.push(request.clone()),
             }
@@ -72,7 +70,9 @@ pub fn parse_results(
             } else {
                 format!("pending deferred calls: {}", deferred.join(", "))
             };
-            return Err(format!("--result {id}=...: `{id}` is not a pending deferred call; {known}"));
+            return Err(format!(
+                "--result {id}=...: `{id}` is not a pending deferred call; {known}"
+            ));
         }
         let value = serde_json::from_str(text).map_err(|error| {
             format!(
@@ -121,7 +121,11 @@ mod tests {
 
     #[test]
     fn results_must_be_json_for_a_pending_deferred_call() {
-        let pending = [request("d", AgentHitlRequestKind::Deferred, "deferred_call")];
+        let pending = [request(
+            "d",
+            AgentHitlRequestKind::Deferred,
+            "deferred_call",
+        )];
         let error = parse_results(&[("x".into(), "1".into())], &pending).unwrap_err();
         assert!(error.contains("pending deferred calls: d"), "{error}");
         let error = parse_results(&[("d".into(), "done".into())], &pending).unwrap_err();

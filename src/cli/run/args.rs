@@ -43,12 +43,15 @@ fn name_value(text: &str) -> Result<(String, String), String> {
         Some((name, value)) if !name.trim().is_empty() => {
             Ok((name.trim().to_string(), value.to_string()))
         }
-        _ => Err(format!("`{text}` is not NAME=VALUE; write it as name=value")),
+        _ => Err(format!(
+            "`{text}` is not NAME=VALUE; write it as name=value"
+        )),
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::name_value;
 
     #[test]

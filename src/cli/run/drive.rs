@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use starweaver::model::Usage;
 use starweaver::{
-    AgentError, AgentHitlResults, AgentRunOptions, AgentRunResult, AgentSession,
-    AgentStreamRecord,
+    AgentError, AgentHitlResults, AgentRunOptions, AgentRunResult, AgentSession, AgentStreamRecord,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -82,14 +81,12 @@ impl Driver<'_> {
                     Ok(results) => Step::Resume(results),
                     Err(ended) => return ended.unwrap_or(Ended::Waiting { usage }),
                 },
-                Step::Run(prompt) => {
-                    let options = AgentRunOptions::new().cancellation(self.token.clone());
-                    match self.settle(session, Request::Run(prompt, options)).await {
-                        Ok(usage) => Step::Answer(usage),
-                        Err(ended) => return ended,
-                    }
-                }
-                Step::Resume(results) => match self.settle(session, Request::Resume(results)).await {
+                Step::Run(prompt) => match self.settle(session, Request::Run(prompt)).await {
+                    Ok(usage) => Step::Answer(usage),
+                    Err(ended) => return ended,
+                },
+                Step::Resume(results) => match self.settle(session, Request::Resume(results)).await
+                {
                     Ok(usage) => Step::Answer(usage),
                     Err(ended) => return ended,
                 },
@@ -98,13 +95,18 @@ impl Driver<'_> {
     }
 
     /// Runs one segment; `Ok(usage)` when it ends waiting.
-    async fn settle(&mut self, session: &mut AgentSession, request: Request) -> Result<Usage, Ended> {
+    async fn settle(
+        &mut self,
+        session: &mut AgentSession,
+        request: Request,
+    ) -> Result<Usage, Ended> {
         let token = self.token.clone();
-        let wired = !self.restored || matches!(request, Request::Run(..));
+        let wired = !self.restored || matches!(request, Request::Run(_));
         let ui = &mut *self.ui;
         let mut sink = |record: &AgentStreamRecord| ui.record(record);
         let running: Running<'_> = match request {
-            Request::Run(prompt, options) => {
+            Request::Run(prompt) => {
+                let options = AgentRunOptions::new().cancellation(token.clone());
                 Box::pin(session.run_with_events(prompt, options, &mut sink))
             }
             Request::Resume(results) => Box::pin(session.resume_with_events(results, &mut sink)),
@@ -155,7 +157,7 @@ enum Step {
 }
 
 enum Request {
-    Run(String, AgentRunOptions),
+    Run(String),
     Resume(AgentHitlResults),
 }
 

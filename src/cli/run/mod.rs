@@ -17,7 +17,7 @@ mod secrets;
 #[cfg(test)]
 mod tests;
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -30,8 +30,8 @@ pub use args::RunArgs;
 pub use choose::{choose_ui, UiSettings};
 use drive::{Driver, Ended, Start};
 use plan::{plan, Plan};
-pub use prepare::Hooks;
 use prepare::prepare;
+pub use prepare::Hooks;
 use save::SaveFile;
 use secrets::Redactor;
 
@@ -78,46 +78,51 @@ pub fn shorten(text: &str, max: usize) -> String {
     cut
 }
 
-/// The command: a runtime, Ctrl-C wired to cancellation, the UI chosen from the streams.
+/// The command: the plan (reading a piped prompt before Ctrl-C is taken over, so Ctrl-C still
+/// ends a prompt being typed), a runtime, Ctrl-C wired to cancellation, the UI chosen from the
+/// streams.
 #[must_use]
 pub fn run_main(args: &RunArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
+    let read_stdin = || {
+        if args.prompt.is_none() && std::io::stdin().is_terminal() {
+            eprintln!("reading the prompt from standard input; end it with Ctrl-D");
         }
+        prompt::read_prompt(std::io::stdin().lock())
     };
-    let status = runtime.block_on(async {
-        let token = CancellationToken::new();
-        let watcher = token.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                watcher.cancel();
-            }
-        });
-        let read_stdin = || prompt::read_prompt(std::io::stdin().lock());
-        match plan(args, read_stdin) {
-            Ok(plan) => {
-                let settings = UiSettings {
-                    yes: args.yes,
-                    keep_pending: args.save.is_some(),
-                    redactor: Redactor::for_vars(&plan.vars),
-                };
-                let mut ui = choose_ui(args.json, settings);
-                execute(plan, args, &Hooks::default(), ui.as_mut(), token).await
-            }
-            Err(stop) => Err(stop),
-        }
+    let status = plan(args, read_stdin).and_then(|plan| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|error| Stop {
+                message: format!("cannot start the async runtime: {error}"),
+                status: 1,
+            })?;
+        runtime.block_on(async {
+            let token = CancellationToken::new();
+            let watcher = token.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    watcher.cancel();
+                }
+            });
+            let settings = UiSettings {
+                yes: args.yes,
+                keep_pending: args.save.is_some(),
+                redactor: Redactor::for_vars(&plan.vars),
+            };
+            let mut ui = choose_ui(args.json, settings);
+            execute(plan, args, &Hooks::default(), ui.as_mut(), token).await
+        })
     });
     match status {
         Ok(code) => ExitCode::from(code),
         Err(stop) => {
-            let mut text = stop.message;
+            let mut text = if stop.message.starts_with("error") {
+                stop.message
+            } else {
+                format!("error: {}", stop.message)
+            };
             if !text.ends_with('\n') {
                 text.push('\n');
             }
@@ -166,7 +171,13 @@ pub async fn execute(
         let Some(path) = &args.save else {
             return Ok(None);
         };
-        save_to(path, &prepared.manifest, &plan.vars, plan.max_steps, session)?;
+        save_to(
+            path,
+            &prepared.manifest,
+            &plan.vars,
+            plan.max_steps,
+            session,
+        )?;
         Ok(Some(path.clone()))
     };
     let outcome = match ended {

@@ -38,15 +38,17 @@ pub fn plan(
 ) -> Result<Plan, Stop> {
     let given: BTreeMap<String, String> = args.vars.iter().cloned().collect();
     let prompt_or_stdin = || match &args.prompt {
-        Some(prompt) if prompt.trim().is_empty() => {
-            Err(Stop::usage("--prompt is empty; give the agent something to do"))
-        }
+        Some(prompt) if prompt.trim().is_empty() => Err(Stop::usage(
+            "--prompt is empty; give the agent something to do",
+        )),
         Some(prompt) => Ok(prompt.clone()),
         None => read_stdin().map_err(Stop::usage),
     };
     let Some(path) = &args.resume else {
         let manifest = args.manifest.clone().ok_or_else(|| {
-            Stop::usage("no manifest: give one (`starweaver run agents/NAME.yaml`) or --resume FILE")
+            Stop::usage(
+                "no manifest: give one (`starweaver run agents/NAME.yaml`) or --resume FILE",
+            )
         })?;
         let prompt = prompt_or_stdin()?;
         return Ok(Plan {

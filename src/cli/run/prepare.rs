@@ -67,7 +67,10 @@ pub async fn prepare(
     })?;
     check_vars(&manifest, vars)?;
     if let Some(steps) = max_steps {
-        manifest.runtime.get_or_insert_with(Default::default).max_steps = Some(steps);
+        manifest
+            .runtime
+            .get_or_insert_with(Default::default)
+            .max_steps = Some(steps);
     }
     let warnings = if warnings.iter().any(|d| d.severity == Severity::Warning) {
         human::render(&[FileReport::new(shown, bytes, warnings)])
@@ -81,9 +84,9 @@ pub async fn prepare(
     if let Some(tools) = &hooks.tools {
         options.tools = tools.clone();
     }
-    let loaded = load(&manifest, &options).await.map_err(|error| {
-        Stop::usage(format!("error: {}: {error}", path.display()))
-    })?;
+    let loaded = load(&manifest, &options)
+        .await
+        .map_err(|error| Stop::usage(format!("{}: {error}", path.display())))?;
     Ok(Prepared {
         loaded,
         manifest: absolute,

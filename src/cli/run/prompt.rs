@@ -35,6 +35,7 @@ pub fn read_prompt(input: impl Read) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -43,6 +44,8 @@ mod tests {
         assert!(read_prompt(&b"  \n"[..]).unwrap_err().contains("--prompt"));
         let long = vec![b'a'; MAX_STDIN_PROMPT_BYTES + 1];
         assert!(read_prompt(&long[..]).unwrap_err().contains("longer than"));
-        assert!(read_prompt(&[0xff, 0xfe][..]).unwrap_err().contains("UTF-8"));
+        assert!(read_prompt(&[0xff, 0xfe][..])
+            .unwrap_err()
+            .contains("UTF-8"));
     }
 }

@@ -57,8 +57,8 @@ impl SaveFile {
         let json = state
             .to_json()
             .map_err(|error| format!("cannot save the run: {error}"))?;
-        let mut session: Value = serde_json::from_str(&json)
-            .map_err(|error| format!("cannot save the run: {error}"))?;
+        let mut session: Value =
+            serde_json::from_str(&json).map_err(|error| format!("cannot save the run: {error}"))?;
         Redactor::for_vars(vars).json(&mut session);
         Ok(Self {
             format: FORMAT.to_string(),
@@ -173,9 +173,11 @@ mod tests {
             ("tone".to_string(), "dry".to_string()),
         ]);
         let session = starweaver::AgentSession::new(
-            starweaver::AgentBuilder::new(std::sync::Arc::new(starweaver::TestModel::auto())).build(),
+            starweaver::AgentBuilder::new(std::sync::Arc::new(starweaver::TestModel::auto()))
+                .build(),
         );
-        let file = SaveFile::new(Path::new("/m.yaml"), &vars, None, &session.export_state()).unwrap();
+        let file =
+            SaveFile::new(Path::new("/m.yaml"), &vars, None, &session.export_state()).unwrap();
         assert_eq!(file.vars["api_key"], MASK);
         let error = file.vars_with(&BTreeMap::new()).unwrap_err();
         assert!(error.contains("--var api_key=..."), "{error}");

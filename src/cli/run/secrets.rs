@@ -92,11 +92,18 @@ impl Redactor {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
     fn names_with_secret_words_are_secret_in_any_case() {
-        for name in ["api_key", "GITHUB_TOKEN", "ClientSecret", "db_password", "keyring"] {
+        for name in [
+            "api_key",
+            "GITHUB_TOKEN",
+            "ClientSecret",
+            "db_password",
+            "keyring",
+        ] {
             assert!(is_secret_name(name), "{name}");
         }
         for name in ["tone", "audience", "project"] {

@@ -18,12 +18,16 @@ use tokio_util::sync::CancellationToken;
 use super::{execute, plan, Hooks, RunArgs};
 use crate::cli::ui::{Answers, RunOutcome, RunUi};
 
+/// What the watcher needs to cancel a run: the token, the command line to wait for, and where
+/// to put the process group it found.
+type CancelOnSleep = (CancellationToken, String, Arc<Mutex<Option<i32>>>);
+
 /// Remembers what it saw; cancels `token` once a `sleep` with `marker` runs.
 #[derive(Default)]
 struct Watcher {
     outcomes: Arc<Mutex<Vec<RunOutcome>>>,
     calls: Vec<String>,
-    cancel_on_sleep: Option<(CancellationToken, String, Arc<Mutex<Option<i32>>>)>,
+    cancel_on_sleep: Option<CancelOnSleep>,
 }
 
 impl RunUi for Watcher {
@@ -63,10 +67,12 @@ impl RunUi for Watcher {
 
 /// The process group of a running process whose command line contains `marker`.
 fn find_group(marker: &str) -> Option<i32> {
-    group_members(|cmdline, _| cmdline.contains(marker)).first().map(|(_, pgid)| *pgid)
+    group_members(|cmdline, _| cmdline.contains(marker))
+        .first()
+        .map(|(_, pgid)| *pgid)
 }
 
-/// `(pid, pgid)` of processes for which `wanted(cmdline, pgid)` holds (zombies included).
+/// `(pid, pgid)` of live processes (not zombies) for which `wanted(cmdline, pgid)` holds.
 fn group_members(wanted: impl Fn(&str, i32) -> bool) -> Vec<(i32, i32)> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -76,11 +82,16 @@ fn group_members(wanted: impl Fn(&str, i32) -> bool) -> Vec<(i32, i32)> {
         let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        // Fields after the `(comm)`: state, ppid, pgrp.
-        let pgid = stat
+        // Fields after the `(comm)`: state, ppid, pgrp. A zombie has ended; only its parent's
+        // reaping is left.
+        let fields: Vec<&str> = stat
             .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(2))
-            .and_then(|pgid| pgid.parse::<i32>().ok());
+            .map(|(_, rest)| rest.split_whitespace().collect())
+            .unwrap_or_default();
+        let pgid = fields.get(2).and_then(|pgid| pgid.parse::<i32>().ok());
+        if fields.first() == Some(&"Z") {
+            continue;
+        }
         if let Some(pgid) = pgid {
             if wanted(&cmdline, pgid) {
                 found.push((pid, pgid));
@@ -143,6 +154,13 @@ async fn ctrl_c_during_a_long_shell_command_kills_its_group_and_saves() {
     .unwrap();
     assert_eq!(status, 1);
     let pgid = group.lock().unwrap().expect("the sleep process was seen");
+    // The kill is sent as the call is dropped; give the signal a generous while to land.
+    for _ in 0..1000 {
+        if group_members(|_, member| member == pgid).is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     assert!(
         group_members(|_, member| member == pgid).is_empty(),
         "processes of group {pgid} are still alive"
@@ -192,7 +210,11 @@ async fn a_deferred_call_waits_saves_and_resumes_with_its_result() {
         .unwrap();
     assert_eq!(status, 3);
     let call_id = match &ui.outcomes.lock().unwrap()[..] {
-        [RunOutcome::Waiting { pending, saved_to: Some(_), .. }] => pending[0].tool_call_id.clone(),
+        [RunOutcome::Waiting {
+            pending,
+            saved_to: Some(_),
+            ..
+        }] => pending[0].tool_call_id.clone(),
         other => panic!("{other:?}"),
     };
 
@@ -219,5 +241,5 @@ async fn a_deferred_call_waits_saves_and_resumes_with_its_result() {
     match &ui.outcomes.lock().unwrap()[..] {
         [RunOutcome::Completed { output, .. }] => assert!(output.contains("out.mp4"), "{output}"),
         other => panic!("{other:?}"),
-    }
+    };
 }

@@ -35,12 +35,23 @@ fn every_agent_runs_to_its_answer_on_a_copy() {
         }
         let text = std::fs::read_to_string(&path).unwrap();
         let relative = format!("agents/{}", path.file_name().unwrap().to_string_lossy());
-        let output = run(dir.path(), &["run", &relative, "--yes", "--prompt", "Say hello"]);
+        let output = run(
+            dir.path(),
+            &["run", &relative, "--yes", "--prompt", "Say hello"],
+        );
         // A run that hands a call to an external worker ends waiting for it, as designed.
-        let want = if text.contains("type: deferred") { 3 } else { 0 };
+        let want = if text.contains("type: deferred") {
+            3
+        } else {
+            0
+        };
         assert_status(&output, want);
         if want == 0 {
-            assert!(stdout(&output).contains("usage: "), "{relative}: {}", stdout(&output));
+            assert!(
+                stdout(&output).contains("usage: "),
+                "{relative}: {}",
+                stdout(&output)
+            );
         }
         ran += 1;
     }
@@ -62,13 +73,25 @@ fn the_readme_job_runs_in_place_and_leaves_the_checkout_alone() {
     let before = status(&root);
     let output = run(
         &root,
-        &["run", "agents/repo-helper.yaml", "--prompt", "Where is the manifest loader?"],
+        &[
+            "run",
+            "agents/repo-helper.yaml",
+            "--prompt",
+            "Where is the manifest loader?",
+        ],
     );
     assert_status(&output, 0);
     let text = stdout(&output);
     assert!(text.contains("step 1: asking the model"), "{text}");
     assert!(text.contains("→ read_file"), "{text}");
-    assert!(text.trim_end().lines().last().unwrap().starts_with("usage: "), "{text}");
+    assert!(
+        text.trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("usage: "),
+        "{text}"
+    );
     // Without git (an exported tree) there is nothing to compare.
     if let Some(before) = before {
         assert_eq!(status(&root), Some(before), "the run changed the checkout");

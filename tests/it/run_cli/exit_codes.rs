@@ -12,21 +12,37 @@ fn a_completed_run_exits_0_with_the_answer_last_but_usage() {
     assert_status(&output, 0);
     let text = stdout(&output);
     let lines: Vec<&str> = text.trim_end().lines().collect();
-    assert!(lines[lines.len() - 1].starts_with("usage: 2 model request(s)"), "{text}");
-    assert!(lines[lines.len() - 3].starts_with("Called 1 tool(s)"), "{text}");
+    assert!(
+        lines[lines.len() - 1].starts_with("usage: 2 model request(s)"),
+        "{text}"
+    );
+    assert!(
+        lines[lines.len() - 3].starts_with("Called 1 tool(s)"),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_run_out_of_steps_exits_1_with_the_reason() {
     let dir = folder(&[("lister.yaml", LISTER)]);
-    let output = run(dir.path(), &["run", "lister.yaml", "--max-steps", "1", "--prompt", "list"]);
+    let output = run(
+        dir.path(),
+        &["run", "lister.yaml", "--max-steps", "1", "--prompt", "list"],
+    );
     assert_status(&output, 1);
-    assert!(stderr(&output).contains("stopped after 1 model steps"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("stopped after 1 model steps"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
 fn a_manifest_that_does_not_check_exits_2_with_the_diagnostic() {
-    let dir = folder(&[("broken.yaml", "version: 1\nname: broken\nmodel:\n  idd: test\n")]);
+    let dir = folder(&[(
+        "broken.yaml",
+        "version: 1\nname: broken\nmodel:\n  idd: test\n",
+    )]);
     let output = run(dir.path(), &["run", "broken.yaml", "--prompt", "hi"]);
     assert_status(&output, 2);
     let text = stderr(&output);
@@ -39,22 +55,43 @@ fn bad_usage_exits_2_naming_the_problem() {
     let dir = folder(&[("lister.yaml", LISTER)]);
     let output = run(dir.path(), &["run", "missing.yaml", "--prompt", "hi"]);
     assert_status(&output, 2);
-    assert!(stderr(&output).contains("missing.yaml"), "{}", stderr(&output));
-    let output = run(dir.path(), &["run", "lister.yaml", "--var", "tone=dry", "--prompt", "hi"]);
+    assert!(
+        stderr(&output).contains("missing.yaml"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run(
+        dir.path(),
+        &["run", "lister.yaml", "--var", "tone=dry", "--prompt", "hi"],
+    );
     assert_status(&output, 2);
     assert!(stderr(&output).contains("unknown variable(s) given with --var: tone"));
-    assert!(stderr(&output).contains("declares no `vars`"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("declares no `vars`"),
+        "{}",
+        stderr(&output)
+    );
     let output = run(dir.path(), &["run", "lister.yaml"]);
     assert_status(&output, 2);
     assert!(stderr(&output).contains("no prompt"), "{}", stderr(&output));
-    let output = run(dir.path(), &["run", "lister.yaml", "--max-steps", "0", "--prompt", "x"]);
+    let output = run(
+        dir.path(),
+        &["run", "lister.yaml", "--max-steps", "0", "--prompt", "x"],
+    );
     assert_status(&output, 2);
 }
 
 #[test]
 fn a_run_waiting_for_approval_exits_3() {
     let dir = folder(&[("careful.yaml", APPROVAL)]);
-    let output = run(dir.path(), &["run", "careful.yaml", "--save", "run.json", "--prompt", "x"]);
+    let output = run(
+        dir.path(),
+        &["run", "careful.yaml", "--save", "run.json", "--prompt", "x"],
+    );
     assert_status(&output, 3);
-    assert!(stdout(&output).contains("waiting for 1 call(s)"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("waiting for 1 call(s)"),
+        "{}",
+        stdout(&output)
+    );
 }

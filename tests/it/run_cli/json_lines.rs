@@ -5,7 +5,10 @@ use super::{assert_status, folder, json_lines, run, run_with_stdin, stdout, APPR
 #[test]
 fn every_line_parses_and_the_last_is_the_finished_record() {
     let dir = folder(&[("careful.yaml", APPROVAL)]);
-    let output = run(dir.path(), &["run", "careful.yaml", "--json", "--yes", "--prompt", "list"]);
+    let output = run(
+        dir.path(),
+        &["run", "careful.yaml", "--json", "--yes", "--prompt", "list"],
+    );
     assert_status(&output, 0);
     let lines = json_lines(&stdout(&output));
     let (last, records) = lines.split_last().unwrap();
@@ -14,12 +17,24 @@ fn every_line_parses_and_the_last_is_the_finished_record() {
     assert_eq!(last["exit_code"], 0);
     assert!(last["output"].as_str().unwrap().contains("ls"), "{last}");
     assert_eq!(last["usage"]["requests"], 2);
-    let types: Vec<&str> = records.iter().map(|r| r["event"]["type"].as_str().unwrap()).collect();
+    let types: Vec<&str> = records
+        .iter()
+        .map(|r| r["event"]["type"].as_str().unwrap())
+        .collect();
     assert_eq!(types.first(), Some(&"run_started"));
-    for wanted in ["model_request", "tool_call", "tool_return", "waiting", "run_completed"] {
+    for wanted in [
+        "model_request",
+        "tool_call",
+        "tool_return",
+        "waiting",
+        "run_completed",
+    ] {
         assert!(types.contains(&wanted), "{wanted} missing from {types:?}");
     }
-    let sequences: Vec<u64> = records.iter().map(|r| r["sequence"].as_u64().unwrap()).collect();
+    let sequences: Vec<u64> = records
+        .iter()
+        .map(|r| r["sequence"].as_u64().unwrap())
+        .collect();
     assert!(sequences.windows(2).all(|w| w[0] < w[1]), "{sequences:?}");
 }
 
@@ -28,7 +43,15 @@ fn a_waiting_run_ends_with_its_pending_calls() {
     let dir = folder(&[("careful.yaml", APPROVAL)]);
     let output = run(
         dir.path(),
-        &["run", "careful.yaml", "--json", "--save", "run.json", "--prompt", "list"],
+        &[
+            "run",
+            "careful.yaml",
+            "--json",
+            "--save",
+            "run.json",
+            "--prompt",
+            "list",
+        ],
     );
     assert_status(&output, 3);
     let lines = json_lines(&stdout(&output));
@@ -43,7 +66,11 @@ fn a_waiting_run_ends_with_its_pending_calls() {
 #[test]
 fn the_prompt_comes_from_standard_input_within_a_bound() {
     let dir = folder(&[("plain.yaml", "version: 1\nname: plain\nmodel: {id: test}\n")]);
-    let output = run_with_stdin(dir.path(), &["run", "plain.yaml", "--json"], b"from the pipe\n");
+    let output = run_with_stdin(
+        dir.path(),
+        &["run", "plain.yaml", "--json"],
+        b"from the pipe\n",
+    );
     assert_status(&output, 0);
     let lines = json_lines(&stdout(&output));
     assert_eq!(

@@ -14,7 +14,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// A manifest whose one file tool needs approval: it waits until someone approves.
-pub const APPROVAL: &str = "version: 1\nname: careful\nmodel: {id: test}\nenvironment: {type: local}\n\
+pub const APPROVAL: &str =
+    "version: 1\nname: careful\nmodel: {id: test}\nenvironment: {type: local}\n\
 toolsets:\n  - type: filesystem\n    tools: [ls]\n    approval_required: true\n";
 
 /// Runs the binary in `dir` with `args` and `stdin` as standard input.

@@ -5,7 +5,17 @@ use super::{assert_status, folder, run, stderr, stdout, APPROVAL};
 #[test]
 fn an_approval_saved_without_a_terminal_is_approved_on_resume() {
     let dir = folder(&[("careful.yaml", APPROVAL)]);
-    let first = run(dir.path(), &["run", "careful.yaml", "--save", "run.json", "--prompt", "list"]);
+    let first = run(
+        dir.path(),
+        &[
+            "run",
+            "careful.yaml",
+            "--save",
+            "run.json",
+            "--prompt",
+            "list",
+        ],
+    );
     assert_status(&first, 3);
     let text = stdout(&first);
     assert!(text.contains("ls stays pending"), "{text}");
@@ -15,10 +25,16 @@ fn an_approval_saved_without_a_terminal_is_approved_on_resume() {
             .unwrap();
     assert_eq!(saved["format"], "starweaver-run");
     assert_eq!(saved["version"], 1);
-    assert!(saved["manifest"].as_str().unwrap().ends_with("careful.yaml"));
+    assert!(saved["manifest"]
+        .as_str()
+        .unwrap()
+        .ends_with("careful.yaml"));
 
     // Still nobody to ask: it stays waiting, saved again.
-    let again = run(dir.path(), &["run", "--resume", "run.json", "--save", "run.json"]);
+    let again = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--save", "run.json"],
+    );
     assert_status(&again, 3);
 
     let resumed = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
@@ -34,21 +50,48 @@ fn without_save_an_approval_is_denied_and_the_run_says_so() {
     let output = run(dir.path(), &["run", "careful.yaml", "--prompt", "list"]);
     assert_status(&output, 0);
     let text = stdout(&output);
-    assert!(text.contains("ls denied: no terminal to ask for approval"), "{text}");
+    assert!(
+        text.contains("ls denied: no terminal to ask for approval"),
+        "{text}"
+    );
 }
 
 #[test]
 fn resuming_a_waiting_run_takes_no_prompt_and_bad_files_are_named() {
     let dir = folder(&[("careful.yaml", APPROVAL), ("junk.json", "{\"format\": 1}")]);
-    let first = run(dir.path(), &["run", "careful.yaml", "--save", "run.json", "--prompt", "list"]);
+    let first = run(
+        dir.path(),
+        &[
+            "run",
+            "careful.yaml",
+            "--save",
+            "run.json",
+            "--prompt",
+            "list",
+        ],
+    );
     assert_status(&first, 3);
-    let output = run(dir.path(), &["run", "--resume", "run.json", "--prompt", "more"]);
+    let output = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--prompt", "more"],
+    );
     assert_status(&output, 2);
-    assert!(stderr(&output).contains("--prompt is not used when resuming"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--prompt is not used when resuming"),
+        "{}",
+        stderr(&output)
+    );
     let output = run(dir.path(), &["run", "--resume", "junk.json"]);
     assert_status(&output, 2);
     assert!(stderr(&output).contains("junk.json"), "{}", stderr(&output));
-    let output = run(dir.path(), &["run", "--resume", "run.json", "--result", "x=1"]);
+    let output = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--result", "x=1"],
+    );
     assert_status(&output, 2);
-    assert!(stderr(&output).contains("not a pending deferred call"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("not a pending deferred call"),
+        "{}",
+        stderr(&output)
+    );
 }

@@ -6,7 +6,8 @@ use super::{assert_status, folder, run, stderr, stdout};
 
 const SECRET: &str = "sk-live-0123456789";
 
-const MANIFEST: &str = "version: 1\nname: keyed\nmodel: {id: test}\nvars:\n  api_key: unset\n  tone: dry\n\
+const MANIFEST: &str =
+    "version: 1\nname: keyed\nmodel: {id: test}\nvars:\n  api_key: unset\n  tone: dry\n\
 instructions: 'Use {{ vars.api_key }} in a {{ vars.tone }} tone.'\nenvironment: {type: local}\n\
 toolsets:\n  - type: filesystem\n    tools: [ls]\n    approval_required: true\n";
 
@@ -20,13 +21,24 @@ fn secret_values_are_masked_in_json_lines_and_plain_output() {
     let prompt = format!("echo {SECRET}");
     let output = run(
         dir.path(),
-        &["run", "keyed.yaml", "--json", "--var", &var, "--prompt", &prompt],
+        &[
+            "run",
+            "keyed.yaml",
+            "--json",
+            "--var",
+            &var,
+            "--prompt",
+            &prompt,
+        ],
     );
     assert_status(&output, 0);
     let text = stdout(&output);
     assert!(!text.contains(SECRET), "{text}");
     assert!(text.contains("***"), "{text}");
-    let output = run(dir.path(), &["run", "keyed.yaml", "--var", &var, "--prompt", &prompt]);
+    let output = run(
+        dir.path(),
+        &["run", "keyed.yaml", "--var", &var, "--prompt", &prompt],
+    );
     assert!(!stdout(&output).contains(SECRET), "{}", stdout(&output));
 }
 
@@ -37,7 +49,18 @@ fn save_files_hold_no_secret_and_resume_asks_for_it() {
     let prompt = format!("use {SECRET}");
     let first = run(
         dir.path(),
-        &["run", "keyed.yaml", "--var", &var, "--var", "tone=warm", "--save", "run.json", "--prompt", &prompt],
+        &[
+            "run",
+            "keyed.yaml",
+            "--var",
+            &var,
+            "--var",
+            "tone=warm",
+            "--save",
+            "run.json",
+            "--prompt",
+            &prompt,
+        ],
     );
     assert_status(&first, 3);
     let saved = std::fs::read_to_string(dir.path().join("run.json")).unwrap();
@@ -48,8 +71,15 @@ fn save_files_hold_no_secret_and_resume_asks_for_it() {
 
     let missing = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
     assert_status(&missing, 2);
-    assert!(stderr(&missing).contains("--var api_key=..."), "{}", stderr(&missing));
-    let resumed = run(dir.path(), &["run", "--resume", "run.json", "--yes", "--var", &var]);
+    assert!(
+        stderr(&missing).contains("--var api_key=..."),
+        "{}",
+        stderr(&missing)
+    );
+    let resumed = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--yes", "--var", &var],
+    );
     assert_status(&resumed, 0);
     assert!(!stdout(&resumed).contains(SECRET), "{}", stdout(&resumed));
 }
