@@ -5,7 +5,7 @@ use std::path::PathBuf;
 /// The arguments of `starweaver run`.
 #[derive(Clone, Debug, Default, clap::Args)]
 #[command(
-    after_help = "Examples:\n  starweaver run agents/repo-helper.yaml --prompt \"Where is the manifest loader?\"\n  echo \"Summarise the README\" | starweaver run agents/docs-assistant.yaml\n  starweaver run agents/release.yaml --prompt \"Prepare 0.2\" --save run.json\n  starweaver run --resume run.json --yes\n  starweaver run --resume run.json --result test-call-1='{\"done\":true}'\n\nExit status: 0 done, 1 the run failed or was cancelled, 2 bad usage or a manifest that does\nnot check, 3 the run is waiting (approvals or deferred calls; saved with --save)."
+    after_help = "Examples:\n  starweaver run agents/repo-helper.yaml --prompt \"Where is the manifest loader?\"\n  echo \"Summarise the README\" | starweaver run agents/docs-assistant.yaml\n  starweaver run agents/docs-assistant.yaml --prompt \"Review the manifests\" --save run.json\n  starweaver run --resume run.json --yes\n  starweaver run --resume run.json --result test-call-1='{\"done\":true}'\n\nExit status: 0 done, 1 the run failed or was cancelled, 2 bad usage or a manifest that does\nnot check, 3 the run is waiting (approvals or deferred calls; saved with --save)."
 )]
 pub struct RunArgs {
     /// The agent manifest to run (not given with --resume, which names its own).
