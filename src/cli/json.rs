@@ -61,7 +61,7 @@ impl RunUi for JsonUi {
         self.emit(value);
         if let RunOutcome::Failed { message } = outcome {
             let message = self.settings.redactor.text(message);
-            eprintln!("error: {message}");
+            let _ = writeln!(std::io::stderr(), "error: {message}");
         }
     }
 }

@@ -52,6 +52,16 @@ pub enum Ended {
     Cancelled,
 }
 
+/// Ctrl-C as the loop sees it: the first cancels the run, a second stops waiting for its tool
+/// calls to wind down.
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt {
+    /// Fires on the first Ctrl-C.
+    pub cancel: CancellationToken,
+    /// Fires on the second.
+    pub force: CancellationToken,
+}
+
 /// Everything the loop uses besides the session.
 pub struct Driver<'a> {
     /// The watcher of the run.
@@ -59,7 +69,7 @@ pub struct Driver<'a> {
     /// `--yes` and `--result`.
     pub auto: AutoAnswers,
     /// Fires on Ctrl-C.
-    pub token: CancellationToken,
+    pub interrupt: Interrupt,
     /// The session was restored from a save file: its resumes carry no cancellation token
     /// (they run with the options of the process that saved them), so on Ctrl-C they are
     /// dropped at once, which kills their processes.
@@ -100,18 +110,18 @@ impl Driver<'_> {
         session: &mut AgentSession,
         request: Request,
     ) -> Result<Usage, Ended> {
-        let token = self.token.clone();
+        let interrupt = self.interrupt.clone();
         let wired = !self.restored || matches!(request, Request::Run(_));
         let ui = &mut *self.ui;
         let mut sink = |record: &AgentStreamRecord| ui.record(record);
         let running: Running<'_> = match request {
             Request::Run(prompt) => {
-                let options = AgentRunOptions::new().cancellation(token.clone());
+                let options = AgentRunOptions::new().cancellation(interrupt.cancel.clone());
                 Box::pin(session.run_with_events(prompt, options, &mut sink))
             }
             Request::Resume(results) => Box::pin(session.resume_with_events(results, &mut sink)),
         };
-        match cancellable(running, &token, wired).await {
+        match cancellable(running, &interrupt, wired).await {
             None | Some(Err(AgentError::Cancelled)) => Err(Ended::Cancelled),
             Some(Err(error)) => Err(Ended::Failed {
                 message: error.to_string(),
@@ -135,7 +145,7 @@ impl Driver<'_> {
                 results = results.with_interaction(interaction);
             }
         }
-        if self.token.is_cancelled() {
+        if self.interrupt.cancel.is_cancelled() {
             return Err(Some(Ended::Cancelled));
         }
         let answered = pending.iter().all(|request| {
@@ -161,20 +171,23 @@ enum Request {
     Resume(AgentHitlResults),
 }
 
-/// Awaits `running` until the token fires; then gives it [`CANCEL_GRACE`] to stop its tool
-/// calls when it watches the token (`wired`), and drops it otherwise or after the grace.
+/// Awaits `running` until the first Ctrl-C; then gives it [`CANCEL_GRACE`] (or until a second
+/// Ctrl-C) to stop its tool calls when it watches the token (`wired`), and drops it otherwise.
 /// `None` when it was dropped.
 async fn cancellable<T>(
     mut running: Pin<Box<dyn Future<Output = T> + '_>>,
-    token: &CancellationToken,
+    interrupt: &Interrupt,
     wired: bool,
 ) -> Option<T> {
     tokio::select! {
         result = &mut running => return Some(result),
-        () = token.cancelled() => {}
+        () = interrupt.cancel.cancelled() => {}
     }
     if !wired {
         return None;
     }
-    tokio::time::timeout(CANCEL_GRACE, running).await.ok()
+    tokio::select! {
+        result = tokio::time::timeout(CANCEL_GRACE, running) => result.ok(),
+        () = interrupt.force.cancelled() => None,
+    }
 }

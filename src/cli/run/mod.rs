@@ -23,11 +23,11 @@ use std::process::ExitCode;
 
 use starweaver::environment::attached_process_shell;
 use starweaver::AgentSession;
-use tokio_util::sync::CancellationToken;
 
 pub use answers::is_question;
 pub use args::RunArgs;
 pub use choose::{choose_ui, UiSettings};
+pub use drive::Interrupt;
 use drive::{Driver, Ended, Start};
 use plan::{plan, Plan};
 use prepare::prepare;
@@ -99,11 +99,14 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
                 status: 1,
             })?;
         runtime.block_on(async {
-            let token = CancellationToken::new();
-            let watcher = token.clone();
+            let interrupt = Interrupt::default();
+            let watcher = interrupt.clone();
             tokio::spawn(async move {
                 if tokio::signal::ctrl_c().await.is_ok() {
-                    watcher.cancel();
+                    watcher.cancel.cancel();
+                }
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    watcher.force.cancel();
                 }
             });
             let settings = UiSettings {
@@ -112,7 +115,7 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
                 redactor: Redactor::for_vars(&plan.vars),
             };
             let mut ui = choose_ui(args.json, settings);
-            execute(plan, args, &Hooks::default(), ui.as_mut(), token).await
+            execute(plan, args, &Hooks::default(), ui.as_mut(), interrupt).await
         })
     });
     match status {
@@ -142,7 +145,7 @@ pub async fn execute(
     args: &RunArgs,
     hooks: &Hooks,
     ui: &mut dyn RunUi,
-    token: CancellationToken,
+    interrupt: Interrupt,
 ) -> Result<u8, Stop> {
     let prepared = prepare(&plan.manifest, &plan.vars, plan.max_steps, hooks).await?;
     if !prepared.warnings.is_empty() {
@@ -163,7 +166,7 @@ pub async fn execute(
     let mut driver = Driver {
         ui,
         auto: plan.auto,
-        token,
+        interrupt,
         restored,
     };
     let ended = driver.drive(&mut session, start).await;

@@ -15,7 +15,7 @@ use starweaver::{
 };
 use tokio_util::sync::CancellationToken;
 
-use super::{execute, plan, Hooks, RunArgs};
+use super::{execute, plan, Hooks, Interrupt, RunArgs};
 use crate::cli::ui::{Answers, RunOutcome, RunUi};
 
 /// What the watcher needs to cancel a run: the token, the command line to wait for, and where
@@ -127,7 +127,8 @@ async fn ctrl_c_during_a_long_shell_command_kills_its_group_and_saves() {
         )]),
         ModelResponse::text("never reached"),
     ]);
-    let token = CancellationToken::new();
+    let interrupt = Interrupt::default();
+    let token = interrupt.cancel.clone();
     let group = Arc::new(Mutex::new(None));
     let mut ui = Watcher {
         cancel_on_sleep: Some((token.clone(), marker.to_string(), group.clone())),
@@ -147,7 +148,7 @@ async fn ctrl_c_during_a_long_shell_command_kills_its_group_and_saves() {
     let planned = plan(&args, || Err("no stdin".to_string())).unwrap();
     let status = tokio::time::timeout(
         Duration::from_secs(60),
-        execute(planned, &args, &hooks, &mut ui, token.clone()),
+        execute(planned, &args, &hooks, &mut ui, interrupt),
     )
     .await
     .expect("the cancelled run ends")
@@ -205,7 +206,7 @@ async fn a_deferred_call_waits_saves_and_resumes_with_its_result() {
     };
     let mut ui = Watcher::default();
     let planned = plan(&first, || Err("no stdin".to_string())).unwrap();
-    let status = execute(planned, &first, &hooks, &mut ui, CancellationToken::new())
+    let status = execute(planned, &first, &hooks, &mut ui, Interrupt::default())
         .await
         .unwrap();
     assert_eq!(status, 3);
@@ -234,7 +235,7 @@ async fn a_deferred_call_waits_saves_and_resumes_with_its_result() {
     };
     let mut ui = Watcher::default();
     let planned = plan(&resume, || Err("no stdin".to_string())).unwrap();
-    let status = execute(planned, &resume, &hooks, &mut ui, CancellationToken::new())
+    let status = execute(planned, &resume, &hooks, &mut ui, Interrupt::default())
         .await
         .unwrap();
     assert_eq!(status, 0);
