@@ -91,6 +91,10 @@ impl RunUi for PlainUi {
                     part.kind.as_str()
                 ));
             }
+            AgentStreamEvent::Custom { event } => {
+                let payload = shorten(&event.payload.to_string(), SHOWN_CHARS);
+                self.line(&format!("  · {} {payload}", event.kind));
+            }
             AgentStreamEvent::Waiting { requests } => {
                 for request in requests {
                     self.line(&format!(

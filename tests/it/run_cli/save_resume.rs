@@ -95,3 +95,25 @@ fn resuming_a_waiting_run_takes_no_prompt_and_bad_files_are_named() {
         stderr(&output)
     );
 }
+
+#[test]
+fn yes_does_not_answer_clarifying_questions_and_the_model_is_told() {
+    let asker = "version: 1\nname: asker\nmodel: {id: test}\ntoolsets:\n  - type: user_input\n";
+    let dir = folder(&[("asker.yaml", asker)]);
+    let output = run(
+        dir.path(),
+        &["run", "asker.yaml", "--yes", "--json", "--prompt", "x"],
+    );
+    assert_status(&output, 0);
+    let lines = super::json_lines(&stdout(&output));
+    let denial = lines
+        .iter()
+        .filter(|line| line["event"]["type"] == "tool_return")
+        .map(|line| line["event"]["part"]["content"]["message"].to_string())
+        .find(|message| message.contains("denied"))
+        .unwrap();
+    assert!(
+        denial.contains("--yes approves tool calls but does not answer questions"),
+        "{denial}"
+    );
+}
