@@ -54,9 +54,14 @@ pub async fn prepare(
     })?;
     let bytes = read_bounded(&absolute, path)?;
     let folder = absolute.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let context = CheckContext::new()
+    let mut context = CheckContext::new()
         .with_base_dir(&folder)
         .with_vars(vars.keys().cloned());
+    if hooks.tools.is_none() {
+        // The tools linked into this binary are the ones loading can find: a name outside them
+        // is an `unknown-tool` diagnostic now rather than a load error later.
+        context = context.with_catalog(starweaver::catalog::names());
+    }
     let shown = path.display().to_string();
     let (mut manifest, warnings) = read_with_context(&bytes, &context).map_err(|diagnostics| {
         Stop::usage(human::render(&[FileReport::new(

@@ -244,3 +244,88 @@ async fn a_deferred_call_waits_saves_and_resumes_with_its_result() {
         other => panic!("{other:?}"),
     };
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_during_a_resumed_call_kills_it_and_the_run_still_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = write(
+        dir.path(),
+        "careful.yaml",
+        "version: 1\nname: careful\nmodel: {id: test}\nenvironment: {type: local}\n\
+         shell: {allow_execute: true, allowed_programs: [sleep]}\n\
+         toolsets:\n  - type: shell\n    tools: [shell_exec]\n    approval_required: true\n",
+    );
+    let call = ModelResponse::tool_calls([ToolCallPart::new(
+        "call-1",
+        "shell_exec",
+        json!({"program": "sleep", "args": ["27.1828"]}),
+    )]);
+    let save = dir.path().join("run.json");
+    let first = RunArgs {
+        manifest: Some(manifest),
+        prompt: Some("sleep".to_string()),
+        save: Some(save.clone()),
+        ..RunArgs::default()
+    };
+    let hooks = Hooks {
+        model: Some(Arc::new(TestModel::scripted([call]))),
+        tools: None,
+    };
+    let planned = plan(&first, || Err("no stdin".to_string())).unwrap();
+    let mut ui = Watcher::default();
+    let status = execute(planned, &first, &hooks, &mut ui, Interrupt::default())
+        .await
+        .unwrap();
+    assert_eq!(status, 3);
+
+    // The second process approves; the approved call runs; Ctrl-C comes while it does.
+    let interrupt = Interrupt::default();
+    let group = Arc::new(Mutex::new(None));
+    let mut ui = Watcher {
+        cancel_on_sleep: Some((
+            interrupt.cancel.clone(),
+            "sleep 27.1828".to_string(),
+            group.clone(),
+        )),
+        ..Watcher::default()
+    };
+    let resume = RunArgs {
+        resume: Some(save.clone()),
+        yes: true,
+        save: Some(save.clone()),
+        ..RunArgs::default()
+    };
+    let hooks = Hooks {
+        model: Some(Arc::new(TestModel::scripted([ModelResponse::text("done")]))),
+        tools: None,
+    };
+    let planned = plan(&resume, || Err("no stdin".to_string())).unwrap();
+    // The approved call runs before any new record: watch for the process from the start.
+    ui.record(&AgentStreamRecord {
+        sequence: 0,
+        run_id: starweaver::RunId::default(),
+        event: AgentStreamEvent::ToolCall {
+            call: ToolCallPart::new("watch", "shell_exec", json!({})),
+        },
+    });
+    let status = tokio::time::timeout(
+        Duration::from_secs(60),
+        execute(planned, &resume, &hooks, &mut ui, interrupt),
+    )
+    .await
+    .expect("the cancelled resume ends")
+    .unwrap();
+    assert_eq!(status, 1);
+    let pgid = group.lock().unwrap().expect("the sleep process was seen");
+    for _ in 0..1000 {
+        if group_members(|_, member| member == pgid).is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(group_members(|_, member| member == pgid).is_empty());
+    // Nothing settled: the saved run still waits for the same approval.
+    let saved = super::save::SaveFile::read(&save).unwrap().state().unwrap();
+    assert_eq!(saved.pending().len(), 1);
+    assert_eq!(saved.pending()[0].tool_call_id, "call-1");
+}

@@ -95,3 +95,14 @@ fn a_run_waiting_for_approval_exits_3() {
         stdout(&output)
     );
 }
+
+#[test]
+fn a_code_tool_this_binary_lacks_is_a_check_diagnostic() {
+    let manifest = "version: 1\nname: coded\nmodel: {id: test}\ntoolsets:\n  - type: tools\n    name: mine\n    tools: [lookup]\n";
+    let dir = folder(&[("coded.yaml", manifest)]);
+    let output = run(dir.path(), &["run", "coded.yaml", "--prompt", "hi"]);
+    assert_status(&output, 2);
+    let text = stderr(&output);
+    assert!(text.contains("error[unknown-tool]"), "{text}");
+    assert!(text.contains("--> coded.yaml:7:13"), "{text}");
+}
