@@ -184,8 +184,18 @@ pub async fn execute(
         Ok(Some(path.clone()))
     };
     let outcome = match ended {
-        Ended::Completed { output, usage } => RunOutcome::Completed { output, usage },
-        Ended::Failed { message } => RunOutcome::Failed { message },
+        // Saved too, so a file that was resumed no longer holds calls that have now run, and
+        // the conversation can go on with `--resume FILE --prompt TEXT`.
+        Ended::Completed { output, usage } => match saved(&session) {
+            Ok(_) => RunOutcome::Completed { output, usage },
+            Err(message) => RunOutcome::Failed { message },
+        },
+        Ended::Failed { message } => match saved(&session) {
+            Ok(_) => RunOutcome::Failed { message },
+            Err(problem) => RunOutcome::Failed {
+                message: format!("{message}; {problem}"),
+            },
+        },
         Ended::Waiting { usage } => match saved(&session) {
             Ok(saved_to) => RunOutcome::Waiting {
                 pending: session.pending().to_vec(),

@@ -70,15 +70,18 @@ impl SaveFile {
         })
     }
 
-    /// Writes the file (via a temporary file beside it, so a failed write leaves no half file).
+    /// Writes the file (via a temporary file beside it, so a failed write leaves no half file),
+    /// readable by its owner only: the conversation may quote private files.
     ///
     /// # Errors
     /// A message naming the path and the failure.
     pub fn write(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self)
             .map_err(|error| format!("cannot save the run: {error}"))?;
-        let temporary = path.with_extension("partial");
-        std::fs::write(&temporary, text.as_bytes())
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(".partial");
+        let temporary = path.with_file_name(name);
+        write_private(&temporary, text.as_bytes())
             .and_then(|()| std::fs::rename(&temporary, path))
             .map_err(|error| {
                 let _ = std::fs::remove_file(&temporary);
@@ -161,6 +164,20 @@ impl SaveFile {
     }
 }
 
+/// Creates (or truncates) `path` with owner-only permissions and writes `bytes`.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -187,6 +204,9 @@ mod tests {
         let path = dir.path().join("run.json");
         file.write(&path).unwrap();
         assert!(!std::fs::read_to_string(&path).unwrap().contains("sk-1"));
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{mode:o}");
         assert!(SaveFile::read(&path).unwrap().state().is_ok());
         std::fs::write(&path, "{\"format\":\"other\"}").unwrap();
         assert!(SaveFile::read(&path).unwrap_err().contains("format"));

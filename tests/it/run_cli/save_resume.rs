@@ -37,11 +37,31 @@ fn an_approval_saved_without_a_terminal_is_approved_on_resume() {
     );
     assert_status(&again, 3);
 
-    let resumed = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    let resumed = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--yes", "--save", "run.json"],
+    );
     assert_status(&resumed, 0);
     let text = stdout(&resumed);
     assert!(text.contains("← ls success"), "{text}");
     assert!(text.contains("Called 1 tool(s)"), "{text}");
+
+    // The file now holds the finished conversation: nothing to approve or run again, and a
+    // new prompt continues it.
+    let output = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    assert_status(&output, 2);
+    assert!(stderr(&output).contains("no prompt"), "{}", stderr(&output));
+    let output = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--yes", "--prompt", "again"],
+    );
+    assert_status(&output, 0);
+    // The `test` model sees `ls` already called in the conversation, so it answers at once.
+    assert!(
+        stdout(&output).contains("usage: 1 model request(s)"),
+        "{}",
+        stdout(&output)
+    );
 }
 
 #[test]
