@@ -70,9 +70,9 @@ pub struct Driver<'a> {
     pub auto: AutoAnswers,
     /// Fires on Ctrl-C.
     pub interrupt: Interrupt,
-    /// The session was restored from a save file: its resumes carry no cancellation token
-    /// (they run with the options of the process that saved them), so on Ctrl-C they are
-    /// dropped at once, which kills their processes.
+    /// The session was restored from a save file and has not run a prompt here since: its
+    /// resumes carry no cancellation token (they run with the options of the process that
+    /// saved them), so on Ctrl-C they are dropped at once, which kills their processes.
     pub restored: bool,
 }
 
@@ -111,7 +111,11 @@ impl Driver<'_> {
         request: Request,
     ) -> Result<Usage, Ended> {
         let interrupt = self.interrupt.clone();
-        let wired = !self.restored || matches!(request, Request::Run(_));
+        if matches!(request, Request::Run(_)) {
+            // Its resumes here carry this run's options, and so the token.
+            self.restored = false;
+        }
+        let wired = !self.restored;
         let ui = &mut *self.ui;
         let mut sink = |record: &AgentStreamRecord| ui.record(record);
         let running: Running<'_> = match request {
