@@ -33,7 +33,7 @@ use plan::{plan, Plan};
 use prepare::prepare;
 pub use prepare::Hooks;
 use save::SaveFile;
-use secrets::Redactor;
+pub use secrets::Redactor;
 
 use crate::cli::ui::{RunOutcome, RunUi};
 
