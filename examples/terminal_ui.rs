@@ -6,7 +6,9 @@
 //! `cargo run --example terminal_ui` (add `--yes` to approve without asking)
 
 // The binary's own modules, compiled into this example as they are.
+// The example builds no cancelled outcome of its own.
 #[cfg(feature = "cli")]
+#[allow(dead_code)]
 #[path = "../src/cli/ui.rs"]
 mod ui;
 

@@ -1,6 +1,6 @@
-//! The `starweaver` command line: `check` reports every problem in agent manifests, `schema`
-//! prints the manifest JSON Schema for editors, `tools` lists what the model would see, and
-//! `completions` writes shell completion scripts.
+//! The `starweaver` command line: `run` runs an agent manifest, `check` reports every problem
+//! in agent manifests, `schema` prints the manifest JSON Schema for editors, `tools` lists what
+//! the model would see, and `completions` writes shell completion scripts.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -15,7 +15,7 @@ use starweaver_config::check::{print_outcome, run_schema, CheckArgs, SchemaArgs}
 #[command(
     name = "starweaver",
     version,
-    after_help = "Examples:\n  starweaver check                      check every manifest under agents/\n  starweaver check agents/scout.yaml --format json\n  starweaver tools agents/repo-helper.yaml --all\n  starweaver schema > schema/agent.schema.json\n  starweaver completions bash > ~/.local/share/bash-completion/completions/starweaver"
+    after_help = "Examples:\n  starweaver run agents/repo-helper.yaml --prompt \"Where is the loader?\"\n  starweaver check                      check every manifest under agents/\n  starweaver check agents/scout.yaml --format json\n  starweaver tools agents/repo-helper.yaml --all\n  starweaver schema > schema/agent.schema.json\n  starweaver completions bash > ~/.local/share/bash-completion/completions/starweaver"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -28,6 +28,8 @@ enum Command {
     Check(CheckArgs),
     /// Print the manifest JSON Schema (for editors and other tools).
     Schema(SchemaArgs),
+    /// Run an agent manifest on a prompt, showing each step, tool call and result.
+    Run(cli::run::RunArgs),
     /// List the tools the model would see on its first request (`--all`: and later).
     Tools(cli::tools::ToolsArgs),
     /// Print a shell completion script (bash, zsh or fish).
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Check(args) => print_outcome(&args),
+        Command::Run(args) => cli::run::run_main(&args),
         Command::Schema(args) => match run_schema(&args) {
             Ok(text) => {
                 let _ = std::io::stdout().lock().write_all(text.as_bytes());

@@ -2,6 +2,9 @@
 //! tools, and shell completions.
 
 pub mod completions;
+pub mod json;
+pub mod plain;
+pub mod run;
 pub mod terminal;
 pub mod tools;
 pub mod ui;

@@ -1,6 +1,3 @@
-// The run command is being built on this interface; remove once it is used.
-#![allow(dead_code)]
-
 //! What a run shows and asks, whoever watches it: a person at a terminal, a pipe, or a machine
 //! reading `--json`. The run command drives the session and hands every record and every
 //! waiting state to one [`RunUi`]; the UI never touches the session.

@@ -30,6 +30,7 @@ mod local_processes;
 mod manifest_reference;
 mod proxy;
 mod registry;
+mod run_cli;
 mod run_terminal;
 mod runs;
 mod scheduling;

@@ -17,7 +17,8 @@ fn help_lists_the_commands_with_examples() {
     assert_eq!(output.status.code(), Some(0));
     let text = stdout(&output);
     assert!(text.contains("check") && text.contains("schema"), "{text}");
-    assert!(text.contains("Examples:\n  starweaver check"), "{text}");
+    assert!(text.contains("Examples:\n  starweaver run"), "{text}");
+    assert!(text.contains("\n  starweaver check "), "{text}");
     let output = run(dir.path(), &["check", "--help"]);
     let text = stdout(&output);
     assert!(

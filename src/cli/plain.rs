@@ -1,0 +1,202 @@
+//! The plain UI, for runs whose output is not a terminal: one readable line per model step,
+//! tool call and result, the final answer last and the usage after it. Nobody can be asked, so
+//! approvals and questions are denied with a reason the model sees (or, with `--save`, left
+//! pending to be answered with `--resume`).
+
+use std::io::Write;
+
+use serde_json::Value;
+use starweaver::model::Usage;
+use starweaver::{
+    AgentHitlRequest, AgentHitlRequestKind, AgentHitlUserInteraction, AgentStreamEvent,
+    AgentStreamRecord, ToolCallArguments,
+};
+
+use crate::cli::run::{is_question, shorten, UiSettings};
+use crate::cli::ui::{Answers, RunOutcome, RunUi};
+
+/// How many characters of arguments and results a line shows.
+const SHOWN_CHARS: usize = 80;
+
+/// Lines of text on a writer (standard output) and problems on another (standard error).
+pub struct PlainUi {
+    out: Box<dyn Write + Send + Sync>,
+    err: Box<dyn Write + Send + Sync>,
+    settings: UiSettings,
+}
+
+impl PlainUi {
+    /// Writes to `out` and `err`.
+    #[must_use]
+    pub fn new(
+        out: Box<dyn Write + Send + Sync>,
+        err: Box<dyn Write + Send + Sync>,
+        settings: UiSettings,
+    ) -> Self {
+        Self { out, err, settings }
+    }
+
+    /// Writes to the process's standard output and error.
+    #[must_use]
+    pub fn stdout(settings: UiSettings) -> Self {
+        Self::new(
+            Box::new(std::io::stdout()),
+            Box::new(std::io::stderr()),
+            settings,
+        )
+    }
+
+    fn line(&mut self, text: &str) {
+        let text = self.settings.redactor.text(text);
+        let _ = writeln!(self.out, "{text}");
+        let _ = self.out.flush();
+    }
+
+    fn problem(&mut self, text: &str) {
+        let text = self.settings.redactor.text(text);
+        let _ = writeln!(self.err, "{text}");
+        let _ = self.err.flush();
+    }
+}
+
+impl RunUi for PlainUi {
+    fn record(&mut self, record: &AgentStreamRecord) {
+        match &record.event {
+            AgentStreamEvent::ModelRequest { step, tools } => {
+                self.line(&format!(
+                    "step {step}: asking the model ({} tools)",
+                    tools.len()
+                ));
+            }
+            AgentStreamEvent::ToolCall { call } => {
+                let arguments = match &call.arguments {
+                    ToolCallArguments::Json(value) => value.to_string(),
+                    ToolCallArguments::Raw(text) => text.clone(),
+                };
+                self.line(&format!(
+                    "  → {} {}",
+                    call.name,
+                    shorten(&arguments, SHOWN_CHARS)
+                ));
+            }
+            AgentStreamEvent::ToolReturn { part } => {
+                let content = match &part.content {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                let content = shorten(&content.replace('\n', " "), SHOWN_CHARS);
+                self.line(&format!(
+                    "  ← {} {}: {content}",
+                    part.tool_name,
+                    part.kind.as_str()
+                ));
+            }
+            AgentStreamEvent::Custom { event } => {
+                let payload = shorten(&event.payload.to_string(), SHOWN_CHARS);
+                self.line(&format!("  · {} {payload}", event.kind));
+            }
+            AgentStreamEvent::Waiting { requests } => {
+                for request in requests {
+                    self.line(&format!(
+                        "  ? {} waits for {} (call {})",
+                        request.tool_name,
+                        request.request_kind().replace('_', " "),
+                        request.tool_call_id
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn answer(&mut self, pending: &[AgentHitlRequest]) -> Answers {
+        let mut answers = Answers::default();
+        for request in pending {
+            let id = request.tool_call_id.clone();
+            if request.kind == AgentHitlRequestKind::Deferred {
+                let why =
+                    format!("deferred: give its result with --resume FILE --result {id}=JSON");
+                self.line(&format!("  … {} stays pending ({why})", request.tool_name));
+                answers.left_pending.push((id, why));
+                continue;
+            }
+            let why = refusal(request, self.settings.yes);
+            if self.settings.keep_pending {
+                self.line(&format!(
+                    "  … {} stays pending: {why}; answer it later with --resume",
+                    request.tool_name
+                ));
+                answers.left_pending.push((id, why));
+            } else {
+                self.line(&format!("  ✗ {} denied: {why}", request.tool_name));
+                answers
+                    .interactions
+                    .push(AgentHitlUserInteraction::denied(id).with_reason(why));
+            }
+        }
+        answers
+    }
+
+    fn finished(&mut self, outcome: &RunOutcome) {
+        match outcome {
+            RunOutcome::Completed { output, usage } => {
+                self.line("");
+                self.line(output);
+                self.line("");
+                self.line(&usage_line(usage));
+            }
+            RunOutcome::Waiting {
+                pending,
+                saved_to,
+                usage,
+            } => {
+                let ids: Vec<&str> = pending.iter().map(|r| r.tool_call_id.as_str()).collect();
+                self.line(&format!(
+                    "waiting for {} call(s): {}",
+                    ids.len(),
+                    ids.join(", ")
+                ));
+                match saved_to {
+                    Some(path) => self.line(&format!(
+                        "saved to {}; continue with `starweaver run --resume {}`",
+                        path.display(),
+                        path.display()
+                    )),
+                    None => self.line("not saved: run again with --save FILE to continue later"),
+                }
+                self.line(&usage_line(usage));
+            }
+            RunOutcome::Failed { message } => self.problem(&format!("error: {message}")),
+            RunOutcome::Cancelled { saved_to } => {
+                let saved = saved_to.as_ref().map_or(String::new(), |path| {
+                    format!("; saved to {}", path.display())
+                });
+                self.problem(&format!("cancelled: the run was stopped (Ctrl-C){saved}"));
+            }
+        }
+    }
+}
+
+/// Why a request nobody can answer here is refused.
+fn refusal(request: &AgentHitlRequest, yes: bool) -> String {
+    match (is_question(request), yes) {
+        (true, true) => "--yes approves tool calls but does not answer questions; run at a \
+                         terminal to answer them"
+            .to_string(),
+        (true, false) => {
+            "no terminal to ask the question; run at a terminal to answer it".to_string()
+        }
+        (false, _) => {
+            "no terminal to ask for approval; run with --yes to approve tool calls".to_string()
+        }
+    }
+}
+
+/// The usage summary line.
+#[must_use]
+pub fn usage_line(usage: &Usage) -> String {
+    format!(
+        "usage: {} model request(s), {} input + {} output tokens, {} tool call(s)",
+        usage.requests, usage.input_tokens, usage.output_tokens, usage.tool_calls
+    )
+}

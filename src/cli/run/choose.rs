@@ -1,0 +1,37 @@
+//! Which UI watches the run: JSON lines, the terminal UI, or plain lines.
+
+use std::io::IsTerminal as _;
+
+use super::secrets::Redactor;
+use crate::cli::json::JsonUi;
+use crate::cli::plain::PlainUi;
+use crate::cli::terminal::{color_enabled, TerminalOptions, TerminalUi};
+use crate::cli::ui::RunUi;
+
+/// What every UI needs to know about the command line.
+#[derive(Clone, Debug, Default)]
+pub struct UiSettings {
+    /// `--yes` was given: tool approvals are answered already; what reaches the UI is a
+    /// clarifying question or a deferred call.
+    pub yes: bool,
+    /// `--save` was given: approvals and questions nobody can answer here stay pending (the run
+    /// is saved and can be answered with `--resume`) instead of being denied.
+    pub keep_pending: bool,
+    /// Masks secret variable values in everything shown.
+    pub redactor: Redactor,
+}
+
+/// The UI for this run: `--json` lines; the terminal UI when standard input and output are
+/// both terminals; plain lines otherwise.
+pub fn choose_ui(json: bool, settings: UiSettings) -> Box<dyn RunUi> {
+    if json {
+        return Box::new(JsonUi::new(Box::new(std::io::stdout()), settings));
+    }
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return Box::new(TerminalUi::new(TerminalOptions {
+            color: color_enabled(),
+            yes: settings.yes,
+        }));
+    }
+    Box::new(PlainUi::stdout(settings))
+}

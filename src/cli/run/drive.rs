@@ -1,0 +1,197 @@
+//! The run loop: run or resume the session, answer what waits (the command's own answers
+//! first, then the UI's), until the run completes, waits for what nobody answered, fails or is
+//! cancelled.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use starweaver::model::Usage;
+use starweaver::{
+    AgentError, AgentHitlResults, AgentRunOptions, AgentRunResult, AgentSession, AgentStreamRecord,
+};
+use tokio_util::sync::CancellationToken;
+
+use super::answers::AutoAnswers;
+use crate::cli::ui::RunUi;
+
+/// How long a cancelled run may take to stop its tool calls (their processes get a shorter
+/// grace before they are killed) before it is dropped, which kills what is left.
+const CANCEL_GRACE: Duration = Duration::from_secs(10);
+
+/// Where the loop starts.
+#[derive(Clone, Debug)]
+pub enum Start {
+    /// A new run of this prompt.
+    Prompt(String),
+    /// The session already waits (a restored run): answer its pending calls first.
+    Pending,
+}
+
+/// How the loop ended (before saving and the UI's last words).
+#[derive(Clone, Debug)]
+pub enum Ended {
+    /// The final answer.
+    Completed {
+        /// The answer.
+        output: String,
+        /// Usage of the run.
+        usage: Usage,
+    },
+    /// Calls nobody answered; the session waits for them.
+    Waiting {
+        /// Usage so far.
+        usage: Usage,
+    },
+    /// The run failed.
+    Failed {
+        /// Why, for people.
+        message: String,
+    },
+    /// The cancellation token fired.
+    Cancelled,
+}
+
+/// Ctrl-C as the loop sees it: the first cancels the run, a second stops waiting for its tool
+/// calls to wind down.
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt {
+    /// Fires on the first Ctrl-C.
+    pub cancel: CancellationToken,
+    /// Fires on the second.
+    pub force: CancellationToken,
+}
+
+/// Everything the loop uses besides the session.
+pub struct Driver<'a> {
+    /// The watcher of the run.
+    pub ui: &'a mut dyn RunUi,
+    /// `--yes` and `--result`.
+    pub auto: AutoAnswers,
+    /// Fires on Ctrl-C.
+    pub interrupt: Interrupt,
+    /// The session was restored from a save file and has not run a prompt here since: its
+    /// resumes carry no cancellation token (they run with the options of the process that
+    /// saved them), so on Ctrl-C they are dropped at once, which kills their processes.
+    pub restored: bool,
+}
+
+type Running<'s> = Pin<Box<dyn Future<Output = Result<AgentRunResult, AgentError>> + 's>>;
+
+impl Driver<'_> {
+    /// Runs the loop to its end.
+    pub async fn drive(&mut self, session: &mut AgentSession, start: Start) -> Ended {
+        let mut step = match start {
+            Start::Prompt(prompt) => Step::Run(prompt),
+            Start::Pending => Step::Answer(Usage::default()),
+        };
+        loop {
+            step = match step {
+                Step::Answer(usage) => match self.answer(session) {
+                    Ok(results) => Step::Resume(results),
+                    Err(ended) => return ended.unwrap_or(Ended::Waiting { usage }),
+                },
+                Step::Run(prompt) => match self.settle(session, Request::Run(prompt)).await {
+                    Ok(usage) => Step::Answer(usage),
+                    Err(ended) => return ended,
+                },
+                Step::Resume(results) => match self.settle(session, Request::Resume(results)).await
+                {
+                    Ok(usage) => Step::Answer(usage),
+                    Err(ended) => return ended,
+                },
+            };
+        }
+    }
+
+    /// Runs one segment; `Ok(usage)` when it ends waiting.
+    async fn settle(
+        &mut self,
+        session: &mut AgentSession,
+        request: Request,
+    ) -> Result<Usage, Ended> {
+        let interrupt = self.interrupt.clone();
+        if matches!(request, Request::Run(_)) {
+            // Its resumes here carry this run's options, and so the token.
+            self.restored = false;
+        }
+        let wired = !self.restored;
+        let ui = &mut *self.ui;
+        let mut sink = |record: &AgentStreamRecord| ui.record(record);
+        let running: Running<'_> = match request {
+            Request::Run(prompt) => {
+                let options = AgentRunOptions::new().cancellation(interrupt.cancel.clone());
+                Box::pin(session.run_with_events(prompt, options, &mut sink))
+            }
+            Request::Resume(results) => Box::pin(session.resume_with_events(results, &mut sink)),
+        };
+        match cancellable(running, &interrupt, wired).await {
+            None | Some(Err(AgentError::Cancelled)) => Err(Ended::Cancelled),
+            Some(Err(error)) => Err(Ended::Failed {
+                message: error.to_string(),
+            }),
+            Some(Ok(result)) if result.is_waiting() => Ok(result.usage),
+            Some(Ok(result)) => Err(Ended::Completed {
+                output: result.output,
+                usage: result.usage,
+            }),
+        }
+    }
+
+    /// Answers for every pending call, or why the loop stops: `Err(None)` when some stay
+    /// pending, `Err(Some(Cancelled))` when Ctrl-C came while the UI asked.
+    fn answer(&mut self, session: &AgentSession) -> Result<AgentHitlResults, Option<Ended>> {
+        let pending = session.pending().to_vec();
+        let (mut results, rest) = self.auto.split(&pending);
+        if !rest.is_empty() {
+            let answers = self.ui.answer(&rest);
+            for interaction in answers.interactions {
+                results = results.with_interaction(interaction);
+            }
+        }
+        if self.interrupt.cancel.is_cancelled() {
+            return Err(Some(Ended::Cancelled));
+        }
+        let answered = pending.iter().all(|request| {
+            results.interactions.contains_key(&request.tool_call_id)
+                || results.deferred_results.contains_key(&request.tool_call_id)
+        });
+        if answered {
+            Ok(results)
+        } else {
+            Err(None)
+        }
+    }
+}
+
+enum Step {
+    Run(String),
+    Resume(AgentHitlResults),
+    Answer(Usage),
+}
+
+enum Request {
+    Run(String),
+    Resume(AgentHitlResults),
+}
+
+/// Awaits `running` until the first Ctrl-C; then gives it [`CANCEL_GRACE`] (or until a second
+/// Ctrl-C) to stop its tool calls when it watches the token (`wired`), and drops it otherwise.
+/// `None` when it was dropped.
+async fn cancellable<T>(
+    mut running: Pin<Box<dyn Future<Output = T> + '_>>,
+    interrupt: &Interrupt,
+    wired: bool,
+) -> Option<T> {
+    tokio::select! {
+        result = &mut running => return Some(result),
+        () = interrupt.cancel.cancelled() => {}
+    }
+    if !wired {
+        return None;
+    }
+    tokio::select! {
+        result = tokio::time::timeout(CANCEL_GRACE, running) => result.ok(),
+        () = interrupt.force.cancelled() => None,
+    }
+}

@@ -1,0 +1,241 @@
+//! `starweaver run MANIFEST --prompt TEXT`: load a manifest, run it, stream what happens to a
+//! UI, answer what the run waits for, save a waiting or cancelled run and resume it later.
+//!
+//! Exit status: 0 the run completed, 1 it failed or was cancelled (Ctrl-C), 2 bad usage or a
+//! manifest that cannot be read, checked or loaded, 3 it is waiting for approvals or deferred
+//! results (saved when `--save` is given).
+
+mod answers;
+mod args;
+mod choose;
+mod drive;
+mod plan;
+mod prepare;
+mod prompt;
+mod save;
+mod secrets;
+#[cfg(test)]
+mod tests;
+
+use std::io::{IsTerminal as _, Write as _};
+use std::path::Path;
+use std::process::ExitCode;
+
+use starweaver::environment::attached_process_shell;
+use starweaver::AgentSession;
+
+pub use answers::is_question;
+pub use args::RunArgs;
+pub use choose::{choose_ui, UiSettings};
+pub use drive::Interrupt;
+use drive::{Driver, Ended, Start};
+use plan::{plan, Plan};
+use prepare::prepare;
+pub use prepare::Hooks;
+use save::SaveFile;
+pub use secrets::Redactor;
+
+use crate::cli::ui::{RunOutcome, RunUi};
+
+/// Why the command stops before (or instead of) running, with the status to exit with.
+#[derive(Clone, Debug)]
+pub struct Stop {
+    /// What went wrong, where, and how to fix it.
+    pub message: String,
+    /// The exit status.
+    pub status: u8,
+}
+
+impl Stop {
+    /// Bad usage or an unusable manifest: status 2.
+    #[must_use]
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            status: 2,
+        }
+    }
+}
+
+/// The exit status of an outcome: 0 completed, 1 failed or cancelled, 3 waiting.
+#[must_use]
+pub fn exit_code(outcome: &RunOutcome) -> u8 {
+    match outcome {
+        RunOutcome::Completed { .. } => 0,
+        RunOutcome::Failed { .. } | RunOutcome::Cancelled { .. } => 1,
+        RunOutcome::Waiting { .. } => 3,
+    }
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+#[must_use]
+pub fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// The command: the plan (reading a piped prompt before Ctrl-C is taken over, so Ctrl-C still
+/// ends a prompt being typed), a runtime, Ctrl-C wired to cancellation, the UI chosen from the
+/// streams.
+#[must_use]
+pub fn run_main(args: &RunArgs) -> ExitCode {
+    let read_stdin = || {
+        if args.prompt.is_none() && std::io::stdin().is_terminal() {
+            eprintln!("reading the prompt from standard input; end it with Ctrl-D");
+        }
+        prompt::read_prompt(std::io::stdin().lock())
+    };
+    let status = plan(args, read_stdin).and_then(|plan| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|error| Stop {
+                message: format!("cannot start the async runtime: {error}"),
+                status: 1,
+            })?;
+        runtime.block_on(async {
+            let interrupt = Interrupt::default();
+            let watcher = interrupt.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    watcher.cancel.cancel();
+                }
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    watcher.force.cancel();
+                }
+            });
+            let settings = UiSettings {
+                yes: args.yes,
+                keep_pending: args.save.is_some(),
+                redactor: Redactor::for_vars(&plan.vars),
+            };
+            let mut ui = choose_ui(args.json, settings);
+            execute(plan, args, &Hooks::default(), ui.as_mut(), interrupt).await
+        })
+    });
+    match status {
+        Ok(code) => ExitCode::from(code),
+        Err(stop) => {
+            let mut text = if stop.message.starts_with("error") {
+                stop.message
+            } else {
+                format!("error: {}", stop.message)
+            };
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
+            ExitCode::from(stop.status)
+        }
+    }
+}
+
+/// Loads the planned run, drives it to its end through `ui`, saves it when asked and returns
+/// the exit status.
+///
+/// # Errors
+/// A [`Stop`] (status 2) when the manifest cannot be read, checked or loaded.
+pub async fn execute(
+    plan: Plan,
+    args: &RunArgs,
+    hooks: &Hooks,
+    ui: &mut dyn RunUi,
+    interrupt: Interrupt,
+) -> Result<u8, Stop> {
+    let prepared = prepare(&plan.manifest, &plan.vars, plan.max_steps, hooks).await?;
+    if !prepared.warnings.is_empty() {
+        let _ = std::io::stderr()
+            .lock()
+            .write_all(prepared.warnings.as_bytes());
+    }
+    let loaded = prepared.loaded;
+    let restored = plan.state.is_some();
+    let mut session = match plan.state {
+        Some(state) => restore(loaded.agent, &loaded.session, state),
+        None => loaded.session,
+    };
+    let start = match plan.prompt {
+        Some(prompt) => Start::Prompt(prompt),
+        None => Start::Pending,
+    };
+    let mut driver = Driver {
+        ui,
+        auto: plan.auto,
+        interrupt,
+        restored,
+    };
+    let ended = driver.drive(&mut session, start).await;
+    let saved = |session: &AgentSession| -> Result<Option<std::path::PathBuf>, String> {
+        let Some(path) = &args.save else {
+            return Ok(None);
+        };
+        save_to(
+            path,
+            &prepared.manifest,
+            &plan.vars,
+            plan.max_steps,
+            session,
+        )?;
+        Ok(Some(path.clone()))
+    };
+    let outcome = match ended {
+        // Saved too, so a file that was resumed no longer holds calls that have now run, and
+        // the conversation can go on with `--resume FILE --prompt TEXT`.
+        Ended::Completed { output, usage } => match saved(&session) {
+            Ok(_) => RunOutcome::Completed { output, usage },
+            Err(message) => RunOutcome::Failed { message },
+        },
+        Ended::Failed { message } => match saved(&session) {
+            Ok(_) => RunOutcome::Failed { message },
+            Err(problem) => RunOutcome::Failed {
+                message: format!("{message}; {problem}"),
+            },
+        },
+        Ended::Waiting { usage } => match saved(&session) {
+            Ok(saved_to) => RunOutcome::Waiting {
+                pending: session.pending().to_vec(),
+                saved_to,
+                usage,
+            },
+            Err(message) => RunOutcome::Failed { message },
+        },
+        Ended::Cancelled => match saved(&session) {
+            Ok(saved_to) => RunOutcome::Cancelled { saved_to },
+            Err(message) => RunOutcome::Failed { message },
+        },
+    };
+    driver.ui.finished(&outcome);
+    Ok(exit_code(&outcome))
+}
+
+/// A session of `agent` from saved state, with the live environment of the freshly loaded one.
+fn restore(
+    agent: starweaver::Agent,
+    loaded: &AgentSession,
+    state: starweaver::AgentSessionState,
+) -> AgentSession {
+    let mut session = AgentSession::restore(agent, state);
+    if let Some(environment) = loaded.environment() {
+        session = session.with_environment(environment);
+    }
+    if let Some(shell) = attached_process_shell(loaded.context()) {
+        session = session.with_process_shell(shell);
+    }
+    session
+}
+
+/// Writes the session's state and how to rebuild its agent to `path`.
+fn save_to(
+    path: &Path,
+    manifest: &Path,
+    vars: &std::collections::BTreeMap<String, String>,
+    max_steps: Option<u32>,
+    session: &AgentSession,
+) -> Result<(), String> {
+    SaveFile::new(manifest, vars, max_steps, &session.export_state())?.write(path)
+}

@@ -1,0 +1,93 @@
+//! What to run, from the command line (and a save file with `--resume`): the manifest, the
+//! variables, the prompt, the saved session and the answers given up front.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use starweaver::AgentSessionState;
+
+use super::answers::{parse_results, AutoAnswers};
+use super::save::SaveFile;
+use super::{RunArgs, Stop};
+
+/// A run ready to load.
+#[derive(Debug)]
+pub struct Plan {
+    /// The manifest file.
+    pub manifest: PathBuf,
+    /// `--var` overrides (with a save file's, under `--resume`).
+    pub vars: BTreeMap<String, String>,
+    /// `--max-steps` (or the saved one).
+    pub max_steps: Option<u32>,
+    /// The saved session, under `--resume`.
+    pub state: Option<AgentSessionState>,
+    /// The prompt of a new run; `None` when a resumed session waits.
+    pub prompt: Option<String>,
+    /// `--yes` and the `--result` values.
+    pub auto: AutoAnswers,
+}
+
+/// Plans the run; `read_stdin` gives the prompt when `--prompt` is absent and one is needed.
+///
+/// # Errors
+/// A [`Stop`] with status 2 for a missing manifest or prompt, an unreadable save file, missing
+/// secret variables, or `--result` values that do not fit the saved run.
+pub fn plan(
+    args: &RunArgs,
+    read_stdin: impl FnOnce() -> Result<String, String>,
+) -> Result<Plan, Stop> {
+    let given: BTreeMap<String, String> = args.vars.iter().cloned().collect();
+    let prompt_or_stdin = || match &args.prompt {
+        Some(prompt) if prompt.trim().is_empty() => Err(Stop::usage(
+            "--prompt is empty; give the agent something to do",
+        )),
+        Some(prompt) => Ok(prompt.clone()),
+        None => read_stdin().map_err(Stop::usage),
+    };
+    let Some(path) = &args.resume else {
+        let manifest = args.manifest.clone().ok_or_else(|| {
+            Stop::usage(
+                "no manifest: give one (`starweaver run agents/NAME.yaml`) or --resume FILE",
+            )
+        })?;
+        let prompt = prompt_or_stdin()?;
+        return Ok(Plan {
+            manifest,
+            vars: given,
+            max_steps: args.max_steps,
+            state: None,
+            prompt: Some(prompt),
+            auto: AutoAnswers {
+                yes: args.yes,
+                results: BTreeMap::new(),
+            },
+        });
+    };
+    let saved = SaveFile::read(path).map_err(Stop::usage)?;
+    let state = saved.state().map_err(Stop::usage)?;
+    let vars = saved.vars_with(&given).map_err(Stop::usage)?;
+    let results = parse_results(&args.results, state.pending()).map_err(Stop::usage)?;
+    let prompt = if state.pending().is_empty() {
+        Some(prompt_or_stdin()?)
+    } else if args.prompt.is_some() {
+        return Err(Stop::usage(format!(
+            "--prompt is not used when resuming `{}`: the saved run waits for {} call(s); \
+             answer them (--yes, --result ID=JSON) and run again without --prompt",
+            path.display(),
+            state.pending().len()
+        )));
+    } else {
+        None
+    };
+    Ok(Plan {
+        manifest: saved.manifest.clone(),
+        vars,
+        max_steps: args.max_steps.or(saved.max_steps),
+        state: Some(state),
+        prompt,
+        auto: AutoAnswers {
+            yes: args.yes,
+            results,
+        },
+    })
+}

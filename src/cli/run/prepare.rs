@@ -1,0 +1,140 @@
+//! From a manifest file to a loaded agent: read, check (with `check`'s diagnostics on failure),
+//! apply `--var` and `--max-steps`, load.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use starweaver::config::diagnostics::Severity;
+use starweaver::config::load::{load, read_with_context, LoadOptions, LoadedAgent, ToolResolver};
+use starweaver::config::manifest::Manifest;
+use starweaver::config::report::{human, FileReport};
+use starweaver::config::validate::CheckContext;
+use starweaver::DynModel;
+
+use super::Stop;
+
+/// The largest manifest file read.
+const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
+
+/// What a host adds to loading besides the file: the model and tool source tests substitute.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// A model to use instead of the one `model.id` names.
+    pub model: Option<DynModel>,
+    /// Where code tools come from instead of the catalog.
+    pub tools: Option<ToolResolver>,
+}
+
+/// A manifest loaded for a run.
+pub struct Prepared {
+    /// The agent and its session.
+    pub loaded: LoadedAgent,
+    /// The manifest, as an absolute path (for save files).
+    pub manifest: PathBuf,
+    /// Warnings the checker reported, rendered for people (empty when none).
+    pub warnings: String,
+}
+
+/// Reads, checks and loads the manifest at `path` with the `--var` overrides `vars`.
+///
+/// # Errors
+/// A [`Stop`] with status 2 for an unreadable manifest, one that does not check (the message is
+/// `check`'s report), unknown variables, or a manifest that cannot be loaded.
+pub async fn prepare(
+    path: &Path,
+    vars: &BTreeMap<String, String>,
+    max_steps: Option<u32>,
+    hooks: &Hooks,
+) -> Result<Prepared, Stop> {
+    let absolute = std::fs::canonicalize(path).map_err(|error| {
+        Stop::usage(format!(
+            "cannot read the manifest `{}`: {error}; give the path of an agent manifest (.yaml)",
+            path.display()
+        ))
+    })?;
+    let bytes = read_bounded(&absolute, path)?;
+    let folder = absolute.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut context = CheckContext::new()
+        .with_base_dir(&folder)
+        .with_vars(vars.keys().cloned());
+    if hooks.tools.is_none() {
+        // The tools linked into this binary are the ones loading can find: a name outside them
+        // is an `unknown-tool` diagnostic now rather than a load error later.
+        context = context.with_catalog(starweaver::catalog::names());
+    }
+    let shown = path.display().to_string();
+    let (mut manifest, warnings) = read_with_context(&bytes, &context).map_err(|diagnostics| {
+        Stop::usage(human::render(&[FileReport::new(
+            shown.clone(),
+            bytes.clone(),
+            diagnostics,
+        )]))
+    })?;
+    check_vars(&manifest, vars)?;
+    if let Some(steps) = max_steps {
+        manifest
+            .runtime
+            .get_or_insert_with(Default::default)
+            .max_steps = Some(steps);
+    }
+    let warnings = if warnings.iter().any(|d| d.severity == Severity::Warning) {
+        human::render(&[FileReport::new(shown, bytes, warnings)])
+    } else {
+        String::new()
+    };
+    let mut options = LoadOptions::new(&folder).with_vars(vars.clone());
+    if let Some(model) = &hooks.model {
+        options = options.with_model(model.clone());
+    }
+    if let Some(tools) = &hooks.tools {
+        options.tools = tools.clone();
+    }
+    let loaded = load(&manifest, &options)
+        .await
+        .map_err(|error| Stop::usage(format!("{}: {error}", path.display())))?;
+    Ok(Prepared {
+        loaded,
+        manifest: absolute,
+        warnings,
+    })
+}
+
+/// The file's bytes, refusing one too large to be a manifest.
+fn read_bounded(absolute: &Path, shown: &Path) -> Result<Vec<u8>, Stop> {
+    let unreadable = |error: std::io::Error| {
+        Stop::usage(format!(
+            "cannot read the manifest `{}`: {error}",
+            shown.display()
+        ))
+    };
+    let size = std::fs::metadata(absolute).map_err(unreadable)?.len();
+    if size > MAX_MANIFEST_BYTES {
+        return Err(Stop::usage(format!(
+            "the manifest `{}` is larger than {MAX_MANIFEST_BYTES} bytes; it is not a manifest",
+            shown.display()
+        )));
+    }
+    std::fs::read(absolute).map_err(unreadable)
+}
+
+/// Every `--var` must name a variable the manifest declares.
+fn check_vars(manifest: &Manifest, vars: &BTreeMap<String, String>) -> Result<(), Stop> {
+    let unknown: Vec<&str> = vars
+        .keys()
+        .filter(|name| !manifest.vars.contains_key(name.as_str()))
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let declared: Vec<&str> = manifest.vars.keys().map(String::as_str).collect();
+    let known = if declared.is_empty() {
+        "the manifest declares no `vars`".to_string()
+    } else {
+        format!("the manifest declares: {}", declared.join(", "))
+    };
+    Err(Stop::usage(format!(
+        "unknown variable(s) given with --var: {}; {known} (add it under `vars:` to use it)",
+        unknown.join(", ")
+    )))
+}

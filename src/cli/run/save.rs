@@ -1,0 +1,214 @@
+//! The save file: a waiting or cancelled run, with what is needed to rebuild its agent.
+//!
+//! ```json
+//! {"format": "starweaver-run", "version": 1, "manifest": "/abs/agents/x.yaml",
+//!  "vars": {"tone": "short", "api_key": "***"}, "max_steps": 8, "session": {...}}
+//! ```
+//!
+//! `session` is the session's exported state; secret variable values are masked there and in
+//! `vars`, so a resume must be given them again with `--var`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use starweaver::AgentSessionState;
+
+use super::secrets::{is_secret_name, Redactor, MASK};
+
+/// The `format` field every save file carries.
+pub const FORMAT: &str = "starweaver-run";
+/// The save file layout this build writes and reads.
+pub const VERSION: u32 = 1;
+/// The largest save file `--resume` reads.
+pub const MAX_SAVE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A saved run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SaveFile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// The layout version, [`VERSION`].
+    pub version: u32,
+    /// The manifest, as an absolute path.
+    pub manifest: PathBuf,
+    /// The `--var` overrides (secret values masked).
+    #[serde(default)]
+    pub vars: BTreeMap<String, String>,
+    /// The `--max-steps` override, if one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
+    /// The session's exported state (secret values masked).
+    pub session: Value,
+}
+
+impl SaveFile {
+    /// A save file for `state`, with secrets masked.
+    ///
+    /// # Errors
+    /// When the state cannot be turned into JSON.
+    pub fn new(
+        manifest: &Path,
+        vars: &BTreeMap<String, String>,
+        max_steps: Option<u32>,
+        state: &AgentSessionState,
+    ) -> Result<Self, String> {
+        let json = state
+            .to_json()
+            .map_err(|error| format!("cannot save the run: {error}"))?;
+        let mut session: Value =
+            serde_json::from_str(&json).map_err(|error| format!("cannot save the run: {error}"))?;
+        Redactor::for_vars(vars).json(&mut session);
+        Ok(Self {
+            format: FORMAT.to_string(),
+            version: VERSION,
+            manifest: manifest.to_path_buf(),
+            vars: Redactor::vars_to_save(vars),
+            max_steps,
+            session,
+        })
+    }
+
+    /// Writes the file (via a temporary file beside it, so a failed write leaves no half file),
+    /// readable by its owner only: the conversation may quote private files.
+    ///
+    /// # Errors
+    /// A message naming the path and the failure.
+    pub fn write(&self, path: &Path) -> Result<(), String> {
+        let text = serde_json::to_string_pretty(self)
+            .map_err(|error| format!("cannot save the run: {error}"))?;
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(".partial");
+        let temporary = path.with_file_name(name);
+        write_private(&temporary, text.as_bytes())
+            .and_then(|()| std::fs::rename(&temporary, path))
+            .map_err(|error| {
+                let _ = std::fs::remove_file(&temporary);
+                format!(
+                    "cannot write the save file `{}`: {error}; choose a writable path with --save",
+                    path.display()
+                )
+            })
+    }
+
+    /// Reads and checks a save file.
+    ///
+    /// # Errors
+    /// A message naming the path and what is wrong with it.
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let bad = |what: String| format!("cannot resume from `{}`: {what}", path.display());
+        let size = std::fs::metadata(path)
+            .map_err(|error| bad(error.to_string()))?
+            .len();
+        if size > MAX_SAVE_BYTES {
+            return Err(bad(format!(
+                "the file is larger than {MAX_SAVE_BYTES} bytes; it is not a save file"
+            )));
+        }
+        let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|error| bad(format!("not JSON ({error}); give a file written by --save")))?;
+        if value.get("format").and_then(Value::as_str) != Some(FORMAT) {
+            return Err(bad(format!(
+                "no `\"format\": \"{FORMAT}\"`; give a file written by --save"
+            )));
+        }
+        match value.get("version").and_then(Value::as_u64) {
+            Some(version) if version == u64::from(VERSION) => {}
+            other => {
+                return Err(bad(format!(
+                    "save file version {} is not {VERSION}, the one this build reads",
+                    other.map_or_else(|| "(missing)".to_string(), |v| v.to_string())
+                )))
+            }
+        }
+        serde_json::from_value(value).map_err(|error| bad(error.to_string()))
+    }
+
+    /// The session state, checked.
+    ///
+    /// # Errors
+    /// A message saying why the state cannot be read.
+    pub fn state(&self) -> Result<AgentSessionState, String> {
+        AgentSessionState::from_json(&self.session.to_string())
+            .map_err(|error| format!("cannot resume: {error}"))
+    }
+
+    /// The saved variables with `given` laid over them; every secret the file masked must be
+    /// given again.
+    ///
+    /// # Errors
+    /// A message naming the secret variables that are missing.
+    pub fn vars_with(
+        &self,
+        given: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, String>, String> {
+        let mut vars = self.vars.clone();
+        vars.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let missing: Vec<&str> = vars
+            .iter()
+            .filter(|(name, value)| is_secret_name(name) && value.as_str() == MASK)
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if missing.is_empty() {
+            return Ok(vars);
+        }
+        let flags: Vec<String> = missing.iter().map(|n| format!("--var {n}=...")).collect();
+        Err(format!(
+            "the saved run needs its secret variable(s) {} again (secrets are never saved); \
+             resume with {}",
+            missing.join(", "),
+            flags.join(" ")
+        ))
+    }
+}
+
+/// Creates (or truncates) `path` with owner-only permissions and writes `bytes`.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn secrets_are_masked_and_required_again() {
+        let vars = BTreeMap::from([
+            ("api_key".to_string(), "sk-1".to_string()),
+            ("tone".to_string(), "dry".to_string()),
+        ]);
+        let session = starweaver::AgentSession::new(
+            starweaver::AgentBuilder::new(std::sync::Arc::new(starweaver::TestModel::auto()))
+                .build(),
+        );
+        let file =
+            SaveFile::new(Path::new("/m.yaml"), &vars, None, &session.export_state()).unwrap();
+        assert_eq!(file.vars["api_key"], MASK);
+        let error = file.vars_with(&BTreeMap::new()).unwrap_err();
+        assert!(error.contains("--var api_key=..."), "{error}");
+        let again = BTreeMap::from([("api_key".to_string(), "sk-1".to_string())]);
+        assert_eq!(file.vars_with(&again).unwrap()["tone"], "dry");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        file.write(&path).unwrap();
+        assert!(!std::fs::read_to_string(&path).unwrap().contains("sk-1"));
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "{mode:o}");
+        assert!(SaveFile::read(&path).unwrap().state().is_ok());
+        std::fs::write(&path, "{\"format\":\"other\"}").unwrap();
+        assert!(SaveFile::read(&path).unwrap_err().contains("format"));
+    }
+}

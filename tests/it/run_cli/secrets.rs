@@ -1,0 +1,85 @@
+//! Secret variables (a name with `key`, `token`, `secret` or `password`) never leave the
+//! process: masked in `--json` lines, the plain output and save files, and asked again on
+//! `--resume`.
+
+use super::{assert_status, folder, run, stderr, stdout};
+
+const SECRET: &str = "sk-live-0123456789";
+
+const MANIFEST: &str =
+    "version: 1\nname: keyed\nmodel: {id: test}\nvars:\n  api_key: unset\n  tone: dry\n\
+instructions: 'Use {{ vars.api_key }} in a {{ vars.tone }} tone.'\nenvironment: {type: local}\n\
+toolsets:\n  - type: filesystem\n    tools: [ls]\n    approval_required: true\n";
+
+/// No tools: the `test` model answers by quoting the prompt.
+const ECHO: &str = "version: 1\nname: echo\nmodel: {id: test}\nvars: {service_token: unset}\n";
+
+#[test]
+fn secret_values_are_masked_in_json_lines_and_plain_output() {
+    let dir = folder(&[("keyed.yaml", ECHO)]);
+    let var = format!("service_token={SECRET}");
+    let prompt = format!("echo {SECRET}");
+    let output = run(
+        dir.path(),
+        &[
+            "run",
+            "keyed.yaml",
+            "--json",
+            "--var",
+            &var,
+            "--prompt",
+            &prompt,
+        ],
+    );
+    assert_status(&output, 0);
+    let text = stdout(&output);
+    assert!(!text.contains(SECRET), "{text}");
+    assert!(text.contains("***"), "{text}");
+    let output = run(
+        dir.path(),
+        &["run", "keyed.yaml", "--var", &var, "--prompt", &prompt],
+    );
+    assert!(!stdout(&output).contains(SECRET), "{}", stdout(&output));
+}
+
+#[test]
+fn save_files_hold_no_secret_and_resume_asks_for_it() {
+    let dir = folder(&[("keyed.yaml", MANIFEST)]);
+    let var = format!("api_key={SECRET}");
+    let prompt = format!("use {SECRET}");
+    let first = run(
+        dir.path(),
+        &[
+            "run",
+            "keyed.yaml",
+            "--var",
+            &var,
+            "--var",
+            "tone=warm",
+            "--save",
+            "run.json",
+            "--prompt",
+            &prompt,
+        ],
+    );
+    assert_status(&first, 3);
+    let saved = std::fs::read_to_string(dir.path().join("run.json")).unwrap();
+    assert!(!saved.contains(SECRET), "{saved}");
+    let file: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(file["vars"]["api_key"], "***");
+    assert_eq!(file["vars"]["tone"], "warm");
+
+    let missing = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    assert_status(&missing, 2);
+    assert!(
+        stderr(&missing).contains("--var api_key=..."),
+        "{}",
+        stderr(&missing)
+    );
+    let resumed = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--yes", "--var", &var],
+    );
+    assert_status(&resumed, 0);
+    assert!(!stdout(&resumed).contains(SECRET), "{}", stdout(&resumed));
+}
