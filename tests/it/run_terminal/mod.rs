@@ -196,3 +196,54 @@ fn leaving_a_prompt_leaves_the_run_waiting_and_asks_nothing_more() {
     assert!(!output.contains("[Env]"), "{output}");
     assert!(!output.contains("deploy ran with"), "{output}");
 }
+
+/// The real binary on a real agent: `agents/release-checklist.yaml` asks a clarifying question
+/// and waits for approval of its writes; every prompt is answered with Enter (approve, first
+/// choice) and the run goes on to its answer.
+#[test]
+fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_starweaver"));
+    command
+        .current_dir(repository())
+        .args([
+            "run",
+            "agents/release-checklist.yaml",
+            "--prompt",
+            "Walk me through the release.",
+        ])
+        .env("TERM", "xterm-256color")
+        .env("NO_COLOR", "1");
+    let mut session = Session::spawn(command).unwrap();
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    let mut seen = String::new();
+    let mut step = |session: &mut expectrl::session::OsSession, text: &str, keys: &[&str]| {
+        let found = session
+            .expect(text)
+            .unwrap_or_else(|error| panic!("waiting for {text:?}: {error}\nseen:\n{seen}"));
+        seen.push_str(&String::from_utf8_lossy(found.before()));
+        seen.push_str(text);
+        for key in keys {
+            session.send(key).unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    // The test model asks one question (first choice), then the two writes wait for approval.
+    step(&mut session, "Choose one", &[ENTER]);
+    step(&mut session, "Run edit_file?", &[ENTER]);
+    step(&mut session, "Run write_file?", &[ENTER]);
+    step(&mut session, "tool calls", &[]);
+    let rest = session.expect(Eof).unwrap();
+    seen.push_str(&String::from_utf8_lossy(rest.before()));
+    // The approved calls ran, the answer reached the tool, and the run ended with its answer.
+    assert!(seen.contains("Run write_file?: Approve"), "{seen}");
+    assert!(
+        seen.contains("✓ write_file: {\"path\":\"example\",\"bytes_written\":7"),
+        "{seen}"
+    );
+    assert!(
+        seen.contains("✓ ask_user_question: {\"answers\":[{\"question\":\"example\""),
+        "{seen}"
+    );
+    assert!(seen.contains("step 2 · model request"), "{seen}");
+    assert!(seen.contains("tool calls"), "{seen}");
+}
