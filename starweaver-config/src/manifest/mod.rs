@@ -56,6 +56,13 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schemars(example = serde_json::json!({"audience": "developers"}))]
     pub vars: BTreeMap<String, serde_json::Value>,
+    /// Names of `vars` that hold secrets (a token, a password): `starweaver run` masks their
+    /// values as `***` in everything it prints and in its save files, and a resumed run needs
+    /// them given again. Variables whose names contain `key`, `token`, `secret` or `password`
+    /// are secret too. Unset: only those.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(example = serde_json::json!(["deploy_token"]))]
+    pub secret_vars: Vec<String>,
     /// The agent's instructions: a minijinja template over `vars` and
     /// `name`, rendered once when the manifest loads. Unset: the agent has
     /// only its toolsets' instructions.

@@ -8,6 +8,7 @@ mod environment;
 mod free_form;
 mod model;
 mod references;
+mod secrets;
 mod shell;
 mod skill_files;
 mod skills;
@@ -33,6 +34,7 @@ pub(super) fn semantic(
     found.extend(free_form::check(root));
     found.extend(duplicate::check(&entries));
     found.extend(references::check(&entries, context));
+    found.extend(secrets::check(root));
     found.extend(shell::check(root, &entries));
     found.extend(environment::check(root, &entries, context));
     found.extend(skills::check(root, context));
