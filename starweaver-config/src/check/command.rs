@@ -96,14 +96,16 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
         stderr.push_str(&format!("error: {error}\n"));
     }
     let mut reports = Vec::with_capacity(files.len());
+    // Built once: each file's context shares the catalog's names.
+    let mut shared = CheckContext::new();
+    if let Some(catalog) = &catalog {
+        shared = shared.with_catalog(catalog.tools.iter().cloned());
+    }
     for file in files {
         let shown = file.display().to_string();
         match read_bounded(&file) {
             Ok(bytes) => {
-                let mut context = CheckContext::new();
-                if let Some(catalog) = &catalog {
-                    context = context.with_catalog(catalog.tools.iter().cloned());
-                }
+                let mut context = shared.clone();
                 if let Some(folder) = file.parent() {
                     context = context.with_base_dir(folder);
                 }

@@ -2,9 +2,7 @@
 
 use crate::diagnostics::{Diagnostic, Rule, Severity};
 use crate::manifest::Manifest;
-use crate::validate::to_json;
-use crate::validate::{check, CheckContext};
-use crate::yaml::{self, Span};
+use crate::validate::{check_document, to_json, CheckContext};
 
 /// Reads a manifest file's bytes: the checker runs first, and any error it reports refuses the
 /// file with every diagnostic (warnings included, so a host can show them all). A file the
@@ -37,23 +35,13 @@ pub fn read_with_context(
     bytes: &[u8],
     context: &CheckContext,
 ) -> Result<(Manifest, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let found = check(bytes, context);
+    let (document, found) = check_document(bytes, context);
     if found.iter().any(|d| d.severity == Severity::Error) {
         return Err(found);
     }
-    let document = match yaml::parse(bytes) {
-        Ok(document) => document,
-        // The checker parsed the same bytes; a failure here means the two disagree.
-        Err(error) => {
-            return Err(vec![Diagnostic::error(
-                Rule::Syntax,
-                Span {
-                    start: error.position(),
-                    end: error.position(),
-                },
-                error.to_string(),
-            )])
-        }
+    // A file the checker could not read as YAML always has a `syntax` error.
+    let Some(document) = document else {
+        return Err(found);
     };
     let json = to_json(&document.root).map_err(|d| vec![d])?;
     let manifest = serde_json::from_value(json).map_err(|error| {

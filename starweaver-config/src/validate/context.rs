@@ -51,7 +51,8 @@ pub fn catalog_names(json: &[u8]) -> Result<Vec<String>, CatalogFileError> {
 /// verified (one warning says so) and skill folders are not looked up.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CheckContext {
-    catalog: Option<BTreeSet<String>>,
+    /// Shared, so one context per file of a large check costs no copy of the names.
+    catalog: Option<std::sync::Arc<BTreeSet<String>>>,
     base_dir: Option<PathBuf>,
     vars: BTreeSet<String>,
     model_ids: BTreeSet<String>,
@@ -72,7 +73,9 @@ impl CheckContext {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.catalog = Some(names.into_iter().map(Into::into).collect());
+        self.catalog = Some(std::sync::Arc::new(
+            names.into_iter().map(Into::into).collect(),
+        ));
         self
     }
 
@@ -130,8 +133,8 @@ impl CheckContext {
 
     /// The known code-tool names, when a catalog was given.
     #[must_use]
-    pub const fn catalog(&self) -> Option<&BTreeSet<String>> {
-        self.catalog.as_ref()
+    pub fn catalog(&self) -> Option<&BTreeSet<String>> {
+        self.catalog.as_deref()
     }
 
     /// The folder skill scopes are relative to, when known.

@@ -70,11 +70,21 @@ pub fn check_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
 /// (`# starweaver-check: allow(RULE)` on the line before a node) silence, in source order.
 #[must_use]
 pub fn check(bytes: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
+    check_document(bytes, context).1
+}
+
+/// [`check`], also returning the tree it read (none for a file that is not YAML), so the reader
+/// builds the manifest from the same tree instead of parsing the file again.
+pub(crate) fn check_document(
+    bytes: &[u8],
+    context: &CheckContext,
+) -> (Option<yaml::Document>, Vec<Diagnostic>) {
     let document = match yaml::parse(bytes) {
         Ok(document) => document,
-        Err(error) => return vec![syntax::diagnostic(&error)],
+        Err(error) => return (None, vec![syntax::diagnostic(&error)]),
     };
     let mut found = structure(&document);
     found.extend(semantic::semantic(&document, bytes, context));
-    allow::apply(&document, found)
+    let found = allow::apply(&document, found);
+    (Some(document), found)
 }
