@@ -23,6 +23,7 @@ use std::process::ExitCode;
 
 use starweaver::environment::attached_process_shell;
 use starweaver::AgentSession;
+use tokio::signal::unix::{signal, SignalKind};
 
 pub use answers::is_question;
 pub use args::RunArgs;
@@ -101,11 +102,17 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
         runtime.block_on(async {
             let interrupt = Interrupt::default();
             let watcher = interrupt.clone();
+            // Registered here, before anything runs, so no Ctrl-C falls to the default action
+            // (which would end the process and leave the shell's process groups running).
+            let mut ctrl_c = signal(SignalKind::interrupt()).map_err(|error| Stop {
+                message: format!("cannot watch for Ctrl-C: {error}"),
+                status: 1,
+            })?;
             tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
+                if ctrl_c.recv().await.is_some() {
                     watcher.cancel.cancel();
                 }
-                if tokio::signal::ctrl_c().await.is_ok() {
+                if ctrl_c.recv().await.is_some() {
                     watcher.force.cancel();
                 }
             });

@@ -1,9 +1,11 @@
 //! `starweaver run`, as the built binary: the agents in `agents/`, JSON lines, save and resume
-//! across processes, exit statuses, secrets and the prompt on standard input. (Ctrl-C during a
-//! long shell command and deferred results are tested beside the command, in the binary's unit
-//! tests, where a scripted model and a code tool can be given.)
+//! across processes, exit statuses, secrets, the prompt on standard input, and Ctrl-C during a
+//! long shell command (the run that calls it is saved here with the library and a scripted
+//! model). Deferred results are tested beside the command, in the binary's unit tests, where a
+//! code tool can be given.
 
 mod agents;
+mod ctrl_c;
 mod exit_codes;
 mod json_lines;
 mod save_resume;
