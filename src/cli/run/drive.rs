@@ -70,10 +70,6 @@ pub struct Driver<'a> {
     pub auto: AutoAnswers,
     /// Fires on Ctrl-C.
     pub interrupt: Interrupt,
-    /// The session was restored from a save file and has not run a prompt here since: its
-    /// resumes carry no cancellation token (they run with the options of the process that
-    /// saved them), so on Ctrl-C they are dropped at once, which kills their processes.
-    pub restored: bool,
 }
 
 type Running<'s> = Pin<Box<dyn Future<Output = Result<AgentRunResult, AgentError>> + 's>>;
@@ -111,21 +107,18 @@ impl Driver<'_> {
         request: Request,
     ) -> Result<Usage, Ended> {
         let interrupt = self.interrupt.clone();
-        if matches!(request, Request::Run(_)) {
-            // Its resumes here carry this run's options, and so the token.
-            self.restored = false;
-        }
-        let wired = !self.restored;
         let ui = &mut *self.ui;
         let mut sink = |record: &AgentStreamRecord| ui.record(record);
+        // Every segment watches the token, a restored run's resumes too (the run uses no other
+        // options, so giving them again replaces nothing).
+        let options = AgentRunOptions::new().cancellation(interrupt.cancel.clone());
         let running: Running<'_> = match request {
-            Request::Run(prompt) => {
-                let options = AgentRunOptions::new().cancellation(interrupt.cancel.clone());
-                Box::pin(session.run_with_events(prompt, options, &mut sink))
+            Request::Run(prompt) => Box::pin(session.run_with_events(prompt, options, &mut sink)),
+            Request::Resume(results) => {
+                Box::pin(session.resume_with_options(results, options, &mut sink))
             }
-            Request::Resume(results) => Box::pin(session.resume_with_events(results, &mut sink)),
         };
-        match cancellable(running, &interrupt, wired).await {
+        match cancellable(running, &interrupt).await {
             None | Some(Err(AgentError::Cancelled)) => Err(Ended::Cancelled),
             Some(Err(error)) => Err(Ended::Failed {
                 message: error.to_string(),
@@ -175,20 +168,16 @@ enum Request {
     Resume(AgentHitlResults),
 }
 
-/// Awaits `running` until the first Ctrl-C; then gives it [`CANCEL_GRACE`] (or until a second
-/// Ctrl-C) to stop its tool calls when it watches the token (`wired`), and drops it otherwise.
-/// `None` when it was dropped.
+/// Awaits `running`, which watches the first Ctrl-C's token; after that Ctrl-C gives it
+/// [`CANCEL_GRACE`] (or until a second Ctrl-C) to stop its tool calls, then drops it, which
+/// kills what is left. `None` when it was dropped.
 async fn cancellable<T>(
     mut running: Pin<Box<dyn Future<Output = T> + '_>>,
     interrupt: &Interrupt,
-    wired: bool,
 ) -> Option<T> {
     tokio::select! {
         result = &mut running => return Some(result),
         () = interrupt.cancel.cancelled() => {}
-    }
-    if !wired {
-        return None;
     }
     tokio::select! {
         result = tokio::time::timeout(CANCEL_GRACE, running) => result.ok(),

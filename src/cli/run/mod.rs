@@ -161,7 +161,6 @@ pub async fn execute(
             .write_all(prepared.warnings.as_bytes());
     }
     let loaded = prepared.loaded;
-    let restored = plan.state.is_some();
     let mut session = match plan.state {
         Some(state) => restore(loaded.agent, &loaded.session, state),
         None => loaded.session,
@@ -174,7 +173,6 @@ pub async fn execute(
         ui,
         auto: plan.auto,
         interrupt,
-        restored,
     };
     let ended = driver.drive(&mut session, start).await;
     let saved = |session: &AgentSession| -> Result<Option<std::path::PathBuf>, String> {

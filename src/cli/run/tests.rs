@@ -246,7 +246,7 @@ async fn a_deferred_call_waits_saves_and_resumes_with_its_result() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn ctrl_c_during_a_resumed_call_kills_it_and_the_run_still_waits() {
+async fn ctrl_c_during_a_resumed_call_cancels_it_kills_its_group_and_saves() {
     let dir = tempfile::tempdir().unwrap();
     let manifest = write(
         dir.path(),
@@ -324,8 +324,19 @@ async fn ctrl_c_during_a_resumed_call_kills_it_and_the_run_still_waits() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert!(group_members(|_, member| member == pgid).is_empty());
-    // Nothing settled: the saved run still waits for the same approval.
+    // The resume watched the token: the call was cancelled (not dropped), so the saved run is
+    // a cancelled one, with the call's return, that a new prompt continues.
+    assert!(
+        matches!(
+            &ui.outcomes.lock().unwrap()[..],
+            [RunOutcome::Cancelled { saved_to: Some(_) }]
+        ),
+        "{:?}",
+        ui.outcomes.lock().unwrap()
+    );
     let saved = super::save::SaveFile::read(&save).unwrap().state().unwrap();
-    assert_eq!(saved.pending().len(), 1);
-    assert_eq!(saved.pending()[0].tool_call_id, "call-1");
+    assert!(saved.pending().is_empty());
+    assert_eq!(saved.failed_run().unwrap().error, "the run was cancelled");
+    let text = serde_json::to_string(&saved.messages).unwrap();
+    assert!(text.contains("tool `shell_exec` was cancelled"), "{text}");
 }

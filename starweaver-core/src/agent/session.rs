@@ -223,7 +223,7 @@ impl AgentSession {
         results: impl Into<AgentHitlResults>,
     ) -> Result<AgentRunResult, AgentError> {
         let reporting = Reporting::quiet();
-        Ok(self.resume(results.into(), reporting).await?.result)
+        Ok(self.resume(results.into(), None, reporting).await?.result)
     }
 
     /// Like [`Self::resume_after_hitl`], reporting run records to `sink`.
@@ -236,7 +236,31 @@ impl AgentSession {
         sink: AgentEventSink<'_>,
     ) -> Result<AgentRunResult, AgentError> {
         let reporting = Reporting::to_sink(sink);
-        Ok(self.resume(results.into(), reporting).await?.result)
+        Ok(self.resume(results.into(), None, reporting).await?.result)
+    }
+
+    /// Like [`Self::resume_with_events`], with `options` in place of the
+    /// options of the run that paused: the rest of the run (and any later
+    /// resume of it) uses them. A restored session's paused run has none
+    /// (options are not saved), so this is how its resume gets a
+    /// cancellation token, settings, or run-scoped tools that may be
+    /// pending. In the same process, give again what the paused run had.
+    ///
+    /// # Errors
+    /// As [`Self::resume_after_hitl`]; a pending call whose tool neither the
+    /// agent nor `options` has is [`AgentError::MissingTool`]. The options
+    /// are kept even when the resume ran nothing.
+    pub async fn resume_with_options(
+        &mut self,
+        results: impl Into<AgentHitlResults>,
+        options: AgentRunOptions,
+        sink: AgentEventSink<'_>,
+    ) -> Result<AgentRunResult, AgentError> {
+        let reporting = Reporting::to_sink(sink);
+        Ok(self
+            .resume(results.into(), Some(options), reporting)
+            .await?
+            .result)
     }
 
     async fn start(
@@ -272,9 +296,13 @@ impl AgentSession {
     async fn resume(
         &mut self,
         results: AgentHitlResults,
+        options: Option<AgentRunOptions>,
         reporting: Reporting<'_>,
     ) -> Result<SegmentOutput, AgentError> {
         let waiting = self.waiting.as_ref().ok_or(AgentError::NotWaiting)?;
+        if let Some(options) = options {
+            self.waiting_options = options;
+        }
         // Check the answers before anything runs, so a mistake leaves the
         // session waiting as it was.
         validate_results(waiting, &results)?;
@@ -328,7 +356,8 @@ impl AgentSession {
     /// Everything needed to continue elsewhere: messages, the
     /// serializable context, the paused run and the failed-run marker. Run-scoped tools given
     /// through [`AgentRunOptions`] are not part of it: a restored session
-    /// resumes with the agent's own tools.
+    /// resumes with the agent's own tools, unless
+    /// [`Self::resume_with_options`] gives them again.
     #[must_use]
     pub fn export_state(&self) -> AgentSessionState {
         AgentSessionState {
@@ -341,7 +370,9 @@ impl AgentSession {
         }
     }
 
-    /// A session of `agent` continuing from exported state.
+    /// A session of `agent` continuing from exported state. Its paused run
+    /// has no run options (no cancellation token either); give them with
+    /// [`Self::resume_with_options`].
     #[must_use]
     pub fn restore(agent: Agent, state: AgentSessionState) -> Self {
         let mut context = AgentContext::default();

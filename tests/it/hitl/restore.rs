@@ -254,3 +254,81 @@ async fn resume_of_a_tool_the_restored_agent_lacks_names_the_missing_tool() {
         outcome.map(|result| crate::common::tool_returns(&result.messages))
     );
 }
+
+// ---------------------------------------------------------------------------
+// Cancelling a restored session's resume
+// ---------------------------------------------------------------------------
+
+/// An agent whose approval-gated `slow` tool says when it starts, then runs until cancelled.
+fn slow_agent(model: Arc<TestModel>, started: Arc<tokio::sync::Notify>) -> starweaver::Agent {
+    let slow = starweaver::string_tool(
+        "slow",
+        Some("Takes its time".to_string()),
+        json!({"type": "object", "properties": {}}),
+        move |_ctx, _args| {
+            let started = started.clone();
+            async move {
+                started.notify_one();
+                tokio::time::sleep(std::time::Duration::from_secs(600)).await;
+                Ok(starweaver::ToolResult::new(json!("finished")))
+            }
+        },
+    )
+    .with_approval_required(true);
+    AgentBuilder::new(model).tool(Arc::new(slow)).build()
+}
+
+// Regression: a restored session's resume ran with no options, so no token could cancel it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restored_resume_is_cancelled_through_its_options() {
+    let started = Arc::new(tokio::sync::Notify::new());
+    let model = Arc::new(TestModel::scripted([
+        call_response("s1", "slow", json!({})),
+        starweaver::model::ModelResponse::text("never asked"),
+    ]));
+    let mut first = slow_agent(model.clone(), started.clone()).session();
+    assert!(first.run("go").await.unwrap().is_waiting());
+    let mut session = crate::common::round_trip(&first, slow_agent(model.clone(), started.clone()));
+    let history = session.messages().to_vec();
+
+    let token = tokio_util::sync::CancellationToken::new();
+    let canceller = token.clone();
+    tokio::spawn(async move {
+        started.notified().await;
+        canceller.cancel();
+    });
+    let mut kinds = Vec::new();
+    let mut sink = |record: &starweaver::AgentStreamRecord| kinds.push(record.event.clone());
+    let resumed = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        session.resume_with_options(
+            AgentHitlUserInteraction::approved("s1"),
+            starweaver::AgentRunOptions::new().cancellation(token),
+            &mut sink,
+        ),
+    )
+    .await
+    .expect("the token ends the resume");
+    assert!(matches!(resumed, Err(AgentError::Cancelled)), "{resumed:?}");
+    // No model request after the cancel: only the first run's.
+    assert_eq!(model.requests().len(), 1);
+    // The history stays, with the call's cancelled return, marked as a failed run.
+    assert!(
+        session.messages().starts_with(&history),
+        "{:#?}",
+        session.messages()
+    );
+    let part = tool_return(session.messages(), "s1");
+    assert_eq!(part.kind, starweaver::ToolReturnKind::Cancelled, "{part:?}");
+    assert!(!session.is_waiting());
+    assert_eq!(session.failed_run().unwrap().error, "the run was cancelled");
+    // The sink heard the cancelled return too.
+    assert!(
+        kinds.iter().any(|event| matches!(
+            event,
+            starweaver::AgentStreamEvent::ToolReturn { part }
+                if part.kind == starweaver::ToolReturnKind::Cancelled
+        )),
+        "{kinds:?}"
+    );
+}
