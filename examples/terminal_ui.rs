@@ -16,10 +16,20 @@ mod ui;
 #[path = "../src/cli/terminal/mod.rs"]
 mod terminal;
 
-/// The binary's module paths (`crate::cli::ui`, `crate::cli::terminal`).
+// The secret masking the terminal UI applies (the demo has no secrets).
+#[cfg(feature = "cli")]
+#[allow(dead_code)]
+#[path = "../src/cli/run/secrets.rs"]
+mod secrets;
+
+/// The binary's module paths (`crate::cli::ui`, `crate::cli::terminal`, `crate::cli::run`).
 #[cfg(feature = "cli")]
 mod cli {
     pub(crate) use super::{terminal, ui};
+
+    pub(crate) mod run {
+        pub(crate) use crate::secrets::Redactor;
+    }
 }
 
 #[cfg(feature = "cli")]

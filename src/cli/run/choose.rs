@@ -28,10 +28,11 @@ pub fn choose_ui(json: bool, settings: UiSettings) -> Box<dyn RunUi> {
         return Box::new(JsonUi::new(Box::new(std::io::stdout()), settings));
     }
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-        return Box::new(TerminalUi::new(TerminalOptions {
+        let options = TerminalOptions {
             color: color_enabled(),
             yes: settings.yes,
-        }));
+        };
+        return Box::new(TerminalUi::new(options).with_redactor(settings.redactor));
     }
     Box::new(PlainUi::stdout(settings))
 }

@@ -10,6 +10,7 @@ use starweaver::{AgentHitlRequest, AgentHitlUserInteraction};
 
 use super::style::Paint;
 use super::text::{pretty_json, shorten};
+use crate::cli::run::Redactor;
 
 /// Lines of pretty arguments shown before the choice.
 const ARGUMENT_LINES: usize = 24;
@@ -23,14 +24,23 @@ pub const CHOICES: [&str; 3] = ["Approve", "Deny (give a reason)", "Edit the arg
 pub type Decision = Option<AgentHitlUserInteraction>;
 
 /// The block shown above the choice: tool name and bounded pretty
-/// arguments.
-pub fn request_text(request: &AgentHitlRequest, paint: Paint) -> String {
+/// arguments, secret values masked.
+pub fn request_text(request: &AgentHitlRequest, paint: Paint, redactor: &Redactor) -> String {
+    let mut arguments = request.arguments.clone();
+    redactor.json(&mut arguments);
     format!(
         "{} {} wants to run with:\n{}",
         paint.yellow("approval:"),
-        paint.bold(&shorten(&request.tool_name, 60)),
-        pretty_json(&request.arguments, ARGUMENT_LINES)
+        paint.bold(&shorten(&redactor.text(&request.tool_name), 60)),
+        pretty_json(&arguments, ARGUMENT_LINES)
     )
+}
+
+/// The arguments offered for editing in place: none when they are long, or when they hold a
+/// secret value (it would be shown, or, masked, replace the value in the call).
+pub fn editable_text(request: &AgentHitlRequest, redactor: &Redactor) -> Option<String> {
+    let current = request.arguments.to_string();
+    (current.len() <= EDITABLE_CHARS && redactor.text(&current) == current).then_some(current)
 }
 
 /// Reads edited arguments: a JSON object, or why not.
@@ -51,11 +61,15 @@ pub fn ask(
     theme: &dyn Theme,
     request: &AgentHitlRequest,
     paint: Paint,
+    redactor: &Redactor,
 ) -> std::io::Result<Decision> {
-    term.write_line(&request_text(request, paint))?;
+    term.write_line(&request_text(request, paint, redactor))?;
     let id = request.tool_call_id.clone();
     let choice = Select::with_theme(theme)
-        .with_prompt(format!("Run {}?", shorten(&request.tool_name, 40)))
+        .with_prompt(format!(
+            "Run {}?",
+            shorten(&redactor.text(&request.tool_name), 40)
+        ))
         .items(CHOICES)
         .default(0)
         .interact_on_opt(term)
@@ -76,11 +90,10 @@ pub fn ask(
             })
         }
         Some(_) => {
-            let current = request.arguments.to_string();
             let mut input = Input::<String>::with_theme(theme)
                 .with_prompt("Arguments (JSON)")
                 .validate_with(|text: &String| parse_edited(text).map(|_| ()));
-            if current.len() <= EDITABLE_CHARS {
+            if let Some(current) = editable_text(request, redactor) {
                 input = input.with_initial_text(current);
             }
             let text = input.interact_text_on(term).map_err(into_io)?;
@@ -124,7 +137,7 @@ mod tests {
             kind: AgentHitlRequestKind::Approval,
             metadata: Default::default(),
         };
-        let text = request_text(&request, Paint::PLAIN);
+        let text = request_text(&request, Paint::PLAIN, &Redactor::default());
         assert!(
             text.starts_with("approval: deploy wants to run with:\n{"),
             "{text}"

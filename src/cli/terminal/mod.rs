@@ -21,6 +21,7 @@ use dialoguer::theme::{ColorfulTheme, SimpleTheme, Theme};
 use starweaver::{AgentHitlRequest, AgentHitlRequestKind, AgentHitlUserInteraction};
 use starweaver::{AgentStreamEvent, AgentStreamRecord, CLARIFYING_QUESTIONS_REQUEST_KIND};
 
+use crate::cli::run::Redactor;
 use crate::cli::ui::{Answers, RunOutcome, RunUi};
 use spinner::Spinner;
 use style::Paint;
@@ -56,8 +57,10 @@ pub fn color_enabled() -> bool {
 /// A person at a terminal watching and answering a run.
 pub struct TerminalUi {
     options: TerminalOptions,
+    /// Masks secret variable values in every line and prompt shown.
+    redactor: Redactor,
     paint: Paint,
-    out: Term,
+    out: Out,
     prompts: Term,
     spinner: Spinner,
     /// Text the model streamed in this step, shown before its tool calls.
@@ -74,14 +77,23 @@ impl TerminalUi {
         console::set_colors_enabled_stderr(options.color);
         Self {
             options,
+            redactor: Redactor::default(),
             paint: Paint {
                 color: options.color,
             },
-            out: Term::stdout(),
+            out: Out::Term(Term::stdout()),
             prompts: Term::stderr(),
             spinner: Spinner::default(),
             said: String::new(),
         }
+    }
+
+    /// Masks the secret values `redactor` knows in everything this UI shows: lines, the
+    /// spinner, approval and question prompts (the answers keep the values the model sent).
+    #[must_use]
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = redactor;
+        self
     }
 
     fn theme(&self) -> Box<dyn Theme> {
@@ -92,10 +104,17 @@ impl TerminalUi {
         }
     }
 
-    fn print(&self, line: &str) {
-        let out = &self.out;
-        // A closed stdout cannot be reported anywhere better; the run goes on.
-        let _ = self.spinner.suspend(|| out.write_line(line));
+    /// Prints one line, secret values masked.
+    fn print(&mut self, line: &str) {
+        let line = self.redactor.text(line);
+        match &mut self.out {
+            Out::Term(out) => {
+                // A closed stdout cannot be reported anywhere better; the run goes on.
+                let _ = self.spinner.suspend(|| out.write_line(&line));
+            }
+            #[cfg(test)]
+            Out::Lines(lines) => lines.push(line),
+        }
     }
 
     /// One answer for one call, or why it stays pending.
@@ -106,7 +125,8 @@ impl TerminalUi {
         let theme = self.theme();
         if request.request_kind() == CLARIFYING_QUESTIONS_REQUEST_KIND {
             let questions = questions::questions(request).map_err(Left::because)?;
-            return match questions::ask(&self.prompts, theme.as_ref(), &questions, self.paint) {
+            let (term, paint, redactor) = (&self.prompts, self.paint, &self.redactor);
+            return match questions::ask(term, theme.as_ref(), &questions, paint, redactor) {
                 Ok(Some(answers)) => Ok(AgentHitlUserInteraction::approved(
                     request.tool_call_id.clone(),
                 )
@@ -125,7 +145,8 @@ impl TerminalUi {
                 request.tool_call_id.clone(),
             ));
         }
-        match approval::ask(&self.prompts, theme.as_ref(), request, self.paint) {
+        let (term, paint, redactor) = (&self.prompts, self.paint, &self.redactor);
+        match approval::ask(term, theme.as_ref(), request, paint, redactor) {
             Ok(Some(decision)) => Ok(decision),
             Ok(None) => Err(Left::stopped(
                 "the approval prompt was left without an answer",
@@ -141,6 +162,15 @@ impl TerminalUi {
             self.print(&line);
         }
     }
+}
+
+/// Where the UI's lines go.
+enum Out {
+    /// The terminal (standard output).
+    Term(Term),
+    /// Kept, for tests to read.
+    #[cfg(test)]
+    Lines(Vec<String>),
 }
 
 /// Why a call stays pending, and whether to stop asking about the rest
@@ -196,8 +226,9 @@ impl RunUi for TerminalUi {
                     .start(format!("step {step}: waiting for the model"));
             }
             AgentStreamEvent::ToolCall { call } => {
+                let name = self.redactor.text(&call.name);
                 self.spinner
-                    .start(format!("running {}", shorten(&call.name, 40)));
+                    .start(format!("running {}", shorten(&name, 40)));
             }
             _ => self.spinner.stop(),
         }
@@ -237,7 +268,10 @@ impl RunUi for TerminalUi {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+    /// What a masked value shows as.
+    const MASK: &str = "***";
     use serde_json::json;
 
     fn request(kind: AgentHitlRequestKind, request_kind: &str) -> AgentHitlRequest {
@@ -250,6 +284,97 @@ mod tests {
             kind,
             metadata,
         }
+    }
+
+    /// A UI that keeps its lines, masking `sk-live-42`.
+    fn capturing(yes: bool) -> TerminalUi {
+        let vars =
+            std::collections::BTreeMap::from([("api_key".to_string(), "sk-live-42".to_string())]);
+        let mut ui = TerminalUi::new(TerminalOptions { color: false, yes })
+            .with_redactor(Redactor::for_vars(&vars));
+        ui.out = Out::Lines(Vec::new());
+        ui
+    }
+
+    fn lines(ui: &TerminalUi) -> &[String] {
+        match &ui.out {
+            Out::Lines(lines) => lines,
+            Out::Term(_) => &[],
+        }
+    }
+
+    fn record(event: AgentStreamEvent) -> AgentStreamRecord {
+        AgentStreamRecord {
+            sequence: 0,
+            run_id: starweaver::RunId::default(),
+            event,
+        }
+    }
+
+    #[test]
+    fn secret_values_are_masked_in_every_line() {
+        let secret = "sk-live-42";
+        let mut ui = capturing(true);
+        ui.record(&record(AgentStreamEvent::ModelRequest {
+            step: 1,
+            tools: vec!["fetch".into()],
+        }));
+        ui.record(&record(AgentStreamEvent::TextDelta {
+            delta: format!("I will use {secret} now"),
+        }));
+        let call = starweaver::ToolCallPart::new("c1", "fetch", json!({"token": secret}));
+        ui.record(&record(AgentStreamEvent::ToolCall { call }));
+        let part = starweaver::model::ToolReturnPart {
+            tool_call_id: "c1".into(),
+            tool_name: "fetch".into(),
+            content: json!({"echo": format!("key={secret}")}),
+            kind: starweaver::model::ToolReturnKind::Success,
+            metadata: starweaver::JsonMap::new(),
+            private_metadata: starweaver::JsonMap::new(),
+        };
+        ui.record(&record(AgentStreamEvent::ToolReturn { part }));
+        let mut pending = request(AgentHitlRequestKind::Approval, "tool_approval");
+        pending.tool_name = format!("tool-{secret}");
+        ui.answer(&[pending]);
+        ui.finished(&RunOutcome::Completed {
+            output: format!("The key is {secret}."),
+            usage: starweaver::model::Usage::default(),
+        });
+        ui.finished(&RunOutcome::Failed {
+            message: format!("failed near {secret}"),
+        });
+        let shown = lines(&ui).join("\n");
+        assert!(!shown.contains(secret), "{shown}");
+        // Each of the said text, the call, its return, the approval, the answer and the failure.
+        assert!(shown.matches(MASK).count() >= 6, "{shown}");
+        assert!(shown.contains("The key is ***."), "{shown}");
+    }
+
+    #[test]
+    fn prompts_mask_secret_values_but_answers_keep_what_the_model_wrote() {
+        let secret = "sk-live-42";
+        let ui = capturing(false);
+        let mut pending = request(AgentHitlRequestKind::Approval, "tool_approval");
+        pending.arguments = json!({"header": secret});
+        let text = approval::request_text(&pending, Paint::PLAIN, &ui.redactor);
+        assert!(!text.contains(secret) && text.contains(MASK), "{text}");
+        // Offered for editing it would show the secret, or replace it with the mask.
+        assert_eq!(approval::editable_text(&pending, &ui.redactor), None);
+        pending.arguments = json!({"plain": "x"});
+        assert!(approval::editable_text(&pending, &ui.redactor).is_some());
+
+        pending.arguments = json!({"questions": [{
+            "question": format!("Use {secret}?"), "header": "Key",
+            "options": [{"label": secret, "description": format!("the {secret} one")},
+                        {"label": "no"}]
+        }]});
+        let asked = questions::questions(&pending).unwrap();
+        let line = questions::question_line(&asked[0], Paint::PLAIN, &ui.redactor);
+        assert_eq!(line, "[Key] Use ***?");
+        let items = questions::option_items(&asked[0], &ui.redactor);
+        assert_eq!(items, ["***: the *** one", "no"]);
+        // The questions themselves are untouched: answers are keyed by them.
+        assert_eq!(asked[0].question, format!("Use {secret}?"));
     }
 
     #[test]

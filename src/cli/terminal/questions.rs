@@ -12,6 +12,7 @@ use starweaver::{AgentHitlRequest, AskUserQuestionArgs, ClarifyingQuestion};
 use super::approval::into_io;
 use super::style::Paint;
 use super::text::shorten;
+use crate::cli::run::Redactor;
 
 /// The last item of a single-choice question.
 pub const OTHER: &str = "Other (type an answer)";
@@ -26,16 +27,31 @@ pub fn questions(request: &AgentHitlRequest) -> Result<Vec<ClarifyingQuestion>, 
         .map_err(|error| format!("the questions could not be read: {error}"))
 }
 
-/// One item per option: `label: description`, on one line.
-pub fn option_items(question: &ClarifyingQuestion) -> Vec<String> {
+/// One item per option: `label: description`, on one line, secret values masked.
+pub fn option_items(question: &ClarifyingQuestion, redactor: &Redactor) -> Vec<String> {
     question
         .options
         .iter()
-        .map(|option| match option.description.trim() {
-            "" => shorten(&option.label, 76),
-            description => shorten(&format!("{}: {description}", option.label), 76),
+        .map(|option| {
+            let item = match option.description.trim() {
+                "" => option.label.clone(),
+                description => format!("{}: {description}", option.label),
+            };
+            shorten(&redactor.text(&item), 76)
         })
         .collect()
+}
+
+/// The line that introduces a question: `[header] question`, secret values masked.
+pub fn question_line(question: &ClarifyingQuestion, paint: Paint, redactor: &Redactor) -> String {
+    format!(
+        "{} {}",
+        paint.yellow(&format!(
+            "[{}]",
+            shorten(&redactor.text(&question.header), 12)
+        )),
+        shorten(&redactor.text(&question.question), 200)
+    )
 }
 
 /// The user input for the tool: `{"answers": {question: answer}}`, with a
@@ -53,26 +69,24 @@ pub fn answers_value(answers: Vec<(String, Value)>) -> Option<Value> {
     (!map.is_empty()).then(|| serde_json::json!({ "answers": map }))
 }
 
-/// Asks every question on `term`; `None` when the person left a prompt
-/// (Esc) or answered nothing.
+/// Asks every question on `term`, showing them with secret values masked; `None` when the
+/// person left a prompt (Esc) or answered nothing. The answers are keyed by the questions and
+/// labels as the model wrote them, which is what the tool matches.
 pub fn ask(
     term: &Term,
     theme: &dyn Theme,
     questions: &[ClarifyingQuestion],
     paint: Paint,
+    redactor: &Redactor,
 ) -> std::io::Result<Option<Value>> {
     let mut answers = Vec::with_capacity(questions.len());
     for question in questions {
-        term.write_line(&format!(
-            "{} {}",
-            paint.yellow(&format!("[{}]", shorten(&question.header, 12))),
-            shorten(&question.question, 200)
-        ))?;
+        term.write_line(&question_line(question, paint, redactor))?;
         let labels: Vec<&str> = question.options.iter().map(|o| o.label.as_str()).collect();
         let answer = if question.multi_select {
             let Some(chosen) = MultiSelect::with_theme(theme)
                 .with_prompt("Choose any (space to toggle, enter to confirm)")
-                .items(option_items(question))
+                .items(option_items(question, redactor))
                 .interact_on_opt(term)
                 .map_err(into_io)?
             else {
@@ -94,7 +108,7 @@ pub fn ask(
                 Value::Array(picked)
             }
         } else {
-            let mut items = option_items(question);
+            let mut items = option_items(question, redactor);
             items.push(OTHER.to_string());
             let Some(index) = Select::with_theme(theme)
                 .with_prompt("Choose one")
@@ -150,7 +164,10 @@ mod tests {
     #[test]
     fn answers_take_the_shape_the_tool_reads() {
         let questions = questions(&request(two_questions())).unwrap();
-        assert_eq!(option_items(&questions[0]), ["YAML: readable", "JSON"]);
+        assert_eq!(
+            option_items(&questions[0], &Redactor::default()),
+            ["YAML: readable", "JSON"]
+        );
         let value = answers_value(vec![
             ("Which format?".into(), json!("YAML")),
             ("Which parts?".into(), json!(["api", "cli"])),
