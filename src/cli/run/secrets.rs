@@ -2,8 +2,8 @@
 //!
 //! The manifest format has no secret marker, so the name decides: a variable whose name
 //! contains `key`, `token`, `secret` or `password` (in any case) is secret. Its value given
-//! with `--var` is replaced by [`MASK`] in `--json` lines, in the plain output and in save
-//! files, and a save file keeps the mask instead of the value, so `--resume` needs it again.
+//! with `--var` is replaced by [`MASK`] in `--json` lines, in the plain and terminal output
+//! and in save files, and a save file keeps the mask instead of the value, so `--resume` needs it again.
 
 use std::collections::BTreeMap;
 

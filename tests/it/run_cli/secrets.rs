@@ -1,6 +1,6 @@
 //! Secret variables (a name with `key`, `token`, `secret` or `password`) never leave the
-//! process: masked in `--json` lines, the plain output and save files, and asked again on
-//! `--resume`.
+//! process: masked in `--json` lines, the plain and terminal output and save files, and asked
+//! again on `--resume`.
 
 use super::{assert_status, folder, run, stderr, stdout};
 
@@ -82,4 +82,29 @@ fn save_files_hold_no_secret_and_resume_asks_for_it() {
     );
     assert_status(&resumed, 0);
     assert!(!stdout(&resumed).contains(SECRET), "{}", stdout(&resumed));
+}
+
+#[test]
+fn secret_values_are_masked_at_a_terminal_too() {
+    use expectrl::{Eof, Expect as _};
+    let dir = folder(&[("keyed.yaml", ECHO)]);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_starweaver"));
+    command
+        .current_dir(dir.path())
+        .env("TERM", "xterm-256color")
+        .env("NO_COLOR", "1")
+        .args(["run", "keyed.yaml", "--var"])
+        .arg(format!("service_token={SECRET}"))
+        .arg("--prompt")
+        .arg(format!("echo {SECRET}"));
+    // Standard input and output both a terminal: the terminal UI.
+    let mut session = expectrl::Session::spawn(command).unwrap();
+    // Generous: the machine is shared; this only guards against hangs.
+    session.set_expect_timeout(Some(std::time::Duration::from_secs(60)));
+    let seen = session.expect(Eof).unwrap();
+    let text = String::from_utf8_lossy(seen.before()).into_owned()
+        + &String::from_utf8_lossy(&seen.matches().flatten().copied().collect::<Vec<u8>>());
+    assert!(text.contains("tool calls"), "not the whole run:\n{text}");
+    assert!(!text.contains(SECRET), "{text}");
+    assert!(text.contains("***"), "{text}");
 }
