@@ -72,9 +72,12 @@ def manifest(rng, index):
         else:
             lines.append("  {%% if vars.%s %%}%s{%% endif %%}" % (var, sentence(rng, 2, 6)))
 
-    root = rng.choice([".", "workspace", "src"])
-    lines += ["environment:", f"  type: {rng.choice(['local', 'local', 'virtual'])}",
-              f"  root: {root}"]
+    # A local root must be a folder (the output folder or the one above it); a virtual
+    # environment has none.
+    kind = rng.choice(["local", "local", "virtual"])
+    lines += ["environment:", f"  type: {kind}"]
+    if kind == "local":
+        lines.append(f"  root: {rng.choice(['.', '..'])}")
 
     lines += ["shell:", "  allow_execute: true",
               f"  allowed_programs: [{', '.join(rng.sample(PROGRAMS, rng.randint(1, 6)))}]",

@@ -31,9 +31,9 @@ pub use choose::{choose_ui, UiSettings};
 pub use drive::Interrupt;
 use drive::{Driver, Ended, Start};
 use plan::{plan, Plan};
-use prepare::prepare;
 pub use prepare::Hooks;
-use save::SaveFile;
+use prepare::{prepare, Prepared};
+use save::{SaveFile, Secrets};
 pub use secrets::Redactor;
 
 use crate::cli::ui::{RunOutcome, RunUi};
@@ -119,7 +119,7 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
             let settings = UiSettings {
                 yes: args.yes,
                 keep_pending: args.save.is_some(),
-                redactor: Redactor::for_vars(&plan.vars),
+                redactor: plan.redactor.clone(),
             };
             let mut ui = choose_ui(args.json, settings);
             execute(plan, args, &Hooks::default(), ui.as_mut(), interrupt).await
@@ -155,12 +155,23 @@ pub async fn execute(
     interrupt: Interrupt,
 ) -> Result<u8, Stop> {
     let prepared = prepare(&plan.manifest, &plan.vars, plan.max_steps, hooks).await?;
+    plan.redactor.add(prepared.secret_values.iter().cloned());
     if !prepared.warnings.is_empty() {
         let _ = std::io::stderr()
             .lock()
             .write_all(prepared.warnings.as_bytes());
     }
-    let loaded = prepared.loaded;
+    let Prepared {
+        loaded,
+        manifest,
+        secret_vars,
+        ..
+    } = prepared;
+    let (vars, max_steps, redactor) = (plan.vars, plan.max_steps, plan.redactor);
+    let secrets = Secrets {
+        declared: &secret_vars,
+        redactor: &redactor,
+    };
     let mut session = match plan.state {
         Some(state) => restore(loaded.agent, &loaded.session, state),
         None => loaded.session,
@@ -179,13 +190,7 @@ pub async fn execute(
         let Some(path) = &args.save else {
             return Ok(None);
         };
-        save_to(
-            path,
-            &prepared.manifest,
-            &plan.vars,
-            plan.max_steps,
-            session,
-        )?;
+        save_to(path, &manifest, &vars, &secrets, max_steps, session)?;
         Ok(Some(path.clone()))
     };
     let outcome = match ended {
@@ -239,8 +244,9 @@ fn save_to(
     path: &Path,
     manifest: &Path,
     vars: &std::collections::BTreeMap<String, String>,
+    secrets: &Secrets<'_>,
     max_steps: Option<u32>,
     session: &AgentSession,
 ) -> Result<(), String> {
-    SaveFile::new(manifest, vars, max_steps, &session.export_state())?.write(path)
+    SaveFile::new(manifest, vars, secrets, max_steps, &session.export_state())?.write(path)
 }

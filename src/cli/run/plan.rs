@@ -8,6 +8,7 @@ use starweaver::AgentSessionState;
 
 use super::answers::{parse_results, AutoAnswers};
 use super::save::SaveFile;
+use super::secrets::Redactor;
 use super::{RunArgs, Stop};
 
 /// A run ready to load.
@@ -25,6 +26,9 @@ pub struct Plan {
     pub prompt: Option<String>,
     /// `--yes` and the `--result` values.
     pub auto: AutoAnswers,
+    /// Masks secret values in everything the run writes out; shared with the UI, and told the
+    /// manifest's own secrets once it is read.
+    pub redactor: Redactor,
 }
 
 /// Plans the run; `read_stdin` gives the prompt when `--prompt` is absent and one is needed.
@@ -53,6 +57,7 @@ pub fn plan(
         let prompt = prompt_or_stdin()?;
         return Ok(Plan {
             manifest,
+            redactor: Redactor::for_vars(&given),
             vars: given,
             max_steps: args.max_steps,
             state: None,
@@ -81,6 +86,7 @@ pub fn plan(
     };
     Ok(Plan {
         manifest: saved.manifest.clone(),
+        redactor: Redactor::for_vars(&vars),
         vars,
         max_steps: args.max_steps.or(saved.max_steps),
         state: Some(state),

@@ -11,6 +11,7 @@ use starweaver::config::report::{human, FileReport};
 use starweaver::config::validate::CheckContext;
 use starweaver::DynModel;
 
+use super::secrets::is_secret;
 use super::Stop;
 
 /// The largest manifest file read.
@@ -33,6 +34,10 @@ pub struct Prepared {
     pub manifest: PathBuf,
     /// Warnings the checker reported, rendered for people (empty when none).
     pub warnings: String,
+    /// The variables the manifest marks secret (`secret_vars`).
+    pub secret_vars: Vec<String>,
+    /// The values of the run's secret variables (overrides, else the manifest's defaults).
+    pub secret_values: Vec<String>,
 }
 
 /// Reads, checks and loads the manifest at `path` with the `--var` overrides `vars`.
@@ -92,10 +97,21 @@ pub async fn prepare(
     let loaded = load(&manifest, &options)
         .await
         .map_err(|error| Stop::usage(format!("{}: {error}", path.display())))?;
+    let secret_values = manifest
+        .vars
+        .iter()
+        .filter(|(name, _)| is_secret(name, &manifest.secret_vars))
+        .filter_map(|(name, default)| match vars.get(name) {
+            Some(given) => Some(given.clone()),
+            None => default.as_str().map(str::to_owned),
+        })
+        .collect();
     Ok(Prepared {
         loaded,
         manifest: absolute,
         warnings,
+        secret_vars: manifest.secret_vars.clone(),
+        secret_values,
     })
 }
 

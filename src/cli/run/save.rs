@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use starweaver::AgentSessionState;
 
-use super::secrets::{is_secret_name, Redactor, MASK};
+use super::secrets::{Redactor, MASK};
 
 /// The `format` field every save file carries.
 pub const FORMAT: &str = "starweaver-run";
@@ -43,6 +43,14 @@ pub struct SaveFile {
     pub session: Value,
 }
 
+/// Which variables are secret, and the masker of their values.
+pub struct Secrets<'a> {
+    /// The manifest's `secret_vars`.
+    pub declared: &'a [String],
+    /// Masks every secret value.
+    pub redactor: &'a Redactor,
+}
+
 impl SaveFile {
     /// A save file for `state`, with secrets masked.
     ///
@@ -51,6 +59,7 @@ impl SaveFile {
     pub fn new(
         manifest: &Path,
         vars: &BTreeMap<String, String>,
+        secrets: &Secrets<'_>,
         max_steps: Option<u32>,
         state: &AgentSessionState,
     ) -> Result<Self, String> {
@@ -59,12 +68,12 @@ impl SaveFile {
             .map_err(|error| format!("cannot save the run: {error}"))?;
         let mut session: Value =
             serde_json::from_str(&json).map_err(|error| format!("cannot save the run: {error}"))?;
-        Redactor::for_vars(vars).json(&mut session);
+        secrets.redactor.json(&mut session);
         Ok(Self {
             format: FORMAT.to_string(),
             version: VERSION,
             manifest: manifest.to_path_buf(),
-            vars: Redactor::vars_to_save(vars),
+            vars: Redactor::vars_to_save(vars, secrets.declared),
             max_steps,
             session,
         })
@@ -148,7 +157,8 @@ impl SaveFile {
         vars.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
         let missing: Vec<&str> = vars
             .iter()
-            .filter(|(name, value)| is_secret_name(name) && value.as_str() == MASK)
+            // Only secret values are saved masked (by name or by the manifest's `secret_vars`).
+            .filter(|(_, value)| value.as_str() == MASK)
             .map(|(name, _)| name.as_str())
             .collect();
         if missing.is_empty() {
@@ -193,8 +203,17 @@ mod tests {
             starweaver::AgentBuilder::new(std::sync::Arc::new(starweaver::TestModel::auto()))
                 .build(),
         );
-        let file =
-            SaveFile::new(Path::new("/m.yaml"), &vars, None, &session.export_state()).unwrap();
+        let file = SaveFile::new(
+            Path::new("/m.yaml"),
+            &vars,
+            &Secrets {
+                declared: &[],
+                redactor: &Redactor::for_vars(&vars),
+            },
+            None,
+            &session.export_state(),
+        )
+        .unwrap();
         assert_eq!(file.vars["api_key"], MASK);
         let error = file.vars_with(&BTreeMap::new()).unwrap_err();
         assert!(error.contains("--var api_key=..."), "{error}");

@@ -108,3 +108,56 @@ fn secret_values_are_masked_at_a_terminal_too() {
     assert!(!text.contains(SECRET), "{text}");
     assert!(text.contains("***"), "{text}");
 }
+
+/// A variable the manifest marks secret, whatever its name: its value (given, or the
+/// manifest's own default) is masked in the JSON lines and the save file, and resume asks for it.
+const DECLARED: &str =
+    "version: 1\nname: deployer\nmodel: {id: test}\nvars:\n  deploy: default-hunter2\n\
+secret_vars: [deploy]\ninstructions: 'Deploy with {{ vars.deploy }}.'\nenvironment: {type: local}\n\
+toolsets:\n  - type: filesystem\n    tools: [ls]\n    approval_required: true\n";
+
+#[test]
+fn variables_the_manifest_marks_secret_are_masked_too() {
+    let dir = folder(&[("deployer.yaml", DECLARED)]);
+    // The manifest's default value, unchanged by any --var: masked as well.
+    let output = run(
+        dir.path(),
+        &[
+            "run",
+            "deployer.yaml",
+            "--json",
+            "--prompt",
+            "go with default-hunter2",
+        ],
+    );
+    let text = stdout(&output);
+    assert!(!text.contains("default-hunter2"), "{text}");
+    let var = format!("deploy={SECRET}");
+    let first = run(
+        dir.path(),
+        &[
+            "run",
+            "deployer.yaml",
+            "--json",
+            "--var",
+            &var,
+            "--save",
+            "run.json",
+            "--prompt",
+            &format!("deploy {SECRET}"),
+        ],
+    );
+    assert_status(&first, 3);
+    assert!(!stdout(&first).contains(SECRET), "{}", stdout(&first));
+    let saved = std::fs::read_to_string(dir.path().join("run.json")).unwrap();
+    assert!(!saved.contains(SECRET), "{saved}");
+    let file: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(file["vars"]["deploy"], "***");
+    let missing = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    assert_status(&missing, 2);
+    assert!(
+        stderr(&missing).contains("--var deploy=..."),
+        "{}",
+        stderr(&missing)
+    );
+}
