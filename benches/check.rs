@@ -87,6 +87,7 @@ fn large() -> (String, Vec<String>) {
     let mut text = String::from(
         "version: 1\nname: large\nmodel: {id: test}\nvars:\n  team: platform\n  tone: brief\n\
          instructions: |\n  You help {{ vars.team }}.\n  Be {{ vars.tone }}.\n\
+         environment: {type: virtual}\n\
          shell: {allow_execute: true, allowed_programs: [git, cargo]}\ntoolsets:\n",
     );
     let mut tools = Vec::new();
