@@ -12,7 +12,9 @@
 #[path = "../src/cli/ui.rs"]
 mod ui;
 
+// The example uses only part of the UI.
 #[cfg(feature = "cli")]
+#[allow(dead_code)]
 #[path = "../src/cli/terminal/mod.rs"]
 mod terminal;
 

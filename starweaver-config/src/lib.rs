@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod diagnostics;
+pub mod files;
 pub mod load;
 pub mod manifest;
 pub mod paths;

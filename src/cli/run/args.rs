@@ -26,7 +26,8 @@ pub struct RunArgs {
     /// The most model requests the run may make (overrides `runtime.max_steps`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
-    /// Saves the run to FILE when it ends waiting or is cancelled, to continue with --resume.
+    /// Saves the run to FILE when it ends (waiting, cancelled, completed or failed), to continue
+    /// with --resume.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
     /// Continues a run saved with --save: asks its pending approvals again, takes --result.

@@ -196,10 +196,19 @@ pub async fn execute(
     let outcome = match ended {
         // Saved too, so a file that was resumed no longer holds calls that have now run, and
         // the conversation can go on with `--resume FILE --prompt TEXT`.
-        Ended::Completed { output, usage } => match saved(&session) {
-            Ok(_) => RunOutcome::Completed { output, usage },
-            Err(message) => RunOutcome::Failed { message },
-        },
+        // A finished run keeps its answer even when the save fails: it is shown, then the
+        // failure, and the status says the save did not happen.
+        Ended::Completed { output, usage } => {
+            let save = saved(&session);
+            driver.ui.finished(&RunOutcome::Completed { output, usage });
+            return match save {
+                Ok(_) => Ok(0),
+                Err(message) => {
+                    let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+                    Ok(1)
+                }
+            };
+        }
         Ended::Failed { message } => match saved(&session) {
             Ok(_) => RunOutcome::Failed { message },
             Err(problem) => RunOutcome::Failed {

@@ -41,6 +41,9 @@ pub fn plan(
     read_stdin: impl FnOnce() -> Result<String, String>,
 ) -> Result<Plan, Stop> {
     let given: BTreeMap<String, String> = args.vars.iter().cloned().collect();
+    if let Some(save) = &args.save {
+        check_save_path(save, args.manifest.as_deref())?;
+    }
     let prompt_or_stdin = || match &args.prompt {
         Some(prompt) if prompt.trim().is_empty() => Err(Stop::usage(
             "--prompt is empty; give the agent something to do",
@@ -49,6 +52,11 @@ pub fn plan(
         None => read_stdin().map_err(Stop::usage),
     };
     let Some(path) = &args.resume else {
+        if let Some((id, _)) = args.results.first() {
+            return Err(Stop::usage(format!(
+                "--result {id}=... answers a deferred call of a saved run; use it with --resume FILE"
+            )));
+        }
         let manifest = args.manifest.clone().ok_or_else(|| {
             Stop::usage(
                 "no manifest: give one (`starweaver run agents/NAME.yaml`) or --resume FILE",
@@ -96,4 +104,38 @@ pub fn plan(
             results,
         },
     })
+}
+
+/// Refuses a `--save` path that cannot work before anything runs: a folder, a file in a folder
+/// that does not exist, or the manifest itself (saving would overwrite it).
+fn check_save_path(save: &std::path::Path, manifest: Option<&std::path::Path>) -> Result<(), Stop> {
+    if save.is_dir() {
+        return Err(Stop::usage(format!(
+            "--save {}: it is a folder; name a file to save the run in",
+            save.display()
+        )));
+    }
+    let parent = match save.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => std::path::Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(Stop::usage(format!(
+            "--save {}: the folder `{}` does not exist; create it or save elsewhere",
+            save.display(),
+            parent.display()
+        )));
+    }
+    let same = |a: &std::path::Path, b: &std::path::Path| match (a.canonicalize(), b.canonicalize())
+    {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if manifest.is_some_and(|manifest| same(save, manifest)) {
+        return Err(Stop::usage(format!(
+            "--save {}: that is the manifest being run; saving would overwrite it, name another file",
+            save.display()
+        )));
+    }
+    Ok(())
 }

@@ -13,6 +13,7 @@ use starweaver::DynModel;
 
 use super::secrets::is_secret;
 use super::Stop;
+use starweaver_config::files::{read_limited, ReadLimitedError};
 
 /// The largest manifest file read.
 const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
@@ -123,14 +124,13 @@ fn read_bounded(absolute: &Path, shown: &Path) -> Result<Vec<u8>, Stop> {
             shown.display()
         ))
     };
-    let size = std::fs::metadata(absolute).map_err(unreadable)?.len();
-    if size > MAX_MANIFEST_BYTES {
-        return Err(Stop::usage(format!(
+    read_limited(absolute, MAX_MANIFEST_BYTES).map_err(|error| match error {
+        ReadLimitedError::Io(error) => unreadable(error),
+        ReadLimitedError::TooLarge { .. } => Stop::usage(format!(
             "the manifest `{}` is larger than {MAX_MANIFEST_BYTES} bytes; it is not a manifest",
             shown.display()
-        )));
-    }
-    std::fs::read(absolute).map_err(unreadable)
+        )),
+    })
 }
 
 /// Every `--var` must name a variable the manifest declares.

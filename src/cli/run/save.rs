@@ -16,6 +16,7 @@ use serde_json::Value;
 use starweaver::AgentSessionState;
 
 use super::secrets::{Redactor, MASK};
+use starweaver_config::files::{read_limited, ReadLimitedError};
 
 /// The `format` field every save file carries.
 pub const FORMAT: &str = "starweaver-run";
@@ -87,10 +88,19 @@ impl SaveFile {
     pub fn write(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self)
             .map_err(|error| format!("cannot save the run: {error}"))?;
-        let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(".partial");
-        let temporary = path.with_file_name(name);
-        write_private(&temporary, text.as_bytes())
+        if path.is_dir() {
+            return Err(format!(
+                "cannot write the save file `{}`: it is a folder; name a file with --save",
+                path.display()
+            ));
+        }
+        let (temporary, file) = create_private_temporary(path).map_err(|error| {
+            format!(
+                "cannot write the save file `{}`: {error}; choose a writable path with --save",
+                path.display()
+            )
+        })?;
+        fill(file, text.as_bytes())
             .and_then(|()| std::fs::rename(&temporary, path))
             .map_err(|error| {
                 let _ = std::fs::remove_file(&temporary);
@@ -107,15 +117,14 @@ impl SaveFile {
     /// A message naming the path and what is wrong with it.
     pub fn read(path: &Path) -> Result<Self, String> {
         let bad = |what: String| format!("cannot resume from `{}`: {what}", path.display());
-        let size = std::fs::metadata(path)
-            .map_err(|error| bad(error.to_string()))?
-            .len();
-        if size > MAX_SAVE_BYTES {
-            return Err(bad(format!(
+        let bytes = read_limited(path, MAX_SAVE_BYTES).map_err(|error| match error {
+            ReadLimitedError::Io(error) => bad(error.to_string()),
+            ReadLimitedError::TooLarge { .. } => bad(format!(
                 "the file is larger than {MAX_SAVE_BYTES} bytes; it is not a save file"
-            )));
-        }
-        let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
+            )),
+        })?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| bad("the file is not UTF-8 text; give a file written by --save".into()))?;
         let value: Value = serde_json::from_str(&text)
             .map_err(|error| bad(format!("not JSON ({error}); give a file written by --save")))?;
         if value.get("format").and_then(Value::as_str) != Some(FORMAT) {
@@ -174,16 +183,33 @@ impl SaveFile {
     }
 }
 
-/// Creates (or truncates) `path` with owner-only permissions and writes `bytes`.
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
+/// A new owner-only file beside `path` to write the save into before it is renamed over
+/// `path`. Created with `create_new`, so an existing file or a link planted under that name is
+/// never opened, followed or overwritten: the next name is tried instead.
+fn create_private_temporary(path: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
     use std::os::unix::fs::OpenOptionsExt as _;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
+    let base = path.file_name().unwrap_or_default().to_string_lossy();
+    let mut last = None;
+    for attempt in 0..16u32 {
+        let name = format!(".{base}.{}.{attempt}.partial", std::process::id());
+        let temporary = path.with_file_name(name);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temporary)
+        {
+            Ok(file) => return Ok((temporary, file)),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => last = Some(error),
+            Err(error) => return Err(error),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+}
+
+/// Writes `bytes` and syncs them to disk.
+fn fill(mut file: std::fs::File, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
     file.write_all(bytes)?;
     file.sync_all()
 }
@@ -192,6 +218,29 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    // The temporary file was opened by a fixed name, following a link planted there: the save
+    // overwrote the link's target and left it readable by all.
+    #[test]
+    fn a_link_planted_at_the_temporary_name_is_never_followed() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, "precious").unwrap();
+        let path = dir.path().join("run.json");
+        let planted = dir
+            .path()
+            .join(format!(".run.json.{}.0.partial", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        let (temporary, file) = create_private_temporary(&path).unwrap();
+        assert_ne!(temporary, planted);
+        fill(file, b"{}").unwrap();
+        std::fs::rename(&temporary, &path).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        assert!(meta.file_type().is_file());
+        assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    }
 
     #[test]
     fn secrets_are_masked_and_required_again() {

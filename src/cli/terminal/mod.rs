@@ -1,6 +1,3 @@
-// The run command is being built on this UI; remove once it is used.
-#![allow(dead_code)]
-
 //! The terminal UI of `starweaver run`: live lines for each model step
 //! and tool call, a spinner while something works, prompts for approvals
 //! and clarifying questions, and the final answer with the run's usage.

@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use crate::files::{read_limited, ReadLimitedError};
+
 use crate::validate::catalog_names;
 
 /// Catalog files larger than this are refused: a catalog lists names, not data.
@@ -73,18 +75,12 @@ impl CatalogNames {
 /// When the file cannot be read or is too large.
 pub(crate) fn read_catalog(path: &Path) -> Result<Vec<u8>, CatalogError> {
     let shown = path.display().to_string();
-    let size = std::fs::metadata(path)
-        .map_err(|source| CatalogError::Read {
-            path: shown.clone(),
+    read_limited(path, MAX_CATALOG_BYTES).map_err(|error| match error {
+        ReadLimitedError::Io(source) => CatalogError::Read {
+            path: shown,
             source,
-        })?
-        .len();
-    if size > MAX_CATALOG_BYTES {
-        return Err(CatalogError::TooLarge { path: shown });
-    }
-    std::fs::read(path).map_err(|source| CatalogError::Read {
-        path: shown,
-        source,
+        },
+        ReadLimitedError::TooLarge { .. } => CatalogError::TooLarge { path: shown },
     })
 }
 

@@ -10,6 +10,7 @@ mod exit_codes;
 mod json_lines;
 mod save_resume;
 mod secrets;
+mod usage_guards;
 
 use std::io::Write as _;
 use std::path::Path;
