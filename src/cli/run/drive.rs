@@ -121,7 +121,7 @@ impl Driver<'_> {
         match cancellable(running, &interrupt).await {
             None | Some(Err(AgentError::Cancelled)) => Err(Ended::Cancelled),
             Some(Err(error)) => Err(Ended::Failed {
-                message: error.to_string(),
+                message: failure_message(&error),
             }),
             Some(Ok(result)) if result.is_waiting() => Ok(result.usage),
             Some(Ok(result)) => Err(Ended::Completed {
@@ -182,5 +182,22 @@ async fn cancellable<T>(
     tokio::select! {
         result = tokio::time::timeout(CANCEL_GRACE, running) => result.ok(),
         () = interrupt.force.cancelled() => None,
+    }
+}
+
+/// The run's error as a command-line user can act on it: the limits name the flag and the
+/// manifest setting rather than the library's policy type.
+fn failure_message(error: &AgentError) -> String {
+    match error {
+        AgentError::MaxStepsExceeded { max_steps } => format!(
+            "the run stopped after {max_steps} model steps without a final answer; raise \
+             --max-steps (or `runtime.max_steps` in the manifest) if the task needs more, or \
+             check for a tool loop"
+        ),
+        AgentError::TokenBudgetExceeded { max_tokens, used } => format!(
+            "the run used {used} tokens, reaching its budget of {max_tokens}; raise \
+             `runtime.max_tokens` in the manifest if the task needs more"
+        ),
+        other => other.to_string(),
     }
 }

@@ -35,6 +35,17 @@ fn a_run_out_of_steps_exits_1_with_the_reason() {
         "{}",
         stderr(&output)
     );
+    // The fix names the command line's flag, not the library's policy type.
+    assert!(
+        stderr(&output).contains("raise --max-steps"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        !stderr(&output).contains("AgentRuntimePolicy"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
