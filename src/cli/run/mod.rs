@@ -154,7 +154,22 @@ pub async fn execute(
     ui: &mut dyn RunUi,
     interrupt: Interrupt,
 ) -> Result<u8, Stop> {
-    let prepared = prepare(&plan.manifest, &plan.vars, plan.max_steps, hooks).await?;
+    let prepared = prepare(&plan.manifest, &plan.vars, plan.max_steps, hooks)
+        .await
+        .map_err(|stop| match &plan.resumed_from {
+            // What the save file names (its manifest, its variables) is the file's, not the
+            // command line's: say where it came from.
+            Some(file) => Stop {
+                message: format!(
+                    "resuming `{}`, saved from the manifest `{}`:\n{}",
+                    file.display(),
+                    plan.manifest.display(),
+                    stop.message
+                ),
+                status: stop.status,
+            },
+            None => stop,
+        })?;
     plan.redactor.add(prepared.secret_values.iter().cloned());
     if !prepared.warnings.is_empty() {
         let _ = std::io::stderr()

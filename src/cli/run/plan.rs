@@ -16,6 +16,8 @@ use super::{RunArgs, Stop};
 pub struct Plan {
     /// The manifest file.
     pub manifest: PathBuf,
+    /// The save file a resumed run came from, so problems with what it names say so.
+    pub resumed_from: Option<PathBuf>,
     /// `--var` overrides (with a save file's, under `--resume`).
     pub vars: BTreeMap<String, String>,
     /// `--max-steps` (or the saved one).
@@ -64,6 +66,7 @@ pub fn plan(
         })?;
         let prompt = prompt_or_stdin()?;
         return Ok(Plan {
+            resumed_from: None,
             manifest,
             redactor: Redactor::for_vars(&given),
             vars: given,
@@ -77,7 +80,24 @@ pub fn plan(
         });
     };
     let saved = SaveFile::read(path).map_err(Stop::usage)?;
-    let state = saved.state().map_err(Stop::usage)?;
+    let state = saved.state().map_err(|error| {
+        Stop::usage(format!(
+            "cannot resume from `{}`: {error}; give a file written by --save",
+            path.display()
+        ))
+    })?;
+    if saved.max_steps == Some(0) {
+        return Err(Stop::usage(format!(
+            "cannot resume from `{}`: its `max_steps` is 0, and a run needs at least 1; fix the \
+             file or give --max-steps N",
+            path.display()
+        )));
+    }
+    // A relative manifest path in the file is relative to the file's own folder.
+    let manifest = match path.parent() {
+        Some(folder) if saved.manifest.is_relative() => folder.join(&saved.manifest),
+        _ => saved.manifest.clone(),
+    };
     let vars = saved.vars_with(&given).map_err(Stop::usage)?;
     let results = parse_results(&args.results, state.pending()).map_err(Stop::usage)?;
     let prompt = if state.pending().is_empty() {
@@ -93,7 +113,8 @@ pub fn plan(
         None
     };
     Ok(Plan {
-        manifest: saved.manifest.clone(),
+        resumed_from: Some(path.clone()),
+        manifest,
         redactor: Redactor::for_vars(&vars),
         vars,
         max_steps: args.max_steps.or(saved.max_steps),

@@ -149,8 +149,7 @@ impl SaveFile {
     /// # Errors
     /// A message saying why the state cannot be read.
     pub fn state(&self) -> Result<AgentSessionState, String> {
-        AgentSessionState::from_json(&self.session.to_string())
-            .map_err(|error| format!("cannot resume: {error}"))
+        AgentSessionState::from_json(&self.session.to_string()).map_err(|error| error.to_string())
     }
 
     /// The saved variables with `given` laid over them; every secret the file masked must be

@@ -137,3 +137,84 @@ fn yes_does_not_answer_clarifying_questions_and_the_model_is_told() {
         "{denial}"
     );
 }
+
+/// A waiting run saved as `run.json` in a fresh folder, and the folder.
+fn saved_waiting_run() -> tempfile::TempDir {
+    let dir = folder(&[("careful.yaml", APPROVAL)]);
+    let first = run(
+        dir.path(),
+        &[
+            "run",
+            "careful.yaml",
+            "--save",
+            "run.json",
+            "--prompt",
+            "list",
+        ],
+    );
+    assert_status(&first, 3);
+    dir
+}
+
+fn edit_save(dir: &std::path::Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let path = dir.join("run.json");
+    let mut saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut saved);
+    std::fs::write(&path, saved.to_string()).unwrap();
+}
+
+// Problems with what a save file names were blamed on the command line (`--var`, "give the
+// path of an agent manifest"), without naming the save file.
+#[test]
+fn problems_with_what_a_save_file_names_say_it_came_from_the_file() {
+    let dir = saved_waiting_run();
+    std::fs::remove_file(dir.path().join("careful.yaml")).unwrap();
+    let gone = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    assert_status(&gone, 2);
+    assert!(
+        stderr(&gone).contains("resuming `run.json`"),
+        "{}",
+        stderr(&gone)
+    );
+
+    let dir = saved_waiting_run();
+    edit_save(dir.path(), |saved| {
+        saved["session"] = serde_json::json!({"nope": 1})
+    });
+    let bad = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    assert_status(&bad, 2);
+    assert!(
+        stderr(&bad).contains("cannot resume from `run.json`"),
+        "{}",
+        stderr(&bad)
+    );
+
+    let dir = saved_waiting_run();
+    edit_save(dir.path(), |saved| {
+        saved["max_steps"] = serde_json::json!(0)
+    });
+    let zero = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    assert_status(&zero, 2);
+    assert!(
+        stderr(&zero).contains("`max_steps` is 0"),
+        "{}",
+        stderr(&zero)
+    );
+}
+
+#[test]
+fn a_relative_manifest_in_a_save_file_is_found_beside_the_file() {
+    let dir = saved_waiting_run();
+    edit_save(dir.path(), |saved| {
+        saved["manifest"] = serde_json::json!("careful.yaml");
+    });
+    // Resumed from another folder: the manifest is looked up beside the file.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.json");
+    let resumed = run(
+        elsewhere.path(),
+        &["run", "--resume", file.to_str().unwrap(), "--yes"],
+    );
+    assert_status(&resumed, 0);
+}
