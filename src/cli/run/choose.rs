@@ -19,6 +19,9 @@ pub struct UiSettings {
     pub keep_pending: bool,
     /// Masks secret variable values in everything shown.
     pub redactor: Redactor,
+    /// The run's Ctrl-C: a UI that reads the keyboard itself (a terminal prompt takes Ctrl-C
+    /// as a key) fires it, so Ctrl-C at a prompt cancels the run as it does anywhere else.
+    pub interrupt: tokio_util::sync::CancellationToken,
 }
 
 /// The UI for this run: `--json` lines; the terminal UI when standard input and output are
@@ -32,7 +35,11 @@ pub fn choose_ui(json: bool, settings: UiSettings) -> Box<dyn RunUi> {
             color: color_enabled(),
             yes: settings.yes,
         };
-        return Box::new(TerminalUi::new(options).with_redactor(settings.redactor));
+        return Box::new(
+            TerminalUi::new(options)
+                .with_redactor(settings.redactor)
+                .with_interrupt(settings.interrupt),
+        );
     }
     Box::new(PlainUi::stdout(settings))
 }

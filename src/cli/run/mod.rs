@@ -120,6 +120,7 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
                 yes: args.yes,
                 keep_pending: args.save.is_some(),
                 redactor: plan.redactor.clone(),
+                interrupt: interrupt.cancel.clone(),
             };
             let mut ui = choose_ui(args.json, settings);
             execute(plan, args, &Hooks::default(), ui.as_mut(), interrupt).await

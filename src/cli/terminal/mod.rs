@@ -17,6 +17,7 @@ use console::Term;
 use dialoguer::theme::{ColorfulTheme, SimpleTheme, Theme};
 use starweaver::{AgentHitlRequest, AgentHitlRequestKind, AgentHitlUserInteraction};
 use starweaver::{AgentStreamEvent, AgentStreamRecord, CLARIFYING_QUESTIONS_REQUEST_KIND};
+use tokio_util::sync::CancellationToken;
 
 use crate::cli::run::Redactor;
 use crate::cli::ui::{Answers, RunOutcome, RunUi};
@@ -56,6 +57,8 @@ pub struct TerminalUi {
     options: TerminalOptions,
     /// Masks secret variable values in every line and prompt shown.
     redactor: Redactor,
+    /// Fired by Ctrl-C at a prompt (raw mode reads it as a key, so no signal is sent).
+    interrupt: Option<CancellationToken>,
     paint: Paint,
     out: Out,
     prompts: Term,
@@ -75,6 +78,7 @@ impl TerminalUi {
         Self {
             options,
             redactor: Redactor::default(),
+            interrupt: None,
             paint: Paint {
                 color: options.color,
             },
@@ -91,6 +95,25 @@ impl TerminalUi {
     pub fn with_redactor(mut self, redactor: Redactor) -> Self {
         self.redactor = redactor;
         self
+    }
+
+    /// Ctrl-C at a prompt cancels the run through `interrupt`, as Ctrl-C does anywhere else.
+    #[must_use]
+    pub fn with_interrupt(mut self, interrupt: CancellationToken) -> Self {
+        self.interrupt = Some(interrupt);
+        self
+    }
+
+    /// A prompt that failed: the cursor the prompt hid is shown again, and Ctrl-C (read as
+    /// `Interrupted`) cancels the run.
+    fn prompt_failed(&self, error: &std::io::Error) -> Left {
+        let _ = self.prompts.show_cursor();
+        if error.kind() == std::io::ErrorKind::Interrupted {
+            if let Some(interrupt) = &self.interrupt {
+                interrupt.cancel();
+            }
+        }
+        Left::prompt_failed(error)
     }
 
     fn theme(&self) -> Box<dyn Theme> {
@@ -129,7 +152,7 @@ impl TerminalUi {
                 )
                 .with_user_input(answers)),
                 Ok(None) => Err(Left::stopped("the questions were left without an answer")),
-                Err(error) => Err(Left::prompt_failed(&error)),
+                Err(error) => Err(self.prompt_failed(&error)),
             };
         }
         if self.options.yes {
@@ -148,7 +171,7 @@ impl TerminalUi {
             Ok(None) => Err(Left::stopped(
                 "the approval prompt was left without an answer",
             )),
-            Err(error) => Err(Left::prompt_failed(&error)),
+            Err(error) => Err(self.prompt_failed(&error)),
         }
     }
 

@@ -234,6 +234,9 @@ fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
     step(&mut session, "tool calls", &[]);
     let rest = session.expect(Eof).unwrap();
     seen.push_str(&String::from_utf8_lossy(rest.before()));
+    for part in rest.matches() {
+        seen.push_str(&String::from_utf8_lossy(part));
+    }
     // The approved calls ran, the answer reached the tool, and the run ended with its answer.
     assert!(seen.contains("Run write_file?: Approve"), "{seen}");
     assert!(
@@ -246,4 +249,37 @@ fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
     );
     assert!(seen.contains("step 2 · model request"), "{seen}");
     assert!(seen.contains("tool calls"), "{seen}");
+}
+
+// Ctrl-C at a prompt was read as a key and treated like Esc: the run ended waiting (exit 3)
+// with the cursor still hidden, instead of being cancelled like Ctrl-C anywhere else.
+#[test]
+fn ctrl_c_at_a_prompt_cancels_the_run_and_shows_the_cursor_again() {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_starweaver"));
+    command
+        .current_dir(repository())
+        .args([
+            "run",
+            "agents/release-checklist.yaml",
+            "--prompt",
+            "Walk me through the release.",
+        ])
+        .env("TERM", "xterm-256color")
+        .env("NO_COLOR", "1");
+    let mut session = Session::spawn(command).unwrap();
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    let asked = session.expect("Choose one").unwrap();
+    let mut seen = String::from_utf8_lossy(asked.before()).into_owned();
+    seen.push_str("Choose one");
+    session.send("\u{3}").unwrap();
+    let rest = session.expect(Eof).unwrap();
+    seen.push_str(&String::from_utf8_lossy(rest.before()));
+    for part in rest.matches() {
+        seen.push_str(&String::from_utf8_lossy(part));
+    }
+    assert!(seen.contains("Cancelled"), "{seen}");
+    assert!(!seen.contains("The run is waiting"), "{seen}");
+    let hidden = seen.rfind("\u{1b}[?25l");
+    let shown = seen.rfind("\u{1b}[?25h");
+    assert!(shown > hidden, "the cursor stays hidden:\n{seen:?}");
 }
