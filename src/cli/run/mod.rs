@@ -156,10 +156,13 @@ pub async fn execute(
 ) -> Result<u8, Stop> {
     let prepared = prepare(&plan.manifest, &plan.vars, plan.max_steps, hooks).await?;
     plan.redactor.add(prepared.secret_values.iter().cloned());
-    if !prepared.warnings.is_empty() {
-        let _ = std::io::stderr()
-            .lock()
-            .write_all(prepared.warnings.as_bytes());
+    let mut warnings = prepared.warnings.clone();
+    for warning in plan.redactor.take_warnings() {
+        warnings.push_str(&warning);
+        warnings.push('\n');
+    }
+    if !warnings.is_empty() {
+        let _ = std::io::stderr().lock().write_all(warnings.as_bytes());
     }
     let Prepared {
         loaded,

@@ -139,7 +139,7 @@ impl TerminalUi {
             self.print(&format!(
                 "  {} {} (--yes)",
                 self.paint.green("approved"),
-                shorten(&request.tool_name, 40)
+                shorten(&self.redactor.text(&request.tool_name), 40)
             ));
             return Ok(AgentHitlUserInteraction::approved(
                 request.tool_call_id.clone(),
@@ -158,7 +158,7 @@ impl TerminalUi {
     /// Shows what the model wrote before its tool calls, once.
     fn flush_said(&mut self) {
         let said = std::mem::take(&mut self.said);
-        if let Some(line) = events::said_line(&said, self.paint) {
+        if let Some(line) = events::said_line(&said, self.paint, &self.redactor) {
             self.print(&line);
         }
     }
@@ -217,7 +217,7 @@ impl RunUi for TerminalUi {
             AgentStreamEvent::RunCompleted { .. } => self.said.clear(),
             _ => self.flush_said(),
         }
-        if let Some(line) = events::event_line(&record.event, self.paint) {
+        if let Some(line) = events::event_line(&record.event, self.paint, &self.redactor) {
             self.print(&line);
         }
         match &record.event {
