@@ -378,6 +378,23 @@ mod tests {
     }
 
     #[test]
+    fn a_secret_written_json_escaped_is_masked_and_not_offered_for_editing() {
+        let secret = "p\"w\\x9z";
+        let vars = std::collections::BTreeMap::from([("db_password".to_string(), secret.into())]);
+        let redactor = Redactor::for_vars(&vars);
+        let mut pending = request(AgentHitlRequestKind::Approval, "tool_approval");
+        pending.arguments = json!({"sql": format!("login {secret}"), secret: true});
+        assert_eq!(approval::editable_text(&pending, &redactor), None);
+        let text = approval::request_text(&pending, Paint::PLAIN, &redactor);
+        assert!(!text.contains("9z"), "{text}");
+        // The long line of the call is masked before it is cut.
+        let long = format!("{}{secret}", "y".repeat(60));
+        let call = starweaver::ToolCallPart::new("c1", "sql", json!({"q": long}));
+        let line = events::call_line(&call, Paint::PLAIN, &redactor);
+        assert!(!line.contains("p\\\"w") && line.contains(MASK), "{line}");
+    }
+
+    #[test]
     fn deferred_calls_are_left_pending_with_the_reason() {
         let mut ui = TerminalUi::new(TerminalOptions::default());
         let answers = ui.answer(&[request(AgentHitlRequestKind::Deferred, "deferred_call")]);
