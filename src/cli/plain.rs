@@ -73,6 +73,8 @@ impl RunUi for PlainUi {
                     ToolCallArguments::Json(value) => value.to_string(),
                     ToolCallArguments::Raw(text) => text.clone(),
                 };
+                // Masked before shortening, so a cut never leaves part of a secret.
+                let arguments = self.settings.redactor.text(&arguments);
                 self.line(&format!(
                     "  → {} {}",
                     call.name,
@@ -84,6 +86,7 @@ impl RunUi for PlainUi {
                     Value::String(text) => text.clone(),
                     other => other.to_string(),
                 };
+                let content = self.settings.redactor.text(&content);
                 let content = shorten(&content.replace('\n', " "), SHOWN_CHARS);
                 self.line(&format!(
                     "  ← {} {}: {content}",
@@ -92,7 +95,8 @@ impl RunUi for PlainUi {
                 ));
             }
             AgentStreamEvent::Custom { event } => {
-                let payload = shorten(&event.payload.to_string(), SHOWN_CHARS);
+                let payload = self.settings.redactor.text(&event.payload.to_string());
+                let payload = shorten(&payload, SHOWN_CHARS);
                 self.line(&format!("  · {} {payload}", event.kind));
             }
             AgentStreamEvent::Waiting { requests } => {
@@ -199,4 +203,53 @@ pub fn usage_line(usage: &Usage) -> String {
         "usage: {} model request(s), {} input + {} output tokens, {} tool call(s)",
         usage.requests, usage.input_tokens, usage.output_tokens, usage.tool_calls
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::cli::run::Redactor;
+
+    /// A writer whose bytes the test reads back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_secret_cut_by_the_line_length_is_masked_before_the_cut() {
+        let secret = "sk-live-0123456789abcdef";
+        let vars = std::collections::BTreeMap::from([("api_key".to_string(), secret.to_string())]);
+        let settings = UiSettings {
+            redactor: Redactor::for_vars(&vars),
+            ..UiSettings::default()
+        };
+        let out = Shared::default();
+        let mut ui = PlainUi::new(Box::new(out.clone()), Box::new(std::io::sink()), settings);
+        // The secret starts a few characters before the 80th, so a cut keeps only its head.
+        let text = format!("{}{secret}", "x".repeat(SHOWN_CHARS - 18));
+        let call = starweaver::ToolCallPart::new("c1", "fetch", serde_json::json!({"t": text}));
+        ui.record(&AgentStreamRecord {
+            sequence: 0,
+            run_id: starweaver::RunId::default(),
+            event: AgentStreamEvent::ToolCall { call },
+        });
+        let shown = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(!shown.contains("sk-live"), "{shown}");
+        assert!(shown.contains(MASK_SHOWN), "{shown}");
+    }
+
+    /// What a masked value shows as.
+    const MASK_SHOWN: &str = "***";
 }

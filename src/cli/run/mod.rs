@@ -172,10 +172,13 @@ pub async fn execute(
             None => stop,
         })?;
     plan.redactor.add(prepared.secret_values.iter().cloned());
-    if !prepared.warnings.is_empty() {
-        let _ = std::io::stderr()
-            .lock()
-            .write_all(prepared.warnings.as_bytes());
+    let mut warnings = prepared.warnings.clone();
+    for warning in plan.redactor.take_warnings() {
+        warnings.push_str(&warning);
+        warnings.push('\n');
+    }
+    if !warnings.is_empty() {
+        let _ = std::io::stderr().lock().write_all(warnings.as_bytes());
     }
     let Prepared {
         loaded,

@@ -37,8 +37,8 @@ pub struct Prepared {
     pub warnings: String,
     /// The variables the manifest marks secret (`secret_vars`).
     pub secret_vars: Vec<String>,
-    /// The values of the run's secret variables (overrides, else the manifest's defaults).
-    pub secret_values: Vec<String>,
+    /// The run's secret variables, `(name, value)` (overrides, else the manifest's defaults).
+    pub secret_values: Vec<(String, String)>,
 }
 
 /// Reads, checks and loads the manifest at `path` with the `--var` overrides `vars`.
@@ -103,8 +103,10 @@ pub async fn prepare(
         .iter()
         .filter(|(name, _)| is_secret(name, &manifest.secret_vars))
         .filter_map(|(name, default)| match vars.get(name) {
-            Some(given) => Some(given.clone()),
-            None => default.as_str().map(str::to_owned),
+            Some(given) => Some((name.clone(), given.clone())),
+            None => default
+                .as_str()
+                .map(|value| (name.clone(), value.to_owned())),
         })
         .collect();
     Ok(Prepared {

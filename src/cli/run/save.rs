@@ -2,11 +2,14 @@
 //!
 //! ```json
 //! {"format": "starweaver-run", "version": 1, "manifest": "/abs/agents/x.yaml",
-//!  "vars": {"tone": "short", "api_key": "***"}, "max_steps": 8, "session": {...}}
+//!  "vars": {"tone": "short", "api_key": "***"}, "secret_vars": ["api_key"], "max_steps": 8,
+//!  "session": {...}}
 //! ```
 //!
 //! `session` is the session's exported state; secret variable values are masked there and in
-//! `vars`, so a resume must be given them again with `--var`.
+//! `vars`, and `secret_vars` names the masked variables, so a resume must be given them again
+//! with `--var`. A run whose pending calls hold a secret in their arguments is not saved:
+//! masked, the call would run with the mask when approved; kept, the file would hold the secret.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,6 +40,10 @@ pub struct SaveFile {
     /// The `--var` overrides (secret values masked).
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
+    /// The variables whose values `vars` masks (absent in files written before it was kept:
+    /// then the masked values tell).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_vars: Option<Vec<String>>,
     /// The `--max-steps` override, if one was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<u32>,
@@ -56,7 +63,9 @@ impl SaveFile {
     /// A save file for `state`, with secrets masked.
     ///
     /// # Errors
-    /// When the state cannot be turned into JSON.
+    /// When the state cannot be turned into JSON, when a pending call's arguments hold a secret
+    /// value (masking them would change what the call does once approved), or when a secret is
+    /// left where masking cannot reach (an object key, an identifier).
     pub fn new(
         manifest: &Path,
         vars: &BTreeMap<String, String>,
@@ -64,17 +73,31 @@ impl SaveFile {
         max_steps: Option<u32>,
         state: &AgentSessionState,
     ) -> Result<Self, String> {
+        refuse_secret_arguments(state, secrets.redactor)?;
         let json = state
             .to_json()
             .map_err(|error| format!("cannot save the run: {error}"))?;
         let mut session: Value =
             serde_json::from_str(&json).map_err(|error| format!("cannot save the run: {error}"))?;
         secrets.redactor.json(&mut session);
+        if secrets.redactor.finds_in_free_keys(&session, false) {
+            return Err(
+                "cannot save the run: a secret variable's value is a field name in the \
+                        conversation's tool arguments or results, and field names are never \
+                        masked; run again without --save"
+                    .to_string(),
+            );
+        }
         Ok(Self {
             format: FORMAT.to_string(),
             version: VERSION,
             manifest: manifest.to_path_buf(),
             vars: Redactor::vars_to_save(vars, secrets.declared),
+            secret_vars: Some(
+                Redactor::secret_names(vars, secrets.declared)
+                    .into_iter()
+                    .collect(),
+            ),
             max_steps,
             session,
         })
@@ -163,12 +186,19 @@ impl SaveFile {
     ) -> Result<BTreeMap<String, String>, String> {
         let mut vars = self.vars.clone();
         vars.extend(given.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let missing: Vec<&str> = vars
-            .iter()
-            // Only secret values are saved masked (by name or by the manifest's `secret_vars`).
-            .filter(|(_, value)| value.as_str() == MASK)
-            .map(|(name, _)| name.as_str())
-            .collect();
+        let missing: Vec<&str> = match &self.secret_vars {
+            Some(names) => names
+                .iter()
+                .filter(|name| !given.contains_key(name.as_str()))
+                .map(String::as_str)
+                .collect(),
+            // A file from before `secret_vars` was kept: only secret values are saved masked.
+            None => vars
+                .iter()
+                .filter(|(_, value)| value.as_str() == MASK)
+                .map(|(name, _)| name.as_str())
+                .collect(),
+        };
         if missing.is_empty() {
             return Ok(vars);
         }
@@ -180,6 +210,26 @@ impl SaveFile {
             flags.join(" ")
         ))
     }
+}
+
+/// Refuses a state whose pending calls hold a secret value in their arguments, naming them.
+fn refuse_secret_arguments(state: &AgentSessionState, redactor: &Redactor) -> Result<(), String> {
+    let holding: Vec<String> = state
+        .pending()
+        .iter()
+        .filter(|request| redactor.finds_in_values(&request.arguments))
+        .map(|request| format!("`{}` (call {})", request.tool_name, request.tool_call_id))
+        .collect();
+    if holding.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "cannot save the run: the arguments of the pending call(s) {} hold a secret variable's \
+         value; a save file never holds a secret, and with the value masked the call would run \
+         with `{MASK}` once approved; answer the call now (at a terminal, or with --yes) instead \
+         of saving it",
+        holding.join(", ")
+    ))
 }
 
 /// A new owner-only file beside `path` to write the save into before it is renamed over
@@ -277,5 +327,37 @@ mod tests {
         assert!(SaveFile::read(&path).unwrap().state().is_ok());
         std::fs::write(&path, "{\"format\":\"other\"}").unwrap();
         assert!(SaveFile::read(&path).unwrap_err().contains("format"));
+    }
+
+    #[test]
+    fn only_the_variables_saved_secret_are_asked_again() {
+        let vars = BTreeMap::from([
+            ("api_key".to_string(), "sk-1".to_string()),
+            // Not secret: its value only happens to be the mask.
+            ("tone".to_string(), MASK.to_string()),
+        ]);
+        let session = starweaver::AgentSession::new(
+            starweaver::AgentBuilder::new(std::sync::Arc::new(starweaver::TestModel::auto()))
+                .build(),
+        );
+        let file = SaveFile::new(
+            Path::new("/m.yaml"),
+            &vars,
+            &Secrets {
+                declared: &[],
+                redactor: &Redactor::for_vars(&vars),
+            },
+            None,
+            &session.export_state(),
+        )
+        .unwrap();
+        assert_eq!(file.secret_vars, Some(vec!["api_key".to_string()]));
+        let again = BTreeMap::from([("api_key".to_string(), "sk-1".to_string())]);
+        assert_eq!(file.vars_with(&again).unwrap()["tone"], MASK);
+        // A file written before the list was kept: the masked values still tell.
+        let mut old = file.clone();
+        old.secret_vars = None;
+        let error = old.vars_with(&again).unwrap_err();
+        assert!(error.contains("--var tone=..."), "{error}");
     }
 }

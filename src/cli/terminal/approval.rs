@@ -27,7 +27,8 @@ pub type Decision = Option<AgentHitlUserInteraction>;
 /// arguments, secret values masked.
 pub fn request_text(request: &AgentHitlRequest, paint: Paint, redactor: &Redactor) -> String {
     let mut arguments = request.arguments.clone();
-    redactor.json(&mut arguments);
+    // Keys too: this is only shown. Masked before the lines are bounded and shortened.
+    redactor.shown_json(&mut arguments);
     format!(
         "{} {} wants to run with:\n{}",
         paint.yellow("approval:"),
@@ -40,7 +41,8 @@ pub fn request_text(request: &AgentHitlRequest, paint: Paint, redactor: &Redacto
 /// secret value (it would be shown, or, masked, replace the value in the call).
 pub fn editable_text(request: &AgentHitlRequest, redactor: &Redactor) -> Option<String> {
     let current = request.arguments.to_string();
-    (current.len() <= EDITABLE_CHARS && redactor.text(&current) == current).then_some(current)
+    // `finds` sees a secret JSON-escaped in the text too (`p\"w` for `p"w`).
+    (current.len() <= EDITABLE_CHARS && !redactor.finds(&current)).then_some(current)
 }
 
 /// Reads edited arguments: a JSON object, or why not.

@@ -8,10 +8,12 @@ use starweaver::AgentStreamEvent;
 
 use super::style::Paint;
 use super::text::{inline_json, shorten, LINE_CHARS};
+use crate::cli::run::Redactor;
 
 /// The line a record shows, or `None` for records a person need not see
-/// (the run's start, streamed text, the final answer shown at the end).
-pub fn event_line(event: &AgentStreamEvent, paint: Paint) -> Option<String> {
+/// (the run's start, streamed text, the final answer shown at the end). Secret values are
+/// masked before any text is shortened, so a cut never leaves part of one.
+pub fn event_line(event: &AgentStreamEvent, paint: Paint, redactor: &Redactor) -> Option<String> {
     match event {
         AgentStreamEvent::ModelRequest { step, tools } => Some(format!(
             "{} {}",
@@ -21,11 +23,12 @@ pub fn event_line(event: &AgentStreamEvent, paint: Paint) -> Option<String> {
         AgentStreamEvent::ToolBatch { mode, calls, .. } if *calls > 1 => {
             Some(paint.dim(&format!("  {calls} calls, {}", shorten(mode, 20))))
         }
-        AgentStreamEvent::ToolCall { call } => Some(call_line(call, paint)),
-        AgentStreamEvent::ToolReturn { part } => Some(return_line(part, paint)),
-        AgentStreamEvent::Custom { event } => {
-            Some(paint.dim(&format!("  · {}", shorten(&event.kind, LINE_CHARS - 4))))
-        }
+        AgentStreamEvent::ToolCall { call } => Some(call_line(call, paint, redactor)),
+        AgentStreamEvent::ToolReturn { part } => Some(return_line(part, paint, redactor)),
+        AgentStreamEvent::Custom { event } => Some(paint.dim(&format!(
+            "  · {}",
+            shorten(&redactor.text(&event.kind), LINE_CHARS - 4)
+        ))),
         AgentStreamEvent::Waiting { requests } => Some(paint.yellow(&format!(
             "  waiting for {} answer{}",
             requests.len(),
@@ -45,14 +48,14 @@ fn plural(count: usize) -> &'static str {
 
 /// What the model wrote before its tool calls, on one line: `  │ text`;
 /// `None` when it wrote nothing.
-pub fn said_line(text: &str, paint: Paint) -> Option<String> {
-    let line = shorten(text, LINE_CHARS - 4);
+pub fn said_line(text: &str, paint: Paint, redactor: &Redactor) -> Option<String> {
+    let line = shorten(&redactor.text(text), LINE_CHARS - 4);
     (!line.is_empty()).then(|| format!("  {} {}", paint.dim("│"), line))
 }
 
 /// `  → name {arguments}` on one line of about [`LINE_CHARS`].
-pub fn call_line(call: &ToolCallPart, paint: Paint) -> String {
-    let name = shorten(&call.name, 40);
+pub fn call_line(call: &ToolCallPart, paint: Paint, redactor: &Redactor) -> String {
+    let name = shorten(&redactor.text(&call.name), 40);
     let arguments = match call.arguments.as_json() {
         Some(value) => inline_json(value),
         None => call.arguments.to_json().map_or_else(
@@ -60,6 +63,7 @@ pub fn call_line(call: &ToolCallPart, paint: Paint) -> String {
             |value| inline_json(&value),
         ),
     };
+    let arguments = redactor.text(&arguments);
     let room = LINE_CHARS.saturating_sub(name.chars().count() + 5).max(10);
     format!(
         "  {} {} {}",
@@ -71,10 +75,10 @@ pub fn call_line(call: &ToolCallPart, paint: Paint) -> String {
 
 /// What a return says in one line: the content of a success, the message
 /// of an error, or the state of a call that waits.
-pub fn return_line(part: &ToolReturnPart, paint: Paint) -> String {
-    let name = shorten(&part.tool_name, 40);
+pub fn return_line(part: &ToolReturnPart, paint: Paint, redactor: &Redactor) -> String {
+    let name = shorten(&redactor.text(&part.tool_name), 40);
     let room = LINE_CHARS.saturating_sub(name.chars().count() + 8).max(10);
-    let content = shorten(&content_text(&part.content), room);
+    let content = shorten(&redactor.text(&content_text(&part.content)), room);
     match part.kind {
         ToolReturnKind::Success => {
             format!("  {} {name}: {}", paint.green("✓"), paint.dim(&content))
@@ -129,6 +133,10 @@ mod tests {
     use serde_json::json;
     use starweaver::model::ToolCallArguments;
 
+    fn none() -> Redactor {
+        Redactor::default()
+    }
+
     fn part(kind: ToolReturnKind, content: Value) -> ToolReturnPart {
         ToolReturnPart {
             tool_call_id: "c1".into(),
@@ -147,7 +155,7 @@ mod tests {
             "read_file",
             ToolCallArguments::Json(json!({"path": "src/lib.rs", "text": "x".repeat(300)})),
         );
-        let line = call_line(&call, Paint::PLAIN);
+        let line = call_line(&call, Paint::PLAIN, &none());
         assert!(
             line.starts_with("  → read_file {\"path\":\"src/lib.rs\""),
             "{line}"
@@ -161,6 +169,7 @@ mod tests {
         let ok = return_line(
             &part(ToolReturnKind::Success, json!({"deployed": "api"})),
             Paint::PLAIN,
+            &none(),
         );
         assert_eq!(ok, "  ✓ deploy: {\"deployed\":\"api\"}");
         let failed = return_line(
@@ -169,11 +178,13 @@ mod tests {
                 json!({"message": "disk\nfull"}),
             ),
             Paint::PLAIN,
+            &none(),
         );
         assert_eq!(failed, "  ✗ deploy (execution_failed): disk full");
         let waiting = return_line(
             &part(ToolReturnKind::ApprovalRequired, json!("x")),
             Paint::PLAIN,
+            &none(),
         );
         assert_eq!(waiting, "  ? deploy waits for approval");
     }
@@ -181,10 +192,10 @@ mod tests {
     #[test]
     fn streamed_text_shows_as_one_line() {
         assert_eq!(
-            said_line("Let me look\nat it.", Paint::PLAIN).as_deref(),
+            said_line("Let me look\nat it.", Paint::PLAIN, &none()).as_deref(),
             Some("  │ Let me look at it.")
         );
-        assert_eq!(said_line(" \n ", Paint::PLAIN), None);
+        assert_eq!(said_line(" \n ", Paint::PLAIN, &none()), None);
     }
 
     #[test]
@@ -194,17 +205,17 @@ mod tests {
             tools: vec!["a".into()],
         };
         assert_eq!(
-            event_line(&step, Paint::PLAIN).as_deref(),
+            event_line(&step, Paint::PLAIN, &none()).as_deref(),
             Some("step 2 · model request (1 tools)")
         );
         let delta = AgentStreamEvent::TextDelta { delta: "hi".into() };
-        assert_eq!(event_line(&delta, Paint::PLAIN), None);
+        assert_eq!(event_line(&delta, Paint::PLAIN, &none()), None);
     }
 
     #[test]
     fn plain_lines_carry_no_escapes_even_from_hostile_text() {
         let hostile = part(ToolReturnKind::Success, json!("\u{1b}[31mred\u{1b}[0m"));
-        assert!(!return_line(&hostile, Paint::PLAIN).contains('\u{1b}'));
+        assert!(!return_line(&hostile, Paint::PLAIN, &none()).contains('\u{1b}'));
         let usage = Usage {
             requests: 2,
             input_tokens: 10,
@@ -216,5 +227,28 @@ mod tests {
             "requests 2 · tokens 10 in / 5 out · tool calls 1"
         );
         assert!(usage_line(&usage, Paint { color: true }).contains('\u{1b}'));
+    }
+
+    #[test]
+    fn a_secret_cut_by_the_line_length_is_masked_before_the_cut() {
+        let secret = "sk-live-0123456789abcdef";
+        let vars = std::collections::BTreeMap::from([("api_key".to_string(), secret.to_string())]);
+        let redactor = Redactor::for_vars(&vars);
+        let text = format!("{}{secret}", "x".repeat(LINE_CHARS - 30));
+        let call = ToolCallPart::new("c1", "fetch", ToolCallArguments::Json(json!({"t": text})));
+        let line = call_line(&call, Paint::PLAIN, &redactor);
+        assert!(!line.contains("sk-live"), "{line}");
+        assert!(line.contains("***"), "{line}");
+        let returned = return_line(
+            &part(ToolReturnKind::Success, json!(text)),
+            Paint::PLAIN,
+            &redactor,
+        );
+        assert!(
+            !returned.contains("sk-live") && returned.contains("***"),
+            "{returned}"
+        );
+        let said = said_line(&text, Paint::PLAIN, &redactor).unwrap_or_default();
+        assert!(!said.contains("sk-live") && said.contains("***"), "{said}");
     }
 }

@@ -159,7 +159,7 @@ impl TerminalUi {
             self.print(&format!(
                 "  {} {} (--yes)",
                 self.paint.green("approved"),
-                shorten(&request.tool_name, 40)
+                shorten(&self.redactor.text(&request.tool_name), 40)
             ));
             return Ok(AgentHitlUserInteraction::approved(
                 request.tool_call_id.clone(),
@@ -178,7 +178,7 @@ impl TerminalUi {
     /// Shows what the model wrote before its tool calls, once.
     fn flush_said(&mut self) {
         let said = std::mem::take(&mut self.said);
-        if let Some(line) = events::said_line(&said, self.paint) {
+        if let Some(line) = events::said_line(&said, self.paint, &self.redactor) {
             self.print(&line);
         }
     }
@@ -237,7 +237,7 @@ impl RunUi for TerminalUi {
             AgentStreamEvent::RunCompleted { .. } => self.said.clear(),
             _ => self.flush_said(),
         }
-        if let Some(line) = events::event_line(&record.event, self.paint) {
+        if let Some(line) = events::event_line(&record.event, self.paint, &self.redactor) {
             self.print(&line);
         }
         match &record.event {
@@ -395,6 +395,23 @@ mod tests {
         assert_eq!(items, ["***: the *** one", "no"]);
         // The questions themselves are untouched: answers are keyed by them.
         assert_eq!(asked[0].question, format!("Use {secret}?"));
+    }
+
+    #[test]
+    fn a_secret_written_json_escaped_is_masked_and_not_offered_for_editing() {
+        let secret = "p\"w\\x9z";
+        let vars = std::collections::BTreeMap::from([("db_password".to_string(), secret.into())]);
+        let redactor = Redactor::for_vars(&vars);
+        let mut pending = request(AgentHitlRequestKind::Approval, "tool_approval");
+        pending.arguments = json!({"sql": format!("login {secret}"), secret: true});
+        assert_eq!(approval::editable_text(&pending, &redactor), None);
+        let text = approval::request_text(&pending, Paint::PLAIN, &redactor);
+        assert!(!text.contains("9z"), "{text}");
+        // The long line of the call is masked before it is cut.
+        let long = format!("{}{secret}", "y".repeat(60));
+        let call = starweaver::ToolCallPart::new("c1", "sql", json!({"q": long}));
+        let line = events::call_line(&call, Paint::PLAIN, &redactor);
+        assert!(!line.contains("p\\\"w") && line.contains(MASK), "{line}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! Secret variables (a name with `key`, `token`, `secret` or `password`) never leave the
-//! process: masked in `--json` lines, the plain and terminal output and save files, and asked
-//! again on `--resume`.
+//! Secret variables (a name ending in `key`, `token`, `secret`, `password`, ..., or listed in
+//! `secret_vars`) never leave the process: masked in `--json` lines, the plain and terminal
+//! output and save files, and asked again on `--resume`. Masking never changes the structure of
+//! what it masks, nor what an approved call does.
 
 use super::{assert_status, folder, run, stderr, stdout};
 
@@ -160,4 +161,150 @@ fn variables_the_manifest_marks_secret_are_masked_too() {
         "{}",
         stderr(&missing)
     );
+}
+
+/// The `test` model calls `write_file` with `{"path": "example", "content": "example"}`.
+const WRITER: &str = "version: 1\nname: writer\nmodel: {id: test}\nvars: {api_key: unset}\n\
+environment: {type: local}\ntoolsets:\n  - type: filesystem\n    tools: [write_file]\n    \
+approval_required: true\n";
+
+#[test]
+fn a_waiting_call_whose_arguments_hold_a_secret_is_not_saved() {
+    let dir = folder(&[("writer.yaml", WRITER)]);
+    let output = run(
+        dir.path(),
+        &[
+            "run",
+            "writer.yaml",
+            "--var",
+            "api_key=example",
+            "--save",
+            "run.json",
+            "--prompt",
+            "write it",
+        ],
+    );
+    // Saved masked, the call would write `***` once approved on resume.
+    assert_status(&output, 1);
+    let error = stderr(&output);
+    assert!(
+        error.contains("`write_file` (call test-call-1)") && error.contains("secret"),
+        "{error}"
+    );
+    assert!(!dir.path().join("run.json").exists());
+    // The run's lines are still shown, masked.
+    let text = stdout(&output);
+    assert!(text.contains("→ write_file"), "{text}");
+    assert!(!text.contains("example"), "{text}");
+}
+
+#[test]
+fn a_resumed_approved_call_runs_with_its_real_arguments() {
+    let dir = folder(&[("writer.yaml", WRITER)]);
+    let var = format!("api_key={SECRET}");
+    let first = run(
+        dir.path(),
+        &[
+            "run",
+            "writer.yaml",
+            "--var",
+            &var,
+            "--save",
+            "run.json",
+            "--prompt",
+            &format!("write it with {SECRET}"),
+        ],
+    );
+    assert_status(&first, 3);
+    let saved = std::fs::read_to_string(dir.path().join("run.json")).unwrap();
+    assert!(!saved.contains(SECRET), "{saved}");
+    let resumed = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--yes", "--var", &var],
+    );
+    assert_status(&resumed, 0);
+    let written = std::fs::read_to_string(dir.path().join("example")).unwrap();
+    assert_eq!(written, "example");
+}
+
+/// `sort_key` is secret by its name; its default `name` is a word records and state use.
+const SORTED: &str = "version: 1\nname: sorted\nmodel: {id: test}\nvars: {sort_key: name}\n\
+environment: {type: local}\ntoolsets:\n  - type: filesystem\n    tools: [ls]\n    \
+approval_required: true\n";
+
+#[test]
+fn masking_never_breaks_the_structure_of_records_or_save_files() {
+    let dir = folder(&[("sorted.yaml", SORTED)]);
+    let first = run(
+        dir.path(),
+        &[
+            "run",
+            "sorted.yaml",
+            "--save",
+            "run.json",
+            "--prompt",
+            "list by name",
+        ],
+    );
+    assert_status(&first, 3);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
+            .unwrap();
+    let call = &saved["session"]["messages"][1]["parts"][0];
+    assert_eq!(call["name"], "ls", "{call}");
+    assert_eq!(
+        saved["session"]["messages"][0]["parts"][0]["content"],
+        "list by ***"
+    );
+    let resumed = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    assert_status(&resumed, 0);
+
+    // A value too short to mask is left alone, with one warning.
+    let output = run(
+        dir.path(),
+        &[
+            "run",
+            "sorted.yaml",
+            "--json",
+            "--var",
+            "sort_key=e",
+            "--prompt",
+            "list",
+        ],
+    );
+    let lines = super::json_lines(&stdout(&output));
+    assert!(
+        lines
+            .iter()
+            .all(|line| line.get("sequence").is_some() || line["type"] == "run_finished"),
+        "{lines:?}"
+    );
+    let warning = "secret `sort_key` is too short to mask reliably";
+    assert_eq!(
+        stderr(&output).matches(warning).count(),
+        1,
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_variable_whose_value_is_the_mask_is_not_asked_for_again() {
+    let dir = folder(&[("keyed.yaml", MANIFEST)]);
+    let first = run(
+        dir.path(),
+        &[
+            "run",
+            "keyed.yaml",
+            "--var",
+            "tone=***",
+            "--save",
+            "run.json",
+            "--prompt",
+            "list",
+        ],
+    );
+    assert_status(&first, 3);
+    let resumed = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    assert_status(&resumed, 0);
 }
