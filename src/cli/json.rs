@@ -19,6 +19,8 @@ pub struct JsonUi {
     settings: UiSettings,
     /// Answers like the plain UI, its lines going nowhere.
     answers: PlainUi,
+    /// The first failed write to `out`.
+    failed: Option<String>,
 }
 
 impl JsonUi {
@@ -34,13 +36,19 @@ impl JsonUi {
             out,
             settings,
             answers,
+            failed: None,
         }
     }
 
     fn emit(&mut self, mut value: Value) {
         self.settings.redactor.json(&mut value);
-        let _ = writeln!(self.out, "{value}");
-        let _ = self.out.flush();
+        if let Err(error) = writeln!(self.out, "{value}").and_then(|()| self.out.flush()) {
+            // The reader went away: nobody sees what the run does, so it stops.
+            if error.kind() == std::io::ErrorKind::BrokenPipe {
+                self.settings.interrupt.cancel();
+            }
+            self.failed.get_or_insert_with(|| error.to_string());
+        }
     }
 }
 
@@ -54,6 +62,10 @@ impl RunUi for JsonUi {
 
     fn answer(&mut self, pending: &[AgentHitlRequest]) -> Answers {
         self.answers.answer(pending)
+    }
+
+    fn output_failed(&self) -> Option<String> {
+        self.failed.clone()
     }
 
     fn finished(&mut self, outcome: &RunOutcome) {

@@ -12,7 +12,8 @@ use starweaver::{
     AgentStreamRecord, ToolCallArguments,
 };
 
-use crate::cli::run::{is_question, shorten, UiSettings};
+use crate::cli::run::{is_question, UiSettings};
+use crate::cli::terminal::text::{clean, shorten};
 use crate::cli::ui::{Answers, RunOutcome, RunUi};
 
 /// How many characters of arguments and results a line shows.
@@ -23,6 +24,8 @@ pub struct PlainUi {
     out: Box<dyn Write + Send + Sync>,
     err: Box<dyn Write + Send + Sync>,
     settings: UiSettings,
+    /// The first failed write to `out`.
+    failed: Option<String>,
 }
 
 impl PlainUi {
@@ -33,7 +36,12 @@ impl PlainUi {
         err: Box<dyn Write + Send + Sync>,
         settings: UiSettings,
     ) -> Self {
-        Self { out, err, settings }
+        Self {
+            out,
+            err,
+            settings,
+            failed: None,
+        }
     }
 
     /// Writes to the process's standard output and error.
@@ -46,16 +54,28 @@ impl PlainUi {
         )
     }
 
+    /// One line of output: secrets masked, control characters (terminal escapes included)
+    /// shown as `?`. A failed write is remembered for the exit status; a reader that went away
+    /// (a closed pipe) stops the run, since nobody sees what it does.
     fn line(&mut self, text: &str) {
-        let text = self.settings.redactor.text(text);
-        let _ = writeln!(self.out, "{text}");
-        let _ = self.out.flush();
+        let text = clean(&self.settings.redactor.text(text));
+        let written = writeln!(self.out, "{text}").and_then(|()| self.out.flush());
+        self.written(written);
     }
 
     fn problem(&mut self, text: &str) {
-        let text = self.settings.redactor.text(text);
+        let text = clean(&self.settings.redactor.text(text));
         let _ = writeln!(self.err, "{text}");
         let _ = self.err.flush();
+    }
+
+    fn written(&mut self, result: std::io::Result<()>) {
+        if let Err(error) = result {
+            if error.kind() == std::io::ErrorKind::BrokenPipe {
+                self.settings.interrupt.cancel();
+            }
+            self.failed.get_or_insert_with(|| error.to_string());
+        }
     }
 }
 
@@ -139,6 +159,10 @@ impl RunUi for PlainUi {
             }
         }
         answers
+    }
+
+    fn output_failed(&self) -> Option<String> {
+        self.failed.clone()
     }
 
     fn finished(&mut self, outcome: &RunOutcome) {

@@ -61,4 +61,10 @@ pub trait RunUi: Send + Sync {
 
     /// The run ended.
     fn finished(&mut self, outcome: &RunOutcome);
+
+    /// Why the output could not be written (a closed pipe, a full disk), if it could not: the
+    /// run then does not exit 0, since nobody saw its answer.
+    fn output_failed(&self) -> Option<String> {
+        None
+    }
 }

@@ -68,17 +68,6 @@ pub fn exit_code(outcome: &RunOutcome) -> u8 {
     }
 }
 
-/// `text` cut to `max` characters, with `…` when cut.
-#[must_use]
-pub fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
-    cut.push('…');
-    cut
-}
-
 /// The command: the plan (reading a piped prompt before Ctrl-C is taken over, so Ctrl-C still
 /// ends a prompt being typed), a runtime, Ctrl-C wired to cancellation, the UI chosen from the
 /// streams.
@@ -220,13 +209,14 @@ pub async fn execute(
         Ended::Completed { output, usage } => {
             let save = saved(&session);
             driver.ui.finished(&RunOutcome::Completed { output, usage });
-            return match save {
-                Ok(_) => Ok(0),
+            let code = match save {
+                Ok(_) => 0,
                 Err(message) => {
                     let _ = writeln!(std::io::stderr().lock(), "error: {message}");
-                    Ok(1)
+                    1
                 }
             };
+            return Ok(unseen(&*driver.ui, code));
         }
         Ended::Failed { message } => match saved(&session) {
             Ok(_) => RunOutcome::Failed { message },
@@ -248,7 +238,22 @@ pub async fn execute(
         },
     };
     driver.ui.finished(&outcome);
-    Ok(exit_code(&outcome))
+    Ok(unseen(&*driver.ui, exit_code(&outcome)))
+}
+
+/// `code`, or 1 in place of 0 when the output could not be written (with the reason on
+/// standard error): a run whose answer nobody saw did not succeed.
+fn unseen(ui: &dyn RunUi, code: u8) -> u8 {
+    match ui.output_failed() {
+        Some(problem) => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "error: the run's output could not be written: {problem}"
+            );
+            code.max(1)
+        }
+        None => code,
+    }
 }
 
 /// A session of `agent` from saved state, with the live environment of the freshly loaded one.

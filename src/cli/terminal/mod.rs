@@ -11,7 +11,8 @@ mod outcome;
 mod questions;
 mod spinner;
 mod style;
-mod text;
+/// Text made safe and short for one line (shared with the plain UI).
+pub mod text;
 
 use console::Term;
 use dialoguer::theme::{ColorfulTheme, SimpleTheme, Theme};

@@ -8,6 +8,7 @@ mod agents;
 mod ctrl_c;
 mod exit_codes;
 mod json_lines;
+mod output;
 mod save_resume;
 mod secrets;
 mod usage_guards;
