@@ -160,6 +160,17 @@ pub async fn execute(
             },
             None => stop,
         })?;
+    if let (Some(saved), Some(file)) = (&plan.saved_agent, &plan.resumed_from) {
+        if *saved != prepared.name {
+            return Err(Stop::usage(format!(
+                "cannot resume from `{}`: it is a run of the agent `{saved}`, but `{}` now \
+                 declares `{}`; resume it with the manifest it was saved from",
+                file.display(),
+                plan.manifest.display(),
+                prepared.name
+            )));
+        }
+    }
     plan.redactor.add(prepared.secret_values.iter().cloned());
     let mut warnings = prepared.warnings.clone();
     for warning in plan.redactor.take_warnings() {
@@ -172,6 +183,7 @@ pub async fn execute(
     let Prepared {
         loaded,
         manifest,
+        name,
         secret_vars,
         ..
     } = prepared;
@@ -198,7 +210,14 @@ pub async fn execute(
         let Some(path) = &args.save else {
             return Ok(None);
         };
-        save_to(path, &manifest, &vars, &secrets, max_steps, session)?;
+        save_to(
+            path,
+            (&manifest, &name),
+            &vars,
+            &secrets,
+            max_steps,
+            session,
+        )?;
         Ok(Some(path.clone()))
     };
     let outcome = match ended {
@@ -275,11 +294,13 @@ fn restore(
 /// Writes the session's state and how to rebuild its agent to `path`.
 fn save_to(
     path: &Path,
-    manifest: &Path,
+    (manifest, agent): (&Path, &str),
     vars: &std::collections::BTreeMap<String, String>,
     secrets: &Secrets<'_>,
     max_steps: Option<u32>,
     session: &AgentSession,
 ) -> Result<(), String> {
-    SaveFile::new(manifest, vars, secrets, max_steps, &session.export_state())?.write(path)
+    SaveFile::new(manifest, vars, secrets, max_steps, &session.export_state())?
+        .with_agent(agent)
+        .write(path)
 }

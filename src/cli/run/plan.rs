@@ -18,6 +18,8 @@ pub struct Plan {
     pub manifest: PathBuf,
     /// The save file a resumed run came from, so problems with what it names say so.
     pub resumed_from: Option<PathBuf>,
+    /// The agent name the save file recorded, checked against the manifest.
+    pub saved_agent: Option<String>,
     /// `--var` overrides (with a save file's, under `--resume`).
     pub vars: BTreeMap<String, String>,
     /// `--max-steps` (or the saved one).
@@ -67,6 +69,7 @@ pub fn plan(
         let prompt = prompt_or_stdin()?;
         return Ok(Plan {
             resumed_from: None,
+            saved_agent: None,
             manifest,
             redactor: Redactor::for_vars(&given),
             vars: given,
@@ -114,6 +117,7 @@ pub fn plan(
     };
     Ok(Plan {
         resumed_from: Some(path.clone()),
+        saved_agent: saved.agent.clone(),
         manifest,
         redactor: Redactor::for_vars(&vars),
         vars,

@@ -35,6 +35,8 @@ pub struct Prepared {
     pub manifest: PathBuf,
     /// Warnings the checker reported, rendered for people (empty when none).
     pub warnings: String,
+    /// The agent's `name`.
+    pub name: String,
     /// The variables the manifest marks secret (`secret_vars`).
     pub secret_vars: Vec<String>,
     /// The run's secret variables, `(name, value)` (overrides, else the manifest's defaults).
@@ -113,6 +115,7 @@ pub async fn prepare(
         loaded,
         manifest: absolute,
         warnings,
+        name: manifest.name.clone(),
         secret_vars: manifest.secret_vars.clone(),
         secret_values,
     })

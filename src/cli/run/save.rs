@@ -37,6 +37,10 @@ pub struct SaveFile {
     pub version: u32,
     /// The manifest, as an absolute path.
     pub manifest: PathBuf,
+    /// The agent's `name` in that manifest when the run was saved, so a resume on a file that
+    /// now declares another agent is refused instead of failing a call later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
     /// The `--var` overrides (secret values masked).
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
@@ -92,6 +96,7 @@ impl SaveFile {
             format: FORMAT.to_string(),
             version: VERSION,
             manifest: manifest.to_path_buf(),
+            agent: None,
             vars: Redactor::vars_to_save(vars, secrets.declared),
             secret_vars: Some(
                 Redactor::secret_names(vars, secrets.declared)
@@ -101,6 +106,13 @@ impl SaveFile {
             max_steps,
             session,
         })
+    }
+
+    /// Records the agent's name, checked on resume.
+    #[must_use]
+    pub fn with_agent(mut self, name: impl Into<String>) -> Self {
+        self.agent = Some(name.into());
+        self
     }
 
     /// Writes the file (via a temporary file beside it, so a failed write leaves no half file),

@@ -218,3 +218,20 @@ fn a_relative_manifest_in_a_save_file_is_found_beside_the_file() {
     );
     assert_status(&resumed, 0);
 }
+
+// A save file pointed at another agent's manifest resumed as waiting and failed only when a
+// call ran ("needs tool ..."), exit 1.
+#[test]
+fn a_save_file_resumed_on_another_agent_is_refused_up_front() {
+    let dir = saved_waiting_run();
+    let other = APPROVAL.replace("name: careful", "name: someone-else");
+    assert_ne!(other, APPROVAL, "the fixture names its agent `careful`");
+    std::fs::write(dir.path().join("careful.yaml"), other).unwrap();
+    let resumed = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    assert_status(&resumed, 2);
+    assert!(
+        stderr(&resumed).contains("it is a run of the agent `careful`"),
+        "{}",
+        stderr(&resumed)
+    );
+}
