@@ -6,39 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-fn repository() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::common::examples::{build_example, repository};
 
-/// Builds the example once (`cargo test --test it` does not build examples) with the cargo
-/// that runs these tests, in the same target folder, and returns the binary cargo reports.
+/// The example, built once.
 fn example_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let output = Command::new(env!("CARGO"))
-            .current_dir(repository())
-            .args([
-                "build",
-                "--example",
-                "agents",
-                "--message-format=json-render-diagnostics",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "building the example failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout)
-            .unwrap()
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter(|message| message["reason"] == "compiler-artifact")
-            .filter(|message| message["target"]["name"] == "agents")
-            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-            .expect("cargo names the example's executable")
-    })
+    BINARY.get_or_init(|| build_example("agents"))
 }
 
 fn example(args: &[&str]) -> Output {

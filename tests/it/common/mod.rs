@@ -6,6 +6,7 @@
 //! `toolsets` the tools and lookups of the toolset tests.
 
 pub mod environment;
+pub mod examples;
 pub mod toolsets;
 
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+
+use crate::common::examples::{build_example, repository};
 use std::time::Duration;
 
 use expectrl::{Eof, Expect, Session};
@@ -15,39 +17,10 @@ const ENTER: &str = "\r";
 const BACKSPACE: &str = "\u{7f}";
 const ESCAPE: &str = "\u{1b}";
 
-fn repository() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Builds the example once (`cargo test` does not build examples for
-/// integration tests) and returns the binary cargo reports.
+/// The example, built once.
 fn example_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let output = Command::new(env!("CARGO"))
-            .current_dir(repository())
-            .args([
-                "build",
-                "--example",
-                "terminal_ui",
-                "--message-format=json-render-diagnostics",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "building the example failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout)
-            .unwrap()
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter(|message| message["reason"] == "compiler-artifact")
-            .filter(|message| message["target"]["name"] == "terminal_ui")
-            .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-            .expect("cargo names the example's executable")
-    })
+    BINARY.get_or_init(|| build_example("terminal_ui"))
 }
 
 /// A session on the example with everything it printed kept.
