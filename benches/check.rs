@@ -2,9 +2,9 @@
 //! pass, semantic rules, allow markers) and `load::read` (the checker,
 //! then the strict conversion to `Manifest`) on two files.
 //!
-//! * `full_example`: the documented manifest with every section filled in
-//!   (50 lines, 1 KB: 7 toolsets, a template, a shell section, a skill
-//!   scope).
+//! * `full_example`: the reference's full example, every section filled in
+//!   (54 lines with comments, 1.9 KB: 7 toolsets, a template, a shell
+//!   section, a skill scope).
 //! * `200_toolsets`: a generated manifest of 200 `tools` toolsets of 5
 //!   tools each, with proxy and search toolsets over them (1,221 lines,
 //!   45 KB), checked against a catalog naming all 1,000 tools.
@@ -25,59 +25,8 @@ use starweaver::config::diagnostics::Severity;
 use starweaver::config::load::read;
 use starweaver::config::validate::{check, CheckContext};
 
-/// The documented manifest, every section filled in.
-const FULL: &str = r"
-version: 1
-name: repo-helper
-description: Answers questions about this repository.
-model:
-  id: test
-  base_url: null
-  api_key_env: null
-  settings: { temperature: 0.2, max_tokens: 2048 }
-vars:
-  audience: developers
-instructions: |
-  You help {{ vars.audience }} with {{ name }}.
-environment:
-  type: local
-  root: .
-shell:
-  allow_execute: true
-  allowed_programs: [git, cargo]
-  timeout_ms: 30000
-  max_output_bytes: 1048576
-  max_concurrent_processes: 4
-toolsets:
-  - type: tools
-    name: glossary
-    tools: [lookup]
-    instructions: Prefer exact lookup before answering.
-    timeout_ms: 5000
-    max_retries: 2
-    prefix: null
-    approval_required: []
-  - type: filesystem
-  - type: shell
-  - type: user_input
-  - type: proxy
-    name: workspace
-    toolsets: [glossary]
-  - type: search
-    name: docs
-    toolsets: [glossary]
-    preload: []
-  - type: deferred
-    name: jobs
-    tools: [render_video]
-skills:
-  scopes: [{ path: ., source: workspace }]
-runtime:
-  tool_execution: parallel
-  unavailable_tools: skip
-  timeout_ms: 60000
-  max_retries: 3
-";
+/// The documented manifest, every section filled in (the reference's full example).
+const FULL: &str = starweaver::config::reference::FULL_EXAMPLE;
 
 const TOOLSETS: usize = 200;
 const TOOLS_PER_SET: usize = 5;

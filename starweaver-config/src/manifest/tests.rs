@@ -2,59 +2,8 @@
 
 use super::*;
 
-/// The format as the product documents it, every section filled in.
-pub(crate) const FULL: &str = r"
-version: 1
-name: repo-helper
-description: Answers questions about this repository.
-model:
-  id: test
-  base_url: null
-  api_key_env: null
-  settings: { temperature: 0.2, max_tokens: 2048 }
-vars:
-  audience: developers
-instructions: |
-  You help {{ vars.audience }} with {{ name }}.
-environment:
-  type: local
-  root: .
-shell:
-  allow_execute: true
-  allowed_programs: [git, cargo]
-  timeout_ms: 30000
-  max_output_bytes: 1048576
-  max_concurrent_processes: 4
-toolsets:
-  - type: tools
-    name: glossary
-    tools: [lookup]
-    instructions: Prefer exact lookup before answering.
-    timeout_ms: 5000
-    max_retries: 2
-    prefix: null
-    approval_required: []
-  - type: filesystem
-  - type: shell
-  - type: user_input
-  - type: proxy
-    name: workspace
-    toolsets: [glossary]
-  - type: search
-    name: docs
-    toolsets: [glossary]
-    preload: []
-  - type: deferred
-    name: jobs
-    tools: [render_video]
-skills:
-  scopes: [{ path: ., source: workspace }]
-runtime:
-  tool_execution: parallel
-  unavailable_tools: skip
-  timeout_ms: 60000
-  max_retries: 3
-";
+/// The reference's full example, every section filled in.
+pub(crate) const FULL: &str = crate::reference::FULL_EXAMPLE;
 
 #[test]
 fn the_documented_manifest_reads_into_the_types() {
