@@ -1,5 +1,6 @@
-//! Reading a file a user named without trusting its size: a device, a pipe or a file that grows
-//! reports a size of 0 (or a wrong one), so the read itself is capped.
+//! Reading a file a user named without trusting it: only a regular file is opened (a FIFO would
+//! block the open, a device may never end), and the read itself is capped, since a file that
+//! grows reports a wrong size.
 
 use std::io::Read as _;
 use std::path::Path;
@@ -10,6 +11,9 @@ pub enum ReadLimitedError {
     /// The file could not be opened or read.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The path is a FIFO, a device, a socket or a folder, not a file.
+    #[error("it is not a regular file")]
+    NotAFile,
     /// The file holds more than the limit.
     #[error("it holds more than {limit} bytes")]
     TooLarge {
@@ -18,12 +22,16 @@ pub enum ReadLimitedError {
     },
 }
 
-/// The bytes of `path`, reading at most one byte past `limit`: a larger file (or an endless
-/// one, such as `/dev/zero`) is refused without holding more than that in memory.
+/// The bytes of the regular file `path`, reading at most one byte past `limit`: a larger file is
+/// refused without holding more than that in memory.
 ///
 /// # Errors
 /// [`ReadLimitedError`] when the file cannot be read or is larger than `limit`.
 pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, ReadLimitedError> {
+    if !std::fs::metadata(path)?.is_file() {
+        // Opening a FIFO waits for a writer that may never come; a device may never end.
+        return Err(ReadLimitedError::NotAFile);
+    }
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
         .take(limit.saturating_add(1))
@@ -41,10 +49,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_endless_file_is_refused_and_a_small_one_read() {
+    fn only_regular_files_within_the_limit_are_read() {
         assert!(matches!(
             read_limited(Path::new("/dev/zero"), 1024),
-            Err(ReadLimitedError::TooLarge { limit: 1024 })
+            Err(ReadLimitedError::NotAFile)
         ));
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("a");
@@ -54,6 +62,17 @@ mod tests {
         assert!(matches!(
             read_limited(&dir.path().join("missing"), 4),
             Err(ReadLimitedError::Io(_))
+        ));
+        // A FIFO would block the open until a writer came.
+        let fifo = dir.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        assert!(matches!(
+            read_limited(&fifo, 4),
+            Err(ReadLimitedError::NotAFile)
         ));
     }
 }

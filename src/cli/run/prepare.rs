@@ -131,6 +131,10 @@ fn read_bounded(absolute: &Path, shown: &Path) -> Result<Vec<u8>, Stop> {
     };
     read_limited(absolute, MAX_MANIFEST_BYTES).map_err(|error| match error {
         ReadLimitedError::Io(error) => unreadable(error),
+        ReadLimitedError::NotAFile => Stop::usage(format!(
+            "cannot read the manifest `{}`: it is not a regular file; give the path of an agent manifest (.yaml)",
+            shown.display()
+        )),
         ReadLimitedError::TooLarge { .. } => Stop::usage(format!(
             "the manifest `{}` is larger than {MAX_MANIFEST_BYTES} bytes; it is not a manifest",
             shown.display()

@@ -154,6 +154,9 @@ impl SaveFile {
         let bad = |what: String| format!("cannot resume from `{}`: {what}", path.display());
         let bytes = read_limited(path, MAX_SAVE_BYTES).map_err(|error| match error {
             ReadLimitedError::Io(error) => bad(error.to_string()),
+            ReadLimitedError::NotAFile => {
+                bad("it is not a regular file; give a file written by --save".to_string())
+            }
             ReadLimitedError::TooLarge { .. } => bad(format!(
                 "the file is larger than {MAX_SAVE_BYTES} bytes; it is not a save file"
             )),

@@ -80,6 +80,10 @@ pub(crate) fn read_catalog(path: &Path) -> Result<Vec<u8>, CatalogError> {
             path: shown,
             source,
         },
+        ReadLimitedError::NotAFile => CatalogError::Read {
+            path: shown,
+            source: std::io::Error::other("not a regular file"),
+        },
         ReadLimitedError::TooLarge { .. } => CatalogError::TooLarge { path: shown },
     })
 }

@@ -134,6 +134,12 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
 /// Reads at most one byte past the checker's document budget: enough for the checker to report
 /// the file as too large without holding a huge file in memory.
 fn read_bounded(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    if !std::fs::metadata(path)?.is_file() {
+        // Opening a FIFO waits for a writer that may never come; a device may never end.
+        return Err(std::io::Error::other(
+            "it is not a regular file; name a manifest file",
+        ));
+    }
     let limit = Budgets::DEFAULT_MAX_DOCUMENT_BYTES as u64 + 1;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?

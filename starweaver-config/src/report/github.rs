@@ -33,7 +33,8 @@ pub fn render(reports: &[FileReport]) -> String {
             );
         }
         let summary = Summary::of_diagnostics(&report.diagnostics);
-        let _ = writeln!(out, "{}: {}", report.path, summary.counts());
+        // A file name may hold a newline: escaped, it cannot start a workflow command line.
+        let _ = writeln!(out, "{}: {}", escape_data(&report.path), summary.counts());
     }
     out
 }

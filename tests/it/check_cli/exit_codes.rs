@@ -133,3 +133,44 @@ fn the_catalog_decides_which_code_tools_exist() {
         stdout(&output)
     );
 }
+
+// A FIFO named as a manifest or a catalog hung the checker forever (the open waits for a
+// writer); it is refused as not a regular file.
+#[test]
+fn a_fifo_is_refused_not_waited_on() {
+    let dir = folder(&[("scout.yaml", CLEAN.as_bytes())]);
+    let fifo = dir.path().join("pipe.yaml");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    for args in [
+        vec!["check", "pipe.yaml"],
+        vec!["check", "--catalog", "pipe.yaml", "scout.yaml"],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_starweaver"))
+            .current_dir(dir.path())
+            .args(&args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Generous: only guards against the hang this test is about.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("`starweaver {}` waited on the FIFO", args.join(" "));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&output).contains("not a regular file"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
