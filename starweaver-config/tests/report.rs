@@ -91,7 +91,7 @@ fn github_escapes_properties_and_messages() {
     assert_eq!(
         text,
         "::warning file=agents/a%2Cb%3Ac%25.yaml,line=2,col=9,endLine=2,endColumn=22,title=shell-policy::any program may run: 100%25 of them%0Areally%0Ahelp: list them in `allowed_programs`\n\
-         agents/a,b:c%.yaml: 0 errors, 1 warning\n"
+         agents/a,b:c%25.yaml: 0 errors, 1 warning\n"
     );
 }
 

@@ -79,7 +79,8 @@ pub async fn prepare(
         )]))
     })?;
     check_vars(&manifest, vars)?;
-    if let Some(steps) = max_steps {
+    // `--max-steps` is at least 1 (and a save file's 0 is refused when it is read).
+    if let Some(steps) = max_steps.and_then(std::num::NonZeroU32::new) {
         manifest
             .runtime
             .get_or_insert_with(Default::default)

@@ -23,8 +23,8 @@ pub(super) fn runtime(spec: Option<&RuntimeSpec>) -> (AgentRuntimePolicy, ToolCo
     policy.timeout_ms = spec.timeout_ms;
     policy.max_retries = spec.max_retries;
     if let Some(steps) = spec.max_steps {
-        policy.max_steps = steps;
+        policy.max_steps = steps.get();
     }
-    policy.max_tokens = spec.max_tokens;
+    policy.max_tokens = spec.max_tokens.map(std::num::NonZeroU64::get);
     (policy, config)
 }

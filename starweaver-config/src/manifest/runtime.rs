@@ -50,10 +50,10 @@ pub struct RuntimeSpec {
     /// Model requests one run may make before it stops. Unset: 50.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = 20)]
-    pub max_steps: Option<u32>,
+    pub max_steps: Option<std::num::NonZeroU32>,
     /// Token budget of one run: input plus output tokens over all its model responses. The run
     /// fails before a model request once it has used the budget. Unset: no budget.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = 100000)]
-    pub max_tokens: Option<u64>,
+    pub max_tokens: Option<std::num::NonZeroU64>,
 }

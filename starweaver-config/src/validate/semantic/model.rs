@@ -53,8 +53,8 @@ fn settings(model: &Node) -> Vec<Diagnostic> {
                 "a number",
             ),
             "max_tokens" => (
-                matches!(value.value, Value::Int(number) if number >= 0),
-                "a whole number, 0 or more",
+                matches!(value.value, Value::Int(number) if number >= 1),
+                "a whole number, 1 or more",
             ),
             "stop" => (
                 match &value.value {
