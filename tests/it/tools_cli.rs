@@ -222,3 +222,30 @@ fn a_manifest_that_does_not_check_exits_2_with_the_diagnostics() {
     assert!(stderr.contains("broken.yaml:3:9"), "{stderr}");
     assert!(stderr.contains("does not check"), "{stderr}");
 }
+
+// A catalog description holding a terminal escape reached the screen raw through the table.
+#[test]
+fn control_characters_from_a_catalog_never_reach_the_table() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("c.json"),
+        r#"{"version":1,"tools":[{"name":"ok","description":"\u001b[31mred"}]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("m.yaml"),
+        "version: 1\nname: m\nmodel: {id: test}\ntoolsets: [{type: tools, name: t, tools: [ok]}]\n",
+    )
+    .unwrap();
+    let catalog = dir.path().join("c.json");
+    let manifest = dir.path().join("m.yaml");
+    let output = tools(&[
+        "--catalog",
+        catalog.to_str().unwrap(),
+        manifest.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert!(text.contains("?[31mred"), "{text}");
+}

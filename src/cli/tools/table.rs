@@ -2,6 +2,7 @@
 //! its first line.
 
 use super::listing::{Approval, Listed};
+use crate::cli::terminal::text::clean;
 
 /// Longest description shown; the rest is in `--json`.
 const MAX_DESCRIPTION_CHARS: usize = 72;
@@ -72,6 +73,9 @@ fn cells(row: &Listed) -> [String; 5] {
         Approval::Required => "required",
         Approval::Answers => "answers",
     };
+    // Names and descriptions come from manifests and catalogs: control characters (a
+    // newline, a terminal escape) show as `?`, so they can neither forge a row nor drive the
+    // terminal.
     [
         row.definition.name.clone(),
         row.toolset.clone().unwrap_or_else(|| "-".to_string()),
@@ -79,6 +83,7 @@ fn cells(row: &Listed) -> [String; 5] {
         reach,
         description,
     ]
+    .map(|cell| clean(&cell).replace(['\n', '\t'], "?"))
 }
 
 /// The first line, cut to [`MAX_DESCRIPTION_CHARS`] with an ellipsis.

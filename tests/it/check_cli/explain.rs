@@ -449,3 +449,20 @@ fn the_run_budgets_are_shown() {
         "{text}"
     );
 }
+
+// A name or description holding a newline or a terminal escape forged rows and drove the
+// terminal through `--explain`; such characters now show as `?`.
+#[test]
+fn control_characters_in_names_never_reach_the_screen() {
+    let manifest = "version: 1\nname: \"a\\nb\\u001b[31mRED\"\ndescription: \"d\\u001b]0;pwned\\u0007\\nFAKE line\"\nmodel: {id: test}\n";
+    let dir = folder(&[("agent.yaml", manifest.as_bytes())]);
+    let output = run(dir.path(), &["check", "--explain", "agent.yaml"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+    assert!(text.contains("Agent     a?b?[31mRED"), "{text}");
+    assert!(!text.contains("\nFAKE"), "{text}");
+}

@@ -4,6 +4,25 @@ use std::fmt::Write as _;
 
 use super::facts::{Explanation, ShellFacts, ToolFacts};
 
+/// `writeln!` for text that comes from a manifest or a catalog: control characters (a newline,
+/// a terminal escape) show as `?`, so a name can neither forge a line nor drive the terminal.
+macro_rules! visible_line {
+    ($out:expr, $($arg:tt)*) => {{
+        let text = visible(&format!($($arg)*));
+        std::fmt::Write::write_str(&mut $out, &text)
+    }};
+}
+
+/// `text` with its control characters shown as `?`, then a newline.
+fn visible(text: &str) -> String {
+    let mut line: String = text
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    line.push('\n');
+    line
+}
+
 /// Every explanation, separated by a blank line; the text ends with a newline.
 #[must_use]
 pub(super) fn render(agents: &[Explanation]) -> String {
@@ -13,31 +32,31 @@ pub(super) fn render(agents: &[Explanation]) -> String {
 
 fn one(agent: &Explanation) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "Agent     {} ({})", agent.name, agent.file);
+    let _ = visible_line!(out, "Agent     {} ({})", agent.name, agent.file);
     if let Some(description) = &agent.description {
-        let _ = writeln!(out, "          {description}");
+        let _ = visible_line!(out, "          {description}");
     }
-    let _ = writeln!(out, "Model     {}", model(agent));
+    let _ = visible_line!(out, "Model     {}", model(agent));
     let seen: Vec<&ToolFacts> = agent.tools.iter().filter(|tool| tool.seen).collect();
     let later: Vec<&ToolFacts> = agent.tools.iter().filter(|tool| !tool.seen).collect();
-    let _ = writeln!(out, "Tools seen on the first request ({})", seen.len());
+    let _ = visible_line!(out, "Tools seen on the first request ({})", seen.len());
     table(&mut out, &seen);
     if !later.is_empty() {
-        let _ = writeln!(
+        let _ = visible_line!(
             out,
             "Reachable only through a proxy or search ({})",
             later.len()
         );
         table(&mut out, &later);
     }
-    let _ = writeln!(out, "Shell     {}", shell(&agent.shell));
-    let _ = writeln!(out, "Files     {}", files(agent));
+    let _ = visible_line!(out, "Shell     {}", shell(&agent.shell));
+    let _ = visible_line!(out, "Files     {}", files(agent));
     match &agent.skills {
         None => {
-            let _ = writeln!(out, "Skills    none (no `skills:` section)");
+            let _ = visible_line!(out, "Skills    none (no `skills:` section)");
         }
         Some(skills) => {
-            let _ = writeln!(
+            let _ = visible_line!(
                 out,
                 "Skills    {} loaded (scopes: {})",
                 skills.loaded.len(),
@@ -50,18 +69,20 @@ fn one(agent: &Explanation) -> String {
                 .max()
                 .unwrap_or(0);
             for skill in &skills.loaded {
-                let _ = writeln!(out, "  {:width$}  {}", skill.name, skill.path);
+                let _ = visible_line!(out, "  {:width$}  {}", skill.name, skill.path);
             }
             for problem in &skills.diagnostics {
-                let _ = writeln!(
+                let _ = visible_line!(
                     out,
                     "  {}: {}: {}",
-                    problem.severity, problem.path, problem.message
+                    problem.severity,
+                    problem.path,
+                    problem.message
                 );
             }
         }
     }
-    let _ = writeln!(out, "Runtime   {}", runtime(agent));
+    let _ = visible_line!(out, "Runtime   {}", runtime(agent));
     out
 }
 
@@ -86,9 +107,9 @@ fn model(agent: &Explanation) -> String {
 }
 
 /// `name  toolset (type)  notes` rows, columns aligned.
-fn table(out: &mut String, tools: &[&ToolFacts]) {
+fn table(mut out: &mut String, tools: &[&ToolFacts]) {
     if tools.is_empty() {
-        let _ = writeln!(out, "  (none)");
+        let _ = visible_line!(out, "  (none)");
         return;
     }
     let origin = |tool: &ToolFacts| match (&tool.toolset, &tool.kind) {
@@ -110,7 +131,7 @@ fn table(out: &mut String, tools: &[&ToolFacts]) {
             origin(tool),
             notes.join(", ")
         );
-        let _ = writeln!(out, "{}", line.trim_end());
+        let _ = visible_line!(out, "{}", line.trim_end());
     }
 }
 
