@@ -9,11 +9,14 @@ use minijinja::{Environment, UndefinedBehavior, Value};
 /// Template steps one render may take.
 pub const TEMPLATE_FUEL: u64 = 100_000;
 
+/// The most bytes rendered instructions may hold: they go to the model with every request.
+pub const MAX_RENDERED_BYTES: usize = 1024 * 1024;
+
 /// Renders `template` with `vars` under `vars.*` and the manifest's `name` as `name`.
 ///
 /// # Errors
-/// The engine's error: a syntax error, an undefined name, a failing filter, or a render that
-/// ran out of steps.
+/// The engine's error: a syntax error, an undefined name, a failing filter, a render that ran
+/// out of steps, or one that writes more than [`MAX_RENDERED_BYTES`] (the render stops there).
 pub fn render_instructions(
     template: &str,
     vars: &BTreeMap<String, serde_json::Value>,
@@ -26,5 +29,69 @@ pub fn render_instructions(
         vars => Value::from_serialize(vars),
         name => name,
     };
-    environment.render_str(template, context)
+    let template = environment.template_from_str(template)?;
+    let mut out = Capped::default();
+    template
+        .render_to_write(context, &mut out)
+        .map_err(|error| {
+            if out.overflowed {
+                minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    format!("the instructions render to more than {MAX_RENDERED_BYTES} bytes"),
+                )
+            } else {
+                error
+            }
+        })?;
+    // Only whole template output is written, and the sources are UTF-8.
+    String::from_utf8(out.bytes).map_err(|_| {
+        minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            "the instructions do not render to UTF-8 text",
+        )
+    })
+}
+
+/// A writer that refuses to grow past [`MAX_RENDERED_BYTES`], so a template that loops or
+/// repeats its text stops at the cap instead of filling memory.
+#[derive(Default)]
+struct Capped {
+    bytes: Vec<u8>,
+    overflowed: bool,
+}
+
+impl std::io::Write for Capped {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len() + buf.len() > MAX_RENDERED_BYTES {
+            self.overflowed = true;
+            return Err(std::io::Error::other("rendered instructions too large"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn a_render_stops_at_the_size_cap() {
+        let vars = BTreeMap::from([("x".to_string(), serde_json::json!("y".repeat(1000)))]);
+        let small = render_instructions("{{ vars.x }} {{ name }}", &vars, "a").unwrap();
+        assert_eq!(small.len(), 1002);
+        let error = render_instructions(
+            "{% for i in range(5000) %}{{ vars.x }}{% endfor %}",
+            &vars,
+            "a",
+        )
+        .unwrap_err();
+        assert!(error.to_string().contains("render to more than"), "{error}");
+    }
 }
