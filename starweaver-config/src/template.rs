@@ -32,7 +32,7 @@ pub fn render_instructions(
     let template = environment.template_from_str(template)?;
     let mut out = Capped::default();
     template
-        .render_to_write(context, &mut out)
+        .render_captured_to(context, &mut out)
         .map_err(|error| {
             if out.overflowed {
                 minijinja::Error::new(
