@@ -15,6 +15,7 @@ mod skills;
 mod template;
 #[cfg(test)]
 mod tests;
+mod tool_names;
 mod toolsets;
 
 use super::CheckContext;
@@ -33,6 +34,7 @@ pub(super) fn semantic(
     found.extend(model::check(root, context));
     found.extend(free_form::check(root));
     found.extend(duplicate::check(&entries));
+    found.extend(tool_names::check(&entries));
     found.extend(references::check(&entries, context));
     found.extend(secrets::check(root));
     found.extend(shell::check(root, &entries));
