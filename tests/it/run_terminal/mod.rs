@@ -170,11 +170,8 @@ fn leaving_a_prompt_leaves_the_run_waiting_and_asks_nothing_more() {
     assert!(!output.contains("deploy ran with"), "{output}");
 }
 
-/// The real binary on a real agent: `agents/release-checklist.yaml` asks a clarifying question
-/// and waits for approval of its writes; every prompt is answered with Enter (approve, first
-/// choice) and the run goes on to its answer.
-#[test]
-fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
+/// The real binary running `agents/release-checklist.yaml` under a pseudo-terminal, colourless.
+fn release_checklist() -> expectrl::session::OsSession {
     let mut command = Command::new(env!("CARGO_BIN_EXE_starweaver"));
     command
         .current_dir(repository())
@@ -187,7 +184,17 @@ fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
         .env("TERM", "xterm-256color")
         .env("NO_COLOR", "1");
     let mut session = Session::spawn(command).unwrap();
+    // Generous: the machine is shared; this only guards against hangs.
     session.set_expect_timeout(Some(Duration::from_secs(60)));
+    session
+}
+
+/// The real binary on a real agent: `agents/release-checklist.yaml` asks a clarifying question
+/// and waits for approval of its writes; every prompt is answered with Enter (approve, first
+/// choice) and the run goes on to its answer.
+#[test]
+fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
+    let mut session = release_checklist();
     let mut seen = String::new();
     let mut step = |session: &mut expectrl::session::OsSession, text: &str, keys: &[&str]| {
         let found = session
@@ -228,19 +235,7 @@ fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
 // with the cursor still hidden, instead of being cancelled like Ctrl-C anywhere else.
 #[test]
 fn ctrl_c_at_a_prompt_cancels_the_run_and_shows_the_cursor_again() {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_starweaver"));
-    command
-        .current_dir(repository())
-        .args([
-            "run",
-            "agents/release-checklist.yaml",
-            "--prompt",
-            "Walk me through the release.",
-        ])
-        .env("TERM", "xterm-256color")
-        .env("NO_COLOR", "1");
-    let mut session = Session::spawn(command).unwrap();
-    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    let mut session = release_checklist();
     let asked = session.expect("Choose one").unwrap();
     let mut seen = String::from_utf8_lossy(asked.before()).into_owned();
     seen.push_str("Choose one");
