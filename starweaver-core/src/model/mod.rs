@@ -1,11 +1,20 @@
 //! Provider-neutral messages and parts, the [`Model`] trait, and the test
 //! doubles [`TestModel`] and [`FunctionModel`].
 
+#[cfg(feature = "anthropic")]
+pub mod anthropic;
 mod definition;
 mod function_model;
+#[cfg(feature = "http-client")]
+pub mod http;
 mod messages;
 mod model_trait;
+#[cfg(feature = "openai")]
+pub mod openai;
+mod provider_kind;
 mod recorded;
+mod request_notice;
+mod schema_compat;
 mod schema_sample;
 mod settings;
 mod test_model;
@@ -21,7 +30,12 @@ pub use messages::{
 pub use model_trait::{
     response_as_stream, DynModel, Model, ModelError, ModelResponseStream, ModelStreamEvent,
 };
+pub use provider_kind::ProviderKind;
 pub use recorded::RecordedRequest;
+pub use request_notice::{RequestNotice, RequestNoticeKind, MODEL_REQUEST_ADJUSTED_EVENT_KIND};
+pub use schema_compat::{
+    adapt_schema, check_tool_name, AdaptedSchema, SchemaChange, SchemaDialect, SchemaIncompatible,
+};
 pub use schema_sample::sample_value;
 pub use settings::{FinishReason, ModelRequestParameters, ModelSettings, Usage};
 pub use test_model::TestModel;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use futures::stream::{self, BoxStream, StreamExt};
 
 use super::{
-    ModelMessage, ModelRequestParameters, ModelResponse, ResponsePart, ToolCallArguments,
-    ToolCallPart,
+    ModelMessage, ModelRequestParameters, ModelResponse, RequestNotice, ResponsePart,
+    ToolCallArguments, ToolCallPart,
 };
 use crate::BoxFuture;
 
@@ -24,6 +24,27 @@ pub enum ModelError {
         model: String,
         /// Provider message.
         message: String,
+    },
+    /// The provider answered with an error status; `message` is the provider's own words.
+    #[error("model `{model}`: the provider refused the request (HTTP {status}): {message}")]
+    Status {
+        /// Model name.
+        model: String,
+        /// HTTP status.
+        status: u16,
+        /// The provider's message (and what to do, when it is known).
+        message: String,
+    },
+    /// The variable that should hold the API key is unset or empty. The key itself never
+    /// appears in an error.
+    #[error(
+        "model `{model}`: the API key variable `{variable}` is not set; export it, or name the variable that holds the key in `model.api_key_env`"
+    )]
+    ApiKeyMissing {
+        /// Model name.
+        model: String,
+        /// The variable that was read.
+        variable: String,
     },
     /// A scripted model ran out of responses.
     #[error(
@@ -62,6 +83,15 @@ pub trait Model: Send + Sync {
         messages: &'a [ModelMessage],
         parameters: &'a ModelRequestParameters,
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>>;
+
+    /// What this model will adapt or leave out when it sends a request with `parameters` (a
+    /// tool schema rewritten for the provider, a tool or setting it cannot take). The run
+    /// publishes these as events and applies its unavailable-tool policy to tools left out.
+    /// The default adapts nothing.
+    fn request_notices(&self, parameters: &ModelRequestParameters) -> Vec<RequestNotice> {
+        let _ = parameters;
+        Vec::new()
+    }
 
     /// Sends a request and streams the response. The default streams the
     /// result of [`Model::request`] part by part.

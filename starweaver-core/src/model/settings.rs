@@ -21,6 +21,9 @@ pub struct ModelSettings {
     /// Stop sequences.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stop: Vec<String>,
+    /// Sampling seed, for providers that offer repeatable sampling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<i64>,
     /// Provider-specific extras.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub extra: JsonMap,
@@ -41,6 +44,7 @@ impl ModelSettings {
             } else {
                 other.stop.clone()
             },
+            seed: other.seed.or(self.seed),
             extra,
         }
     }

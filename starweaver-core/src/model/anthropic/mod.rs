@@ -1,0 +1,161 @@
+//! The Anthropic Messages client.
+
+mod capabilities;
+mod request;
+mod response;
+mod stream;
+
+use reqwest::header::{HeaderName, HeaderValue};
+
+/// The protocol version sent in `anthropic-version`.
+const API_VERSION: &str = "2023-06-01";
+
+use crate::model::http::{ApiKey, Endpoint, HttpOptions};
+use crate::model::{
+    adapt_schema, response_as_stream, AdaptedSchema, Model, ModelError, ModelMessage,
+    ModelRequestParameters, ModelResponse, ModelResponseStream, ProviderKind, RequestNotice,
+    SchemaDialect, SchemaIncompatible, ToolDefinition,
+};
+use crate::BoxFuture;
+
+/// A model served over the Messages protocol.
+///
+/// ```
+/// use starweaver_core::model::anthropic::AnthropicModel;
+/// use starweaver_core::model::Model;
+///
+/// let model = AnthropicModel::new("claude-sonnet-4-5");
+/// assert_eq!(model.name(), "anthropic:claude-sonnet-4-5");
+/// ```
+#[derive(Debug)]
+pub struct AnthropicModel {
+    endpoint: Endpoint,
+}
+
+impl AnthropicModel {
+    /// The model `model` (`claude-sonnet-4-5`) at Anthropic's endpoint, its key read from
+    /// `ANTHROPIC_API_KEY`
+    /// when a request is sent, answers streamed.
+    pub fn new(model: impl Into<String>) -> Self {
+        Self {
+            endpoint: Endpoint::new(ProviderKind::Anthropic, model.into(), adapt),
+        }
+    }
+
+    /// Another server speaking the protocol (a gateway or proxy): the URL before
+    /// `/messages` (`https://gateway.example/v1`).
+    #[must_use]
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.endpoint.base_url = base_url.into();
+        self
+    }
+
+    /// Reads the key from this variable instead of `ANTHROPIC_API_KEY`.
+    #[must_use]
+    pub fn with_api_key_env(mut self, variable: impl Into<String>) -> Self {
+        self.endpoint.key = ApiKey::Variable(variable.into());
+        self
+    }
+
+    /// Uses this key (never printed, never put in errors).
+    #[must_use]
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+        self.endpoint.key = ApiKey::Value(key.into());
+        self
+    }
+
+    /// Timeouts, retries and allowed hosts.
+    #[must_use]
+    pub fn with_http_options(mut self, options: HttpOptions) -> Self {
+        self.endpoint.set_http_options(options);
+        self
+    }
+
+    /// Whether streamed runs ask for a streamed answer (the default) or one whole answer.
+    #[must_use]
+    pub fn with_streaming(mut self, streaming: bool) -> Self {
+        self.endpoint.streaming = streaming;
+        self
+    }
+
+    async fn send(
+        &self,
+        messages: &[ModelMessage],
+        parameters: &ModelRequestParameters,
+        stream: bool,
+    ) -> Result<reqwest::Response, ModelError> {
+        let endpoint = &self.endpoint;
+        let key = endpoint.key()?;
+        let planned = endpoint.tools.plan_all(&parameters.tools);
+        let (settings, parallel, _) = capabilities::settings(&endpoint.model, &parameters.settings);
+        let body = request::body(
+            &endpoint.model,
+            messages,
+            parameters,
+            &planned,
+            settings,
+            parallel,
+            stream,
+        );
+        endpoint
+            .post(
+                "/messages",
+                &body,
+                &key,
+                (HeaderName::from_static("x-api-key"), key.clone()),
+                vec![(
+                    HeaderName::from_static("anthropic-version"),
+                    HeaderValue::from_static(API_VERSION),
+                )],
+            )
+            .await
+    }
+}
+
+/// Anthropic's schema rules (the protocol has no strict mode).
+fn adapt(definition: &ToolDefinition) -> Result<(AdaptedSchema, bool), SchemaIncompatible> {
+    Ok((
+        adapt_schema(&definition.parameters, SchemaDialect::Anthropic)?,
+        false,
+    ))
+}
+
+impl Model for AnthropicModel {
+    fn name(&self) -> &str {
+        &self.endpoint.name
+    }
+
+    fn request_notices(&self, parameters: &ModelRequestParameters) -> Vec<RequestNotice> {
+        let mut notices = self.endpoint.tools.notices(&parameters.tools);
+        notices.extend(capabilities::settings(&self.endpoint.model, &parameters.settings).2);
+        notices
+    }
+
+    fn request<'a>(
+        &'a self,
+        messages: &'a [ModelMessage],
+        parameters: &'a ModelRequestParameters,
+    ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
+        Box::pin(async move {
+            let answer = self.send(messages, parameters, false).await?;
+            self.endpoint.whole(answer, response::parse).await
+        })
+    }
+
+    fn request_stream<'a>(
+        &'a self,
+        messages: &'a [ModelMessage],
+        parameters: &'a ModelRequestParameters,
+    ) -> BoxFuture<'a, Result<ModelResponseStream, ModelError>> {
+        Box::pin(async move {
+            let endpoint = &self.endpoint;
+            if !endpoint.streaming {
+                return Ok(response_as_stream(
+                    self.request(messages, parameters).await?,
+                ));
+            }
+            let answer = self.send(messages, parameters, true).await?;
+            Ok(endpoint.streamed(answer, stream::Assembler::default()))
+        })
+    }
+}

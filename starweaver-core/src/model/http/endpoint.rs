@@ -1,0 +1,105 @@
+//! What every provider client holds: its names, where it sends, its key, its HTTP client,
+//! whether it streams and its tool adapter.
+
+use std::sync::Arc;
+
+use reqwest::header::{HeaderName, HeaderValue};
+
+use super::{request_error, Adapt, ApiKey, HttpClient, HttpOptions, JsonPost, ToolAdapter};
+use crate::model::{ModelError, ProviderKind};
+
+/// The shared state of a provider client.
+#[derive(Debug)]
+pub(crate) struct Endpoint {
+    /// `provider:model`, the name runs and errors show.
+    pub name: String,
+    /// The provider's own model name.
+    pub model: String,
+    /// The URL before the protocol's path.
+    pub base_url: String,
+    /// Where the key comes from.
+    pub key: ApiKey,
+    /// The HTTP client and its options.
+    pub http: Arc<HttpClient>,
+    /// Whether streamed runs ask for streamed answers.
+    pub streaming: bool,
+    /// The adapted tools.
+    pub tools: Arc<ToolAdapter>,
+}
+
+impl Endpoint {
+    pub(crate) fn new(kind: ProviderKind, model: String, adapt: Adapt) -> Self {
+        Self {
+            name: format!("{}:{model}", kind.prefix()),
+            model,
+            base_url: kind.default_base_url().to_string(),
+            key: ApiKey::Variable(kind.default_api_key_variable().to_string()),
+            http: HttpClient::new(HttpOptions::default()),
+            streaming: true,
+            tools: Arc::new(ToolAdapter::new(kind.display_name(), adapt)),
+        }
+    }
+
+    pub(crate) fn set_http_options(&mut self, options: HttpOptions) {
+        self.http = HttpClient::new(options);
+    }
+
+    /// The key, or the error naming the variable that should hold it.
+    pub(crate) fn key(&self) -> Result<String, ModelError> {
+        self.key
+            .resolve()
+            .map_err(|variable| ModelError::ApiKeyMissing {
+                model: self.name.clone(),
+                variable,
+            })
+    }
+
+    /// Posts `body` to `base_url` + `path`, the key in `secret_header` as `secret_value`.
+    pub(crate) async fn post(
+        &self,
+        path: &str,
+        body: &impl serde::Serialize,
+        key: &str,
+        secret_header: (HeaderName, String),
+        headers: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<reqwest::Response, ModelError> {
+        let body = serde_json::to_vec(body).map_err(|error| {
+            request_error(&self.name, format!("cannot write the request: {error}"))
+        })?;
+        let url = format!("{}{path}", self.base_url.trim_end_matches('/'));
+        self.http
+            .send(JsonPost {
+                model: &self.name,
+                url: &url,
+                secret_header,
+                headers,
+                body,
+                key,
+            })
+            .await
+    }
+}
+
+impl Endpoint {
+    /// A whole answer parsed by `parse`, its calls' arguments restored.
+    pub(crate) async fn whole(
+        &self,
+        answer: reqwest::Response,
+        parse: fn(&[u8]) -> Result<crate::model::ModelResponse, String>,
+    ) -> Result<crate::model::ModelResponse, ModelError> {
+        let body = super::read_body(&self.name, answer, self.http.options()).await?;
+        let mut response = parse(&body).map_err(|message| request_error(&self.name, message))?;
+        super::restore(&self.tools, &mut response);
+        Ok(response)
+    }
+
+    /// A streamed answer assembled by `assembler`.
+    pub(crate) fn streamed<A: super::Assemble>(
+        &self,
+        answer: reqwest::Response,
+        assembler: A,
+    ) -> crate::model::ModelResponseStream {
+        let events = super::events(&self.name, answer, self.http.options());
+        super::drive(&self.name, events, assembler, Arc::clone(&self.tools))
+    }
+}

@@ -1,0 +1,24 @@
+//! What the provider clients share: HTTP options, retries, allowed hosts, the API key, the
+//! client itself and server-sent events.
+
+mod api_key;
+mod client;
+mod endpoint;
+mod hosts;
+mod options;
+mod retry;
+mod return_text;
+mod sse;
+mod stream;
+mod tools;
+
+pub(crate) use api_key::ApiKey;
+pub(crate) use client::{read_body, request_error, HttpClient, JsonPost};
+pub(crate) use endpoint::Endpoint;
+pub use hosts::{HostPolicy, MODEL_HOSTS_VARIABLE};
+pub use options::HttpOptions;
+pub use retry::RetryPolicy;
+pub(crate) use return_text::return_text;
+pub(crate) use sse::{events, SseEvent};
+pub(crate) use stream::{drive, restore, Assemble};
+pub(crate) use tools::{Adapt, PlannedTool, ToolAdapter};

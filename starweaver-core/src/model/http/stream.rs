@@ -1,0 +1,110 @@
+//! Turns a provider's server-sent events into the runtime's stream: text deltas as they
+//! arrive, then the calls and the assembled response. Reading stops at the protocol's end
+//! marker; a stream that breaks or ends early is an error, never a partial answer.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use futures::stream::{self, BoxStream, StreamExt};
+
+use super::{request_error, SseEvent, ToolAdapter};
+use crate::model::{
+    ModelError, ModelResponse, ModelResponseStream, ModelStreamEvent, ResponsePart,
+};
+
+/// A protocol's stream state.
+pub(crate) trait Assemble: Send + 'static {
+    /// Takes one event; returns the text it adds.
+    fn push(&mut self, event: &SseEvent) -> Result<Option<String>, String>;
+    /// Whether the protocol's end marker arrived.
+    fn is_done(&self) -> bool;
+    /// The assembled response, or why the answer is incomplete.
+    fn finish(self) -> Result<ModelResponse, String>;
+}
+
+struct State<A> {
+    model: String,
+    events: BoxStream<'static, Result<SseEvent, ModelError>>,
+    assembler: Option<A>,
+    tools: Arc<ToolAdapter>,
+    queue: VecDeque<Result<ModelStreamEvent, ModelError>>,
+}
+
+/// The runtime stream over `events`.
+pub(crate) fn drive<A: Assemble>(
+    model: &str,
+    events: BoxStream<'static, Result<SseEvent, ModelError>>,
+    assembler: A,
+    tools: Arc<ToolAdapter>,
+) -> ModelResponseStream {
+    let state = State {
+        model: model.to_string(),
+        events,
+        assembler: Some(assembler),
+        tools,
+        queue: VecDeque::new(),
+    };
+    stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(item) = state.queue.pop_front() {
+                return Some((item, state));
+            }
+            let assembler = state.assembler.as_mut()?;
+            let next = if assembler.is_done() {
+                None
+            } else {
+                state.events.next().await
+            };
+            match next {
+                Some(Ok(event)) => match assembler.push(&event) {
+                    Ok(Some(delta)) => state
+                        .queue
+                        .push_back(Ok(ModelStreamEvent::TextDelta(delta))),
+                    Ok(None) => {}
+                    Err(message) => {
+                        state.assembler = None;
+                        state
+                            .queue
+                            .push_back(Err(request_error(&state.model, message)));
+                    }
+                },
+                Some(Err(error)) => {
+                    state.assembler = None;
+                    state.queue.push_back(Err(error));
+                }
+                None => {
+                    let finished = state.assembler.take().map(Assemble::finish);
+                    match finished {
+                        Some(Ok(mut response)) => {
+                            restore(&state.tools, &mut response);
+                            for call in response.calls() {
+                                state
+                                    .queue
+                                    .push_back(Ok(ModelStreamEvent::ToolCall(call.clone())));
+                            }
+                            state
+                                .queue
+                                .push_back(Ok(ModelStreamEvent::Finished(response)));
+                        }
+                        Some(Err(message)) => {
+                            state
+                                .queue
+                                .push_back(Err(request_error(&state.model, message)));
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+    })
+    .boxed()
+}
+
+/// Restores the arguments of every call in `response` (see [`ToolAdapter::restore`]).
+pub(crate) fn restore(tools: &ToolAdapter, response: &mut ModelResponse) {
+    for part in &mut response.parts {
+        if let ResponsePart::ToolCall(call) = part {
+            tools.restore(&call.name, &mut call.arguments);
+        }
+    }
+}
