@@ -68,7 +68,7 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
         Some(given) => given.clone(),
         None => model(&manifest.model)?,
     };
-    let mut builder = AgentBuilder::new(chosen).model_settings(settings(&manifest.model.settings)?);
+    let mut builder = AgentBuilder::new(chosen).model_settings(settings(&manifest.model)?);
     let instructions = render(manifest, &options.vars)?;
     if let Some(text) = &instructions {
         builder = builder.instructions(text.clone());

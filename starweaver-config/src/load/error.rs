@@ -8,10 +8,18 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum LoadError {
     /// `model.id` names a model this build cannot create.
-    #[error("model.id: unknown model `{id}`; use `test` (the embedded offline model)")]
+    #[error("model.id: unknown model `{id}`; use `test` (the embedded offline model), `openai:<model>` or `anthropic:<model>`")]
     UnknownModel {
         /// The id as written.
         id: String,
+    },
+    /// `model.id` names a provider whose client this build leaves out.
+    #[error("model.id: `{id}` needs the `{feature}` feature of starweaver, which this build was made without; build with it (it is on by default)")]
+    ProviderNotBuilt {
+        /// The id as written.
+        id: String,
+        /// The cargo feature.
+        feature: String,
     },
     /// A setting the runtime has no way to honour.
     #[error("{field}: not supported: {reason}; remove it")]

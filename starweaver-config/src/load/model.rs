@@ -3,43 +3,141 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use starweaver_core::model::{DynModel, ModelSettings, TestModel};
+use starweaver_core::model::{DynModel, ModelSettings, ProviderKind, TestModel};
 
 use super::LoadError;
 use crate::manifest::ModelSpec;
 
-/// The model `model.id` names. Only the embedded `test` model exists in this build; provider
-/// ids (`openai:…`, `anthropic:…`) are refused by name rather than replaced.
+/// The model `model.id` names: the embedded `test` model, or a provider's client with the
+/// manifest's base URL, key variable, streaming and HTTP settings.
 pub(super) fn model(spec: &ModelSpec) -> Result<DynModel, LoadError> {
-    if spec.id != "test" {
-        return Err(LoadError::UnknownModel {
-            id: spec.id.clone(),
-        });
-    }
-    for (field, value) in [
-        ("base_url", &spec.base_url),
-        ("api_key_env", &spec.api_key_env),
-    ] {
-        if value.is_some() {
+    if spec.id == "test" {
+        if let Some(field) = set_client_keys(spec).first() {
             return Err(LoadError::Unsupported {
                 field: format!("model.{field}"),
                 reason: "the `test` model makes no network requests".to_string(),
             });
         }
+        return Ok(Arc::new(TestModel::auto()));
     }
-    Ok(Arc::new(TestModel::auto()))
+    let Some((kind, name)) = ProviderKind::from_model_id(&spec.id) else {
+        return Err(LoadError::UnknownModel {
+            id: spec.id.clone(),
+        });
+    };
+    if let Some(url) = &spec.base_url {
+        starweaver_core::model::check_base_url(url).map_err(|reason| LoadError::InvalidValue {
+            field: "model.base_url".to_string(),
+            expected: format!("an http or https URL ({reason})"),
+        })?;
+    }
+    client(kind, name, spec)
 }
 
-/// `model.settings` as request settings: the known keys typed, the rest passed on as extras.
-pub(super) fn settings(
-    settings: &BTreeMap<String, serde_json::Value>,
-) -> Result<ModelSettings, LoadError> {
+/// The client keys a manifest sets.
+fn set_client_keys(spec: &ModelSpec) -> Vec<&'static str> {
+    let set = [
+        spec.base_url.is_some(),
+        spec.api_key_env.is_some(),
+        spec.stream.is_some(),
+        spec.timeout_ms.is_some(),
+        spec.connect_timeout_ms.is_some(),
+        spec.max_retries.is_some(),
+        spec.retry_budget_ms.is_some(),
+    ];
+    ModelSpec::CLIENT_KEYS
+        .into_iter()
+        .zip(set)
+        .filter_map(|(key, set)| set.then_some(key))
+        .collect()
+}
+
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+fn http_options(spec: &ModelSpec) -> starweaver_core::model::http::HttpOptions {
+    use std::time::Duration;
+    let mut options = starweaver_core::model::http::HttpOptions::default();
+    if let Some(ms) = spec.timeout_ms {
+        options.timeout = Duration::from_millis(ms.get());
+    }
+    if let Some(ms) = spec.connect_timeout_ms {
+        options.connect_timeout = Duration::from_millis(ms.get());
+    }
+    if let Some(retries) = spec.max_retries {
+        options.retry.max_retries = retries;
+    }
+    if let Some(ms) = spec.retry_budget_ms {
+        options.retry.max_elapsed = Duration::from_millis(ms.get());
+    }
+    options
+}
+
+/// Builds the client the build has, with every manifest setting applied by one builder chain
+/// per provider (the same public builders a program would call).
+fn client(kind: ProviderKind, name: &str, spec: &ModelSpec) -> Result<DynModel, LoadError> {
+    match kind {
+        #[cfg(feature = "openai")]
+        ProviderKind::OpenAi => {
+            use starweaver_core::model::openai::OpenAiModel;
+            let mut model = OpenAiModel::new(name)
+                .with_http_options(http_options(spec))
+                .with_streaming(spec.stream.unwrap_or(true));
+            if let Some(url) = &spec.base_url {
+                model = model.with_base_url(url);
+            }
+            if let Some(variable) = &spec.api_key_env {
+                model = model.with_api_key_env(variable);
+            }
+            Ok(Arc::new(model))
+        }
+        #[cfg(feature = "anthropic")]
+        ProviderKind::Anthropic => {
+            use starweaver_core::model::anthropic::AnthropicModel;
+            let mut model = AnthropicModel::new(name)
+                .with_http_options(http_options(spec))
+                .with_streaming(spec.stream.unwrap_or(true));
+            if let Some(url) = &spec.base_url {
+                model = model.with_base_url(url);
+            }
+            if let Some(variable) = &spec.api_key_env {
+                model = model.with_api_key_env(variable);
+            }
+            Ok(Arc::new(model))
+        }
+        #[allow(unreachable_patterns)]
+        _ => {
+            let _ = (name, spec);
+            Err(LoadError::ProviderNotBuilt {
+                id: spec.id.clone(),
+                feature: kind.feature().to_string(),
+            })
+        }
+    }
+}
+
+/// `model.settings` as request settings: the known keys typed, the provider's other settings
+/// passed on as given, and a setting the provider does not have refused (the `test` model
+/// ignores settings, so it takes any).
+pub(super) fn settings(spec: &ModelSpec) -> Result<ModelSettings, LoadError> {
+    let provider = ProviderKind::from_model_id(&spec.id).map(|(kind, _)| kind);
     let mut out = ModelSettings::default();
     let bad = |key: &str, want: &str| LoadError::InvalidValue {
         field: format!("model.settings.{key}"),
         expected: want.to_string(),
     };
-    for (key, value) in settings {
+    let entries: &BTreeMap<String, serde_json::Value> = &spec.settings;
+    for (key, value) in entries {
+        if let Some(kind) = provider {
+            if !kind.takes_setting(key) {
+                return Err(LoadError::Unsupported {
+                    field: format!("model.settings.{key}"),
+                    reason: format!(
+                        "not a setting of {}; it takes {}",
+                        kind.display_name(),
+                        kind.settings().join(", ")
+                    ),
+                });
+            }
+        }
         match key.as_str() {
             "temperature" => {
                 out.temperature = Some(value.as_f64().ok_or_else(|| bad(key, "a number"))?)
@@ -48,6 +146,7 @@ pub(super) fn settings(
             "max_tokens" => {
                 out.max_tokens = Some(value.as_u64().ok_or_else(|| bad(key, "a whole number"))?);
             }
+            "seed" => out.seed = Some(value.as_i64().ok_or_else(|| bad(key, "a whole number"))?),
             "stop" => {
                 out.stop = match value {
                     serde_json::Value::String(one) => vec![one.clone()],
@@ -73,20 +172,35 @@ mod tests {
 
     use super::*;
 
+    fn spec(id: &str, settings: serde_json::Value) -> ModelSpec {
+        serde_json::from_value(serde_json::json!({"id": id, "settings": settings})).unwrap()
+    }
+
     #[test]
     fn known_settings_are_typed_and_the_rest_pass_through() {
-        let given: BTreeMap<String, serde_json::Value> = serde_json::from_value(
-            serde_json::json!({"temperature": 0.2, "max_tokens": 10, "stop": "END", "seed": 7}),
-        )
+        let out = settings(&spec(
+            "openai:gpt-4o",
+            serde_json::json!({"temperature": 0.2, "max_tokens": 10, "stop": "END", "seed": 7, "presence_penalty": 0.5}),
+        ))
         .unwrap();
-        let out = settings(&given).unwrap();
         assert_eq!(out.temperature, Some(0.2));
         assert_eq!(out.max_tokens, Some(10));
         assert_eq!(out.stop, ["END"]);
-        assert_eq!(out.extra["seed"], 7);
-        let bad: BTreeMap<String, serde_json::Value> =
-            serde_json::from_value(serde_json::json!({"top_p": "high"})).unwrap();
-        let error = settings(&bad).unwrap_err().to_string();
+        assert_eq!(out.seed, Some(7));
+        assert_eq!(out.extra["presence_penalty"], 0.5);
+        let error = settings(&spec("test", serde_json::json!({"top_p": "high"})))
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("model.settings.top_p"), "{error}");
+    }
+
+    #[test]
+    fn a_setting_the_provider_lacks_is_refused() {
+        let error = settings(&spec("anthropic:claude-sonnet-4-5", serde_json::json!({"seed": 1})))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("model.settings.seed"), "{error}");
+        assert!(error.contains("top_k"), "{error}");
+        assert!(settings(&spec("test", serde_json::json!({"anything": 1}))).is_ok());
     }
 }

@@ -14,6 +14,20 @@ pub enum AgentError {
     /// Tools were unavailable under the FailRun policy.
     #[error(transparent)]
     ToolsUnavailable(#[from] ToolsUnavailableError),
+    /// The model cannot take these tools (their schemas break the provider's rules) and the
+    /// unavailable-tool policy is FailRun.
+    #[error(
+        "model `{model}` cannot take tool(s) {}: {reason}; fix the tool schema (`starweaver check` shows where), or let the run leave such tools out (`runtime.unavailable_tools: skip`)",
+        tools.join(", ")
+    )]
+    ToolsRefusedByModel {
+        /// The model.
+        model: String,
+        /// The tools it cannot take.
+        tools: Vec<String>,
+        /// Why, for the first of them.
+        reason: String,
+    },
     /// A registered tool has a name model providers reject.
     #[error("{problem}; the run did not start")]
     InvalidToolName {

@@ -30,7 +30,7 @@ pub use messages::{
 pub use model_trait::{
     response_as_stream, DynModel, Model, ModelError, ModelResponseStream, ModelStreamEvent,
 };
-pub use provider_kind::ProviderKind;
+pub use provider_kind::{check_base_url, ProviderKind};
 pub use recorded::RecordedRequest;
 pub use request_notice::{RequestNotice, RequestNoticeKind, MODEL_REQUEST_ADJUSTED_EVENT_KIND};
 pub use schema_compat::{

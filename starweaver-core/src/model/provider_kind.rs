@@ -114,6 +114,29 @@ impl ProviderKind {
     }
 }
 
+/// Whether `url` can be a provider's base URL: `http://` or `https://`, a host, no spaces,
+/// no query or fragment (the protocol's path is appended to it).
+///
+/// # Errors
+/// What is wrong with the URL.
+pub fn check_base_url(url: &str) -> Result<(), String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .ok_or_else(|| "it must start with `http://` or `https://`".to_string())?;
+    let host = rest.split(['/', ':']).next().unwrap_or_default();
+    if host.is_empty() || host.starts_with('[') && !rest.contains(']') {
+        return Err("it names no host".to_string());
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("it holds spaces or control characters".to_string());
+    }
+    if url.contains(['?', '#']) {
+        return Err("it holds a query or fragment; give the URL up to the API's version path".to_string());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +157,16 @@ mod tests {
         );
         for id in ["test", "openai:", "gemini:x", "openai: "] {
             assert_eq!(ProviderKind::from_model_id(id), None, "{id}");
+        }
+    }
+
+    #[test]
+    fn base_urls_need_a_scheme_and_a_host() {
+        for url in ["http://127.0.0.1:8080/v1", "https://api.example.com/v1/", "http://[::1]:9/v1", "http://localhost"] {
+            assert_eq!(check_base_url(url), Ok(()), "{url}");
+        }
+        for url in ["127.0.0.1:8080", "ftp://x", "http://", "http:///v1", "http://a b", "http://h/v1?x=1"] {
+            assert!(check_base_url(url).is_err(), "{url}");
         }
     }
 

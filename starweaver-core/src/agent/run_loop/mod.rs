@@ -4,6 +4,7 @@ use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 mod call_ids;
+mod notices;
 mod resume;
 
 pub(crate) use resume::validate_results;
@@ -25,6 +26,7 @@ use crate::model::{
 use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
 use call_ids::unique_call_ids;
+use notices::ReportedNotices;
 
 /// Everything an agent was built with.
 pub(crate) struct AgentConfig {
@@ -70,6 +72,7 @@ pub(crate) struct Run<'a, 'r> {
     conversation_id: &'a ConversationId,
     recorder: &'a mut Recorder<'r>,
     seen_events: usize,
+    notices: ReportedNotices,
 }
 
 impl<'a, 'r> Run<'a, 'r> {
@@ -99,6 +102,7 @@ impl<'a, 'r> Run<'a, 'r> {
             conversation_id,
             recorder,
             seen_events,
+            notices: ReportedNotices::default(),
         }
     }
 
@@ -235,6 +239,11 @@ impl<'a, 'r> Run<'a, 'r> {
                 instructions: self.instructions(),
                 settings: self.settings.clone(),
             };
+            let reported =
+                self.notices
+                    .report(self.config.model.as_ref(), &parameters, self.context);
+            self.forward_events();
+            reported?;
             self.recorder.emit(AgentStreamEvent::ModelRequest {
                 step: progress.step,
                 tools: parameters
@@ -243,7 +252,16 @@ impl<'a, 'r> Run<'a, 'r> {
                     .map(|tool| tool.name.clone())
                     .collect(),
             });
-            let mut response = self.request(messages, &parameters).await?;
+            // Cancellation aborts the request in flight: dropping it closes the connection.
+            let response = match self.cancellation.clone() {
+                Some(token) => tokio::select! {
+                    biased;
+                    () = token.cancelled() => return Err(AgentError::Cancelled),
+                    response = self.request(messages, &parameters) => response,
+                },
+                None => self.request(messages, &parameters).await,
+            };
+            let mut response = response?;
             drop_deep_arguments(&mut response, self.registry.limits().max_argument_depth);
             unique_call_ids(&mut response, progress.step);
             let mut usage = response.usage;
