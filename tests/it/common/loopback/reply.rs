@@ -126,7 +126,9 @@ impl Reply {
     }
 
     /// The same reply with header `name: value`, replacing any header of
-    /// that name (compared case-insensitively).
+    /// that name (compared case-insensitively); `DropAfter`, `Raw` and
+    /// `Hang` are unchanged. `connection: close` closes the connection
+    /// after the reply.
     #[must_use]
     pub fn with_header(mut self, name: &str, value: &str) -> Reply {
         if let Reply::Json { headers, .. }
