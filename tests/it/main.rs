@@ -27,6 +27,7 @@ mod hitl;
 mod lifecycle;
 mod local_environment;
 mod local_processes;
+mod loopback_server;
 mod manifest_reference;
 mod proxy;
 mod registry;

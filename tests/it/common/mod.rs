@@ -3,10 +3,12 @@
 //! responses, tools, agents that wait for approval, JSON helpers and
 //! conversation inspection. `environment` holds the environment
 //! fixtures and the configurable [`environment::TestEnvironment`];
-//! `toolsets` the tools and lookups of the toolset tests.
+//! `toolsets` the tools and lookups of the toolset tests; `loopback` the
+//! scripted HTTP server and response fixtures of the provider tests.
 
 pub mod environment;
 pub mod examples;
+pub mod loopback;
 pub mod toolsets;
 
 use std::sync::atomic::{AtomicU32, Ordering};
