@@ -410,5 +410,5 @@ async fn model_settings_reach_every_request_of_the_test_model() {
     assert_eq!(sent.temperature, Some(0.2));
     assert_eq!(sent.max_tokens, Some(50));
     assert_eq!(sent.stop, ["END"]);
-    assert_eq!(sent.extra["seed"], 7);
+    assert_eq!(sent.seed, Some(7));
 }

@@ -134,7 +134,7 @@ const HEAD: &str = "version: 1\nname: a\nmodel: {id: test}\n";
 async fn whatever_loading_refuses_the_checker_reports_first() {
     let dir = project();
     let cases: &[(&str, Rule)] = &[
-        ("model: {id: 'openai:gpt'}", Rule::UnknownModel),
+        ("model: {id: 'gemini:pro'}", Rule::UnknownModel),
         ("shell: {allow_execute: true, allowed_programs: [git]}", Rule::MissingField),
         ("toolsets: [{type: user_input}, {type: filesystem}]", Rule::MissingField),
         ("toolsets: [{type: shell}]\nshell: {allow_execute: true, allowed_programs: [git]}", Rule::MissingField),
@@ -165,6 +165,12 @@ async fn whatever_loading_refuses_the_checker_reports_first() {
         ("vars:\n  : x", Rule::InvalidValue),
         ("model: {id: test, settings: {temperature: .nan}}", Rule::InvalidValue),
         ("model: {id: test, settings: {[a]: x}}", Rule::InvalidValue),
+        ("model: {id: test, stream: false}", Rule::InvalidValue),
+        ("model: {id: 'openai:'}", Rule::UnknownModel),
+        // With the providers built: a setting the provider does not have, a URL that is not one.
+        ("model: {id: 'anthropic:claude-sonnet-4-5', settings: {seed: 1}}", if cfg!(feature = "anthropic") { Rule::UnknownField } else { Rule::UnknownModel }),
+        ("model: {id: 'openai:gpt-4o', settings: {top_k: 1}}", if cfg!(feature = "openai") { Rule::UnknownField } else { Rule::UnknownModel }),
+        ("model: {id: 'openai:gpt-4o', base_url: 'ftp://x/v1'}", if cfg!(feature = "openai") { Rule::InvalidValue } else { Rule::UnknownModel }),
     ];
     for (body, rule) in cases {
         let text = if body.starts_with("model:") {

@@ -32,12 +32,22 @@ fn expectations(text: &str) -> Vec<Finding> {
 }
 
 /// The context a corpus file asks for: `# catalog: a, b` verifies code tools against those
-/// names; `# base: .` looks skill folders up relative to the corpus folder.
+/// names; `# base: .` looks skill folders up relative to the corpus folder; `# env: A, B` are
+/// the only environment variables taken as set (none without it, so no file depends on the
+/// machine).
 fn context(text: &str) -> CheckContext {
-    let mut context = CheckContext::new();
+    let mut context = CheckContext::new().with_environment_variables(Vec::<String>::new());
     for line in text.lines().map(str::trim) {
         if let Some(names) = line.strip_prefix("# catalog:") {
             context = context.with_catalog(
+                names
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|name| !name.is_empty()),
+            );
+        }
+        if let Some(names) = line.strip_prefix("# env:") {
+            context = context.with_environment_variables(
                 names
                     .split(',')
                     .map(str::trim)
@@ -52,13 +62,29 @@ fn context(text: &str) -> CheckContext {
     context
 }
 
-/// The corpus files, sorted.
+/// Whether this build has every provider a corpus file's `# needs: openai, anthropic` names
+/// (a build without a provider reports its models as unknown instead).
+fn has_needed_providers(path: &Path) -> bool {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("# needs:"))
+        .flat_map(|names| names.split(','))
+        .map(str::trim)
+        .all(|name| {
+            starweaver_core::model::ProviderKind::ALL
+                .iter()
+                .any(|kind| kind.prefix() == name && kind.is_built())
+        })
+}
+
+/// The corpus files this build can check, sorted.
 fn corpus() -> Vec<std::path::PathBuf> {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
     let mut files: Vec<_> = std::fs::read_dir(&folder)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .filter(|path| has_needed_providers(path))
         .collect();
     files.sort();
     files

@@ -196,9 +196,12 @@ mod tests {
 
     #[test]
     fn a_setting_the_provider_lacks_is_refused() {
-        let error = settings(&spec("anthropic:claude-sonnet-4-5", serde_json::json!({"seed": 1})))
-            .unwrap_err()
-            .to_string();
+        let error = settings(&spec(
+            "anthropic:claude-sonnet-4-5",
+            serde_json::json!({"seed": 1}),
+        ))
+        .unwrap_err()
+        .to_string();
         assert!(error.contains("model.settings.seed"), "{error}");
         assert!(error.contains("top_k"), "{error}");
         assert!(settings(&spec("test", serde_json::json!({"anything": 1}))).is_ok());

@@ -40,7 +40,7 @@ pub struct ModelSpec {
     #[schemars(example = serde_json::json!({"temperature": 0.2, "max_tokens": 2048}))]
     pub settings: BTreeMap<String, serde_json::Value>,
     /// Whether answers are streamed as they are written (`true`, the default) or
-    /// requested whole. The `test` model refuses it.
+    /// requested whole. Unset: streamed. The `test` model refuses it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &false)]
     pub stream: Option<bool>,

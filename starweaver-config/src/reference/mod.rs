@@ -152,12 +152,13 @@ fn rule_summary(rule: Rule) -> &'static str {
         Rule::DuplicateName => "two toolsets share a name, or two tools would reach the model under one name (after prefixes, through proxies and search)",
         Rule::UnknownTool => "a tool name that the catalog, the bundle or the toolset does not have (with a did-you-mean)",
         Rule::UnknownToolset => "a proxy or search names a toolset that no entry declares",
-        Rule::UnknownModel => "`model.id` names a model this build cannot run",
+        Rule::UnknownModel => "`model.id` names no known provider (`test`, `openai:<model>`, `anthropic:<model>`), or a provider this build was made without",
         Rule::Template => "the instructions template does not parse (reported at its line)",
         Rule::UndefinedVariable => "the instructions use a variable that `vars` does not declare",
         Rule::ShellPolicy => "a program name with a space, slash or shell metacharacter; a shell toolset while execution is off; any program allowed (a warning)",
         Rule::SkillScope => "a skill scope folder is missing or holds a malformed `SKILL.md`",
         Rule::PathEscape => "a skill scope leaves the folder it must stay in",
+        Rule::MissingApiKey => "the variable that should hold the model's API key (`model.api_key_env`, or the provider's usual one) is not set where `check` runs (a warning: the run would fail)",
     }
 }
 

@@ -56,6 +56,8 @@ pub struct CheckContext {
     base_dir: Option<PathBuf>,
     vars: BTreeSet<String>,
     model_ids: BTreeSet<String>,
+    /// The environment variables taken as set; `None` reads the process environment.
+    variables: Option<std::sync::Arc<BTreeSet<String>>>,
 }
 
 impl CheckContext {
@@ -117,6 +119,30 @@ impl CheckContext {
     {
         self.model_ids.extend(ids.into_iter().map(Into::into));
         self
+    }
+
+    /// Takes exactly these environment variables as set (others as unset) instead of reading
+    /// the process environment, so a check (of an API key variable) is the same on every
+    /// machine.
+    #[must_use]
+    pub fn with_environment_variables<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.variables = Some(std::sync::Arc::new(
+            names.into_iter().map(Into::into).collect(),
+        ));
+        self
+    }
+
+    /// Whether the environment variable `name` is set to something other than blanks.
+    #[must_use]
+    pub fn has_variable(&self, name: &str) -> bool {
+        match &self.variables {
+            Some(names) => names.contains(name),
+            None => std::env::var(name).is_ok_and(|value| !value.trim().is_empty()),
+        }
     }
 
     /// The host-supplied template variable names.

@@ -37,11 +37,16 @@ fn shell_messages_say_what_the_setting_means() {
 
 #[test]
 fn unknown_models_name_the_known_ids() {
-    let anthropic = found("version: 1\nname: a\nmodel: {id: 'anthropic:claude'}\n");
-    assert!(anthropic[0].message.contains("not available yet"));
+    let gemini = found("version: 1\nname: a\nmodel: {id: 'gemini:pro'}\n");
+    assert_eq!(gemini[0].message, "unknown model `gemini:pro`");
     assert_eq!(
-        anthropic[0].help.as_deref(),
-        Some("the known model ids are `test`")
+        gemini[0].help.as_deref(),
+        Some("the known model ids are `test`, `openai:<model>`, `anthropic:<model>`")
+    );
+    let empty = found("version: 1\nname: a\nmodel: {id: 'openai:'}\n");
+    assert_eq!(
+        empty[0].message,
+        "model `openai:` names no model after `openai:`"
     );
     let other = found("version: 1\nname: a\nmodel: {id: tset}\n");
     assert_eq!(other[0].message, "unknown model `tset`");
@@ -122,19 +127,19 @@ fn deeply_nested_templates_are_refused_not_crashed() {
 
 #[test]
 fn host_supplied_vars_and_models_are_known() {
-    let text = "version: 1\nname: a\nmodel: {id: 'openai:gpt'}\ninstructions: '{{ vars.topic }}'\n";
+    let text = "version: 1\nname: a\nmodel: {id: 'house:gpt'}\ninstructions: '{{ vars.topic }}'\n";
     assert_eq!(found(text).len(), 2);
     let context = CheckContext::new()
         .with_vars(["topic"])
-        .with_model_ids(["openai:gpt"]);
+        .with_model_ids(["house:gpt"]);
     assert_eq!(check(text.as_bytes(), &context), []);
     let other = check(
         b"version: 1\nname: a\nmodel: {id: x}\n",
-        &CheckContext::new().with_model_ids(["openai:gpt"]),
+        &CheckContext::new().with_model_ids(["house:gpt"]),
     );
     assert_eq!(
         other[0].help.as_deref(),
-        Some("the known model ids are `test`, `openai:gpt`")
+        Some("the known model ids are `test`, `openai:<model>`, `anthropic:<model>`, `house:gpt`")
     );
 }
 
