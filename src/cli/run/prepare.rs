@@ -101,7 +101,7 @@ pub async fn prepare(
     let loaded = load(&manifest, &options)
         .await
         .map_err(|error| Stop::usage(format!("{}: {error}", path.display())))?;
-    let secret_values = manifest
+    let mut secret_values: Vec<(String, String)> = manifest
         .vars
         .iter()
         .filter(|(name, _)| is_secret(name, &manifest.secret_vars))
@@ -112,6 +112,12 @@ pub async fn prepare(
                 .map(|value| (name.clone(), value.to_owned())),
         })
         .collect();
+    // The model's API key is never shown either, wherever a provider might echo it.
+    if let Some(variable) = api_key_variable(&manifest) {
+        if let Ok(key) = std::env::var(&variable) {
+            secret_values.push((variable, key.trim().to_string()));
+        }
+    }
     Ok(Prepared {
         loaded,
         manifest: absolute,
@@ -120,6 +126,18 @@ pub async fn prepare(
         secret_vars: manifest.secret_vars.clone(),
         secret_values,
     })
+}
+
+/// The variable a provider model reads its key from.
+fn api_key_variable(manifest: &Manifest) -> Option<String> {
+    let (kind, _) = starweaver_core::model::ProviderKind::from_model_id(&manifest.model.id)?;
+    Some(
+        manifest
+            .model
+            .api_key_env
+            .clone()
+            .unwrap_or_else(|| kind.default_api_key_variable().to_string()),
+    )
 }
 
 /// The file's bytes, refusing one too large to be a manifest.

@@ -3,12 +3,36 @@
 //! functions of the record, so they are tested without a terminal.
 
 use serde_json::Value;
-use starweaver::model::{ToolCallPart, ToolReturnKind, ToolReturnPart, Usage};
+use starweaver::model::{
+    RequestNotice, RequestNoticeKind, ToolCallPart, ToolReturnKind, ToolReturnPart, Usage,
+    MODEL_REQUEST_ADJUSTED_EVENT_KIND,
+};
 use starweaver::AgentStreamEvent;
 
 use super::style::Paint;
 use super::text::{inline_json, shorten, LINE_CHARS};
 use crate::cli::run::Redactor;
+
+/// What a model adjusted in its request, one line per notice: a tool or setting left out, a
+/// schema rewritten.
+fn adjusted_lines(payload: &Value, redactor: &Redactor) -> Option<String> {
+    let notices: Vec<RequestNotice> =
+        serde_json::from_value(payload.get("notices")?.clone()).ok()?;
+    let lines: Vec<String> = notices
+        .iter()
+        .map(|notice| {
+            let what = match notice.kind {
+                RequestNoticeKind::ToolLeftOut => "tool left out",
+                RequestNoticeKind::ToolSchemaAdapted => "tool schema adapted",
+                RequestNoticeKind::SettingLeftOut => "setting left out",
+            };
+            let text = redactor.text(&format!("{what} `{}`: {}", notice.subject, notice.reason));
+            // A reason is what the user acts on: longer than a record line, still bounded.
+            format!("  ! {}", shorten(&text, 4 * LINE_CHARS))
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
 
 /// The line a record shows, or `None` for records a person need not see
 /// (the run's start, streamed text, the final answer shown at the end). Secret values are
@@ -25,6 +49,9 @@ pub fn event_line(event: &AgentStreamEvent, paint: Paint, redactor: &Redactor) -
         }
         AgentStreamEvent::ToolCall { call } => Some(call_line(call, paint, redactor)),
         AgentStreamEvent::ToolReturn { part } => Some(return_line(part, paint, redactor)),
+        AgentStreamEvent::Custom { event } if event.kind == MODEL_REQUEST_ADJUSTED_EVENT_KIND => {
+            adjusted_lines(&event.payload, redactor).map(|text| paint.yellow(&text))
+        }
         AgentStreamEvent::Custom { event } => Some(paint.dim(&format!(
             "  · {}",
             shorten(&redactor.text(&event.kind), LINE_CHARS - 4)
@@ -146,6 +173,24 @@ mod tests {
             metadata: Default::default(),
             private_metadata: Default::default(),
         }
+    }
+
+    #[test]
+    fn a_model_adjustment_shows_each_notice_with_its_reason() {
+        let event = AgentStreamEvent::Custom {
+            event: starweaver::ContextEvent::new(
+                MODEL_REQUEST_ADJUSTED_EVENT_KIND,
+                serde_json::json!({"model": "openai:o3", "notices": [
+                    {"kind": "setting_left_out", "subject": "temperature", "reason": "reasoning models accept only their default sampling"},
+                    {"kind": "tool_left_out", "subject": "grab", "reason": "bad schema"},
+                ]}),
+            ),
+        };
+        let text = event_line(&event, Paint::PLAIN, &none()).unwrap_or_default();
+        assert_eq!(
+            text,
+            "  ! setting left out `temperature`: reasoning models accept only their default sampling\n  ! tool left out `grab`: bad schema"
+        );
     }
 
     #[test]
