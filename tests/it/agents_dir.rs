@@ -5,7 +5,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::json;
 use starweaver::config::load::{load, read, LoadOptions, LoadedAgent};
@@ -292,7 +291,7 @@ fn check_finds_nothing_in_the_agents_folder() {
         manifests().len() >= 2,
         "agents/ holds at least two manifests"
     );
-    let human = Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    let human = crate::common::starweaver_binary()
         .current_dir(repository())
         .args(["check", "agents", "--deny-warnings"])
         .output()
@@ -302,7 +301,7 @@ fn check_finds_nothing_in_the_agents_folder() {
     assert!(stdout.contains("0 errors, 0 warnings"), "{stdout}");
     assert!(human.stderr.is_empty());
     // With no path, `check` checks `agents/`; as JSON, no problem at all is an empty array.
-    let json = Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    let json = crate::common::starweaver_binary()
         .current_dir(repository())
         .args(["check", "--deny-warnings", "--format", "json"])
         .output()

@@ -32,7 +32,7 @@ fn the_example_checker_knows_the_tools_linked_into_it() {
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stdout));
     assert!(text(&output.stdout).contains("0 errors, 0 warnings"));
     // The `starweaver` binary links no application tools: it cannot verify them, and says so.
-    let plain = Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    let plain = crate::common::starweaver_binary()
         .current_dir(repository())
         .args(["check", "examples/agents/glossary.yaml", "--deny-warnings"])
         .output()

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    crate::common::starweaver_binary()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
         .output()
@@ -110,7 +110,7 @@ fn completion_scripts_cover_every_command_and_flag() {
 #[test]
 fn a_completion_script_read_only_in_part_is_no_crash() {
     // A reader that stops early (`| head -1`) closes the pipe; the binary must not panic.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    let mut child = crate::common::starweaver_binary()
         .args(["completions", "zsh"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

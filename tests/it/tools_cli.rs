@@ -3,7 +3,7 @@
 //! later, code tools come from `--catalog`, and a manifest that does not check exits 2.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{json, Value};
 use starweaver::config::load::{load, read, LoadOptions};
@@ -13,7 +13,7 @@ fn repository() -> PathBuf {
 }
 
 fn tools(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    crate::common::starweaver_binary()
         .current_dir(repository())
         .arg("tools")
         .args(args)

@@ -149,7 +149,7 @@ fn a_fifo_is_refused_not_waited_on() {
         vec!["check", "pipe.yaml"],
         vec!["check", "--catalog", "pipe.yaml", "scout.yaml"],
     ] {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_starweaver"))
+        let mut child = crate::common::starweaver_binary()
             .current_dir(dir.path())
             .args(&args)
             .stdout(std::process::Stdio::piped())

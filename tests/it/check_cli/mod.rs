@@ -10,7 +10,7 @@ mod schema;
 mod walking;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// A manifest with two problems: a misspelled key at 2:3 inside `model`, and a bad value
 /// at 5:22.
@@ -21,7 +21,7 @@ pub const CLEAN: &str = "version: 1\nname: scout\nmodel: {id: test}\n";
 
 /// Runs the binary in `dir` with `args`.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    crate::common::starweaver_binary()
         .current_dir(dir)
         .args(args)
         .output()

@@ -430,3 +430,13 @@ impl starweaver::Toolset for CountingLifecycle {
         Box::pin(async { Ok(()) })
     }
 }
+
+/// The `starweaver` binary, ready to spawn. Every test starts it through here: its model
+/// clients may reach loopback addresses only, so a manifest that forgot its `base_url` fails
+/// at once instead of calling a real provider (a test checks no other spawn exists).
+#[must_use]
+pub fn starweaver_binary() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_starweaver"));
+    command.env(starweaver::model::http::MODEL_HOSTS_VARIABLE, "loopback");
+    command
+}

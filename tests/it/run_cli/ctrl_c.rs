@@ -131,7 +131,7 @@ async fn ctrl_c_during_a_long_shell_command_leaves_none_of_its_processes() {
 
     use std::os::unix::process::CommandExt as _;
     let spawned = Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    let child = crate::common::starweaver_binary()
         .current_dir(dir.path())
         .args(["run", "--resume"])
         .arg(&save)

@@ -9,13 +9,14 @@ mod ctrl_c;
 mod exit_codes;
 mod json_lines;
 mod output;
+mod providers;
 mod save_resume;
 mod secrets;
 mod usage_guards;
 
 use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 /// A manifest whose one file tool needs approval: it waits until someone approves.
 pub const APPROVAL: &str =
@@ -24,7 +25,7 @@ toolsets:\n  - type: filesystem\n    tools: [ls]\n    approval_required: true\n"
 
 /// Runs the binary in `dir` with `args` and `stdin` as standard input.
 pub fn run_with_stdin(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    let mut child = crate::common::starweaver_binary()
         .current_dir(dir)
         .args(args)
         .stdin(Stdio::piped())

@@ -1,7 +1,7 @@
 //! What `run` writes: never raw terminal escapes from the model or tools, and no exit 0 when
 //! the output could not be written (found by review).
 
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use super::{folder, run_with_stdin, stdout};
 
@@ -26,7 +26,7 @@ fn escapes_in_model_or_tool_text_never_reach_the_output_raw() {
 fn output_that_cannot_be_written_is_not_a_success() {
     let dir = folder(&[("echo.yaml", ECHO)]);
     for json in [false, true] {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_starweaver"));
+        let mut command = crate::common::starweaver_binary();
         command
             .current_dir(dir.path())
             .args(["run", "echo.yaml", "--prompt", "hi"])

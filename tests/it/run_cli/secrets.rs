@@ -89,7 +89,7 @@ fn save_files_hold_no_secret_and_resume_asks_for_it() {
 fn secret_values_are_masked_at_a_terminal_too() {
     use expectrl::{Eof, Expect as _};
     let dir = folder(&[("keyed.yaml", ECHO)]);
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_starweaver"));
+    let mut command = crate::common::starweaver_binary();
     command
         .current_dir(dir.path())
         .env("TERM", "xterm-256color")

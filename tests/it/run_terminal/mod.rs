@@ -172,7 +172,7 @@ fn leaving_a_prompt_leaves_the_run_waiting_and_asks_nothing_more() {
 
 /// The real binary running `agents/release-checklist.yaml` under a pseudo-terminal, colourless.
 fn release_checklist() -> expectrl::session::OsSession {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_starweaver"));
+    let mut command = crate::common::starweaver_binary();
     command
         .current_dir(repository())
         .args([
