@@ -6,6 +6,7 @@ mod function_model;
 mod messages;
 mod model_trait;
 mod recorded;
+mod schema_compat;
 mod schema_sample;
 mod settings;
 mod test_model;
@@ -22,6 +23,9 @@ pub use model_trait::{
     response_as_stream, DynModel, Model, ModelError, ModelResponseStream, ModelStreamEvent,
 };
 pub use recorded::RecordedRequest;
+pub use schema_compat::{
+    adapt_schema, check_tool_name, AdaptedSchema, SchemaChange, SchemaDialect, SchemaIncompatible,
+};
 pub use schema_sample::sample_value;
 pub use settings::{FinishReason, ModelRequestParameters, ModelSettings, Usage};
 pub use test_model::TestModel;

@@ -1,0 +1,183 @@
+//! Tool argument schemas adapted to what each model provider accepts.
+//!
+//! Providers reject tool schemas that use JSON Schema they do not
+//! support, and a rejected schema fails the whole request. Each
+//! [`SchemaDialect`] has one transform, applied when a request is built;
+//! every change it makes is reported as a [`SchemaChange`], and a change
+//! that loses meaning says what is lost. A schema that cannot be sent at
+//! all is a [`SchemaIncompatible`] naming where and how to fix it.
+//!
+//! What the transforms decide, keyword by keyword:
+//!
+//! - The root must be an object schema for every provider. A root with
+//!   no `type` but with `properties` (or nothing type-specific) gets
+//!   `type: object`; a root that is only a local `$ref` gets the target
+//!   inlined; a root `allOf` of plain object schemas is merged. All three
+//!   are lossless: tool arguments are always an object.
+//! - [`SchemaDialect::OpenAi`] changes nothing else.
+//! - [`SchemaDialect::Anthropic`] also refuses a root `anyOf`, `oneOf` or
+//!   `allOf` that cannot be merged.
+//! - [`SchemaDialect::OpenAiStrict`] rewrites the whole schema to the
+//!   strict subset: every object gets `additionalProperties: false`
+//!   (lossy when the original allowed extra properties, or was a
+//!   free-form object with no `properties`); every optional property
+//!   becomes required and nullable, which
+//!   [`AdaptedSchema::restore_arguments`] undoes on the answer
+//!   (lossless); `oneOf` becomes `anyOf` (lossless: the branches a
+//!   schema generator emits for a Rust enum are disjoint, and the tool
+//!   still checks its arguments against its own schema); a `$ref` with
+//!   sibling keywords moves into a one-branch `anyOf` (lossless);
+//!   `default`, `examples`, string lengths, `uniqueItems`, `deprecated`,
+//!   content annotations and string formats strict mode lacks move into
+//!   the description (lossless: the model reads them there and the tool
+//!   still validates against the original); the integer and number
+//!   formats schema generators add for Rust widths (`uint`, `int64`,
+//!   `double`, ...) and the `$schema`, `$id`, `$comment`, `readOnly`,
+//!   `writeOnly` annotations are dropped (lossless); a `false` optional
+//!   property is dropped (it can never be sent). Everything else strict
+//!   mode lacks is removed and reported as lost: `not`, `if`/`then`/
+//!   `else`, `patternProperties`, `propertyNames`, `unevaluated*`,
+//!   `dependent*`, `contains`, `minProperties`/`maxProperties`, tuples
+//!   (`prefixItems`, whose positions become one `anyOf` item), a
+//!   non-mergeable `allOf`, "any value" schemas, and unknown keywords.
+
+mod name;
+mod pointer;
+mod restore;
+mod root;
+mod strict;
+
+#[cfg(test)]
+mod tests;
+
+use serde_json::Value;
+
+use crate::bounds::{exceeds_depth, MAX_JSON_DEPTH};
+
+pub use name::check_tool_name;
+use restore::Restore;
+
+/// Which provider's rules a schema is adapted to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SchemaDialect {
+    /// OpenAI function calling with `strict: true`: the structured-output
+    /// subset of JSON Schema, every property required, no extra keys.
+    OpenAiStrict,
+    /// OpenAI function calling without strict mode: any JSON Schema with
+    /// an object root.
+    OpenAi,
+    /// Anthropic tool use: an object root with no top-level combinator.
+    Anthropic,
+}
+
+/// One change a transform made, so a caller can show it and decide
+/// whether the loss is acceptable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaChange {
+    /// JSON Pointer into the original schema (`""` is the root,
+    /// `/properties/limit` a property).
+    pub path: String,
+    /// What was done, in a sentence fragment ("removed `not`").
+    pub change: String,
+    /// What the model no longer sees, or `None` when the change keeps the
+    /// schema's meaning.
+    pub lost: Option<String>,
+}
+
+/// A schema a provider can take, the changes made, and how to undo them
+/// on the arguments the model returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdaptedSchema {
+    /// The schema to send.
+    pub schema: Value,
+    /// Every change made, in schema order.
+    pub changes: Vec<SchemaChange>,
+    restore: Restore,
+}
+
+impl AdaptedSchema {
+    /// True when no change loses meaning.
+    #[must_use]
+    pub fn is_lossless(&self) -> bool {
+        self.changes.iter().all(|change| change.lost.is_none())
+    }
+
+    /// The changes that lose meaning.
+    pub fn lossy_changes(&self) -> impl Iterator<Item = &SchemaChange> {
+        self.changes.iter().filter(|change| change.lost.is_some())
+    }
+
+    /// Undoes the transform on the model's arguments. In strict mode every
+    /// optional property is sent as required and nullable, so the model
+    /// answers `"limit": null` for "absent"; this removes those nulls, at
+    /// every depth the transform made a property nullable (nested objects,
+    /// array items, `anyOf` branches, `$defs`), so a tool with
+    /// `#[serde(default)] limit: usize` still deserializes. A property
+    /// that was nullable in the original keeps its null. Arguments nested
+    /// deeper than [`MAX_JSON_DEPTH`] are left as they are below it.
+    pub fn restore_arguments(&self, arguments: &mut Value) {
+        self.restore.apply(arguments);
+    }
+}
+
+/// Why a schema cannot be sent at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("at `{path}`: {reason}")]
+pub struct SchemaIncompatible {
+    /// JSON Pointer into the original schema (`""` is the root).
+    pub path: String,
+    /// What the provider does not accept.
+    pub reason: String,
+    /// How to change the tool so it can be sent.
+    pub help: String,
+}
+
+impl SchemaIncompatible {
+    pub(crate) fn new(
+        path: impl Into<String>,
+        reason: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            reason: reason.into(),
+            help: help.into(),
+        }
+    }
+}
+
+/// Adapts a tool's argument schema to `dialect`.
+///
+/// Linear in the size of the schema; nothing is copied more than once
+/// except a root `$ref` target, which is inlined once.
+///
+/// # Errors
+/// [`SchemaIncompatible`] when the provider cannot take the schema in
+/// any form: a root that is not an object schema, a root combinator the
+/// provider refuses, nesting deeper than [`MAX_JSON_DEPTH`], and for
+/// strict mode a remote `$ref`, a required property whose schema is
+/// `false`, or more properties or object nesting than the provider
+/// allows.
+pub fn adapt_schema(
+    schema: &Value,
+    dialect: SchemaDialect,
+) -> Result<AdaptedSchema, SchemaIncompatible> {
+    if exceeds_depth(schema, MAX_JSON_DEPTH) {
+        return Err(SchemaIncompatible::new(
+            "",
+            format!("the schema nests more than {MAX_JSON_DEPTH} levels deep"),
+            "flatten the argument types; no provider takes schemas this deep",
+        ));
+    }
+    match dialect {
+        SchemaDialect::OpenAiStrict => strict::adapt(schema),
+        SchemaDialect::OpenAi | SchemaDialect::Anthropic => {
+            let (schema, changes) = root::normalize(schema, dialect)?;
+            Ok(AdaptedSchema {
+                schema,
+                changes,
+                restore: Restore::default(),
+            })
+        }
+    }
+}

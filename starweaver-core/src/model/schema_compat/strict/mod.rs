@@ -1,0 +1,623 @@
+//! The strict-mode transform: the whole schema rewritten to the subset
+//! OpenAI enforces with `strict: true`, every change reported.
+
+mod keywords;
+mod nullable;
+
+use std::collections::HashMap;
+
+use serde_json::{json, Map, Value};
+
+use super::pointer::{child, local_pointer, resolve_chain};
+use super::restore::{ObjectRestore, Restore, RestoreNode};
+use super::root::{
+    describe_non_map, ensure_object_type, implies_non_object, inlined_change, mergeable_parts,
+    not_an_object, root_combinator, Part,
+};
+use super::{AdaptedSchema, SchemaChange, SchemaIncompatible};
+use crate::bounds::MAX_JSON_DEPTH;
+use keywords::{classify, compact, describe, plain, Action};
+use nullable::{accepts_null, make_nullable};
+
+/// Most object properties strict mode takes in one schema.
+const MAX_PROPERTIES: usize = 5_000;
+
+/// Deepest object nesting strict mode takes below the root.
+const MAX_OBJECT_NESTING: usize = 10;
+
+/// How many `$ref` hops telling whether a schema accepts null may take.
+const NULL_CHECK_BUDGET: usize = 8;
+
+/// Adapts `schema` to strict mode.
+pub(super) fn adapt(schema: &Value) -> Result<AdaptedSchema, SchemaIncompatible> {
+    let mut walker = Walker {
+        root: schema,
+        changes: Vec::new(),
+        defs: HashMap::new(),
+        properties: 0,
+    };
+    let any_object = json!({"type": "object"});
+    let start = match schema {
+        Value::Object(_) => schema,
+        Value::Bool(true) => {
+            walker.changes.push(SchemaChange {
+                path: String::new(),
+                change: "replaced the `true` schema with `type: object`".to_string(),
+                lost: None,
+            });
+            &any_object
+        }
+        other => return Err(not_an_object(describe_non_map(other))),
+    };
+    let (mut adapted, root) = walker.node(start, "", 0, Level::Root)?;
+    if let Value::Object(map) = &mut adapted {
+        if map.contains_key("anyOf") {
+            return Err(root_combinator("anyOf`/`oneOf", "OpenAI strict mode"));
+        }
+        ensure_object_type(map, &mut walker.changes)?;
+    }
+    let mut defs = walker.defs;
+    defs.shrink_to_fit();
+    Ok(AdaptedSchema {
+        schema: adapted,
+        changes: walker.changes,
+        restore: Restore { root, defs },
+    })
+}
+
+/// Where a node sits, for the rules that differ at the root.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    /// The arguments schema itself.
+    Root,
+    /// Inside it, `objects` object schemas deep.
+    Nested { objects: usize },
+}
+
+impl Level {
+    fn objects(self) -> usize {
+        match self {
+            Self::Root => 0,
+            Self::Nested { objects } => objects,
+        }
+    }
+}
+
+struct Walker<'a> {
+    root: &'a Value,
+    changes: Vec<SchemaChange>,
+    defs: HashMap<String, RestoreNode>,
+    properties: usize,
+}
+
+/// The object keywords of a node and its merged parts, gathered with
+/// their paths in the original schema.
+#[derive(Default)]
+struct ObjectParts<'a> {
+    properties: Vec<(&'a str, &'a Value, String)>,
+    required: Vec<&'a str>,
+    additional: Option<(&'a Value, String)>,
+    declares_properties: bool,
+}
+
+impl<'a> Walker<'a> {
+    fn change(&mut self, path: impl Into<String>, change: impl Into<String>) {
+        self.changes.push(SchemaChange {
+            path: path.into(),
+            change: change.into(),
+            lost: None,
+        });
+    }
+
+    fn loss(
+        &mut self,
+        path: impl Into<String>,
+        change: impl Into<String>,
+        lost: impl Into<String>,
+    ) {
+        self.changes.push(SchemaChange {
+            path: path.into(),
+            change: change.into(),
+            lost: Some(lost.into()),
+        });
+    }
+
+    fn node(
+        &mut self,
+        schema: &'a Value,
+        path: &str,
+        depth: usize,
+        level: Level,
+    ) -> Result<(Value, RestoreNode), SchemaIncompatible> {
+        if depth > MAX_JSON_DEPTH {
+            return Err(SchemaIncompatible::new(
+                path,
+                format!("the schema nests more than {MAX_JSON_DEPTH} levels deep"),
+                "flatten the argument types; no provider takes schemas this deep",
+            ));
+        }
+        match schema {
+            Value::Object(map) => self.object_node(map, path, depth, level),
+            Value::Bool(true) => {
+                self.loss(
+                    path,
+                    "replaced the `true` schema (any value) with `type: [string, number, boolean, null]`",
+                    "objects and arrays: the schema accepted any JSON value",
+                );
+                Ok((
+                    json!({"type": ["string", "number", "boolean", "null"]}),
+                    RestoreNode::default(),
+                ))
+            }
+            Value::Bool(false) => Err(SchemaIncompatible::new(
+                path,
+                "a `false` schema accepts no value; strict mode cannot express it",
+                "remove the field, or give it a type",
+            )),
+            _ => Err(SchemaIncompatible::new(
+                path,
+                "a schema must be an object or a boolean",
+                "fix the tool's parameter schema",
+            )),
+        }
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn object_node(
+        &mut self,
+        map: &'a Map<String, Value>,
+        path: &str,
+        depth: usize,
+        level: Level,
+    ) -> Result<(Value, RestoreNode), SchemaIncompatible> {
+        let root = level == Level::Root;
+        let mut parts = vec![Part {
+            map,
+            path: path.to_string(),
+        }];
+        if root {
+            if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+                parts.push(self.root_target(reference)?);
+                self.changes.push(inlined_change(reference));
+            }
+        }
+        let mut merged_all_of = false;
+        if let Some(all_of) = map.get("allOf").and_then(Value::as_array) {
+            if let Some(more) = mergeable_parts(self.root, all_of, path, root) {
+                parts.extend(more);
+                merged_all_of = true;
+                self.change(
+                    child(path, "allOf"),
+                    "merged `allOf` of object schemas into one object",
+                );
+            }
+        }
+
+        // The keywords of all parts, the first part's winning; object
+        // keywords gathered across parts and emitted where the first was.
+        let mut entries: Vec<(&'a str, &'a Value, String)> = Vec::new();
+        let mut object = ObjectParts::default();
+        let mut object_at: Option<usize> = None;
+        for part in &parts {
+            for (key, value) in part.map {
+                let key = key.as_str();
+                if (root && key == "$ref" && std::ptr::eq(part.map, map))
+                    || (merged_all_of && key == "allOf")
+                {
+                    continue;
+                }
+                let key_path = child(&part.path, key);
+                match key {
+                    "properties" => {
+                        object.declares_properties = true;
+                        if let Some(properties) = value.as_object() {
+                            for (name, property) in properties {
+                                if !object.properties.iter().any(|(seen, _, _)| *seen == name) {
+                                    let property_path = child(&key_path, name);
+                                    object.properties.push((name, property, property_path));
+                                }
+                            }
+                        }
+                    }
+                    "required" => object.required.extend(
+                        value
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(Value::as_str),
+                    ),
+                    "additionalProperties" => {
+                        if object.additional.is_none() {
+                            object.additional = Some((value, key_path));
+                        }
+                    }
+                    _ => {
+                        if !entries.iter().any(|(seen, _, _)| *seen == key) {
+                            entries.push((key, value, key_path));
+                        }
+                        continue;
+                    }
+                }
+                object_at.get_or_insert(entries.len());
+            }
+        }
+        let kind = map
+            .get("type")
+            .or_else(|| parts.iter().find_map(|part| part.map.get("type")));
+        let says_object = match kind {
+            Some(Value::String(kind)) => kind == "object",
+            Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "object"),
+            _ => false,
+        };
+        let is_object = says_object
+            || object_at.is_some()
+            || (root && kind.is_none() && !implies_non_object(map));
+
+        let mut out = Map::new();
+        let mut restore = RestoreNode::default();
+        let mut notes: Vec<String> = Vec::new();
+        if is_object && kind.is_none() {
+            out.insert("type".to_string(), Value::from("object"));
+            self.change(path, "added `type: object`");
+        }
+        let objects = if is_object {
+            level.objects() + 1
+        } else {
+            level.objects()
+        };
+        if objects > MAX_OBJECT_NESTING + 1 {
+            return Err(SchemaIncompatible::new(
+                path,
+                format!("objects nest more than {MAX_OBJECT_NESTING} levels deep, more than strict mode allows"),
+                "flatten the argument types, or turn strict mode off for this tool",
+            ));
+        }
+        let inner = Level::Nested { objects };
+        let has_combinator = map.contains_key("anyOf") || map.contains_key("oneOf");
+        let mut prefix_items: Option<(Vec<Value>, Vec<RestoreNode>, String)> = None;
+
+        for (index, (key, value, key_path)) in entries.iter().enumerate() {
+            if object_at == Some(index) {
+                self.emit_object(&object, path, depth, inner, &mut out, &mut restore)?;
+            }
+            let key = *key;
+            match key {
+                "$defs" | "definitions" => {
+                    let mut adapted = Map::new();
+                    if let Some(defs) = value.as_object() {
+                        for (name, def) in defs {
+                            let def_path = child(key_path, name);
+                            let (schema, node) = self.node(def, &def_path, depth + 1, Level::Nested { objects: 0 })?;
+                            if node.has_work() {
+                                self.defs.insert(format!("#{def_path}"), node);
+                            }
+                            adapted.insert(name.clone(), schema);
+                        }
+                    }
+                    out.insert(key.to_string(), Value::Object(adapted));
+                }
+                "items" => match value {
+                    Value::Array(tuple) => {
+                        prefix_items = Some(self.tuple(tuple, key_path, depth, inner)?);
+                    }
+                    Value::Bool(false) if map.contains_key("prefixItems") => {}
+                    _ => {
+                        let (schema, node) = self.node(value, key_path, depth + 1, inner)?;
+                        if node.has_work() {
+                            restore.items = Some(Box::new(node));
+                        }
+                        out.insert("items".to_string(), schema);
+                    }
+                },
+                "prefixItems" => match value.as_array() {
+                    Some(tuple) if !map.get("items").is_some_and(|items| items.is_object()) => {
+                        prefix_items = Some(self.tuple(tuple, key_path, depth, inner)?);
+                    }
+                    _ => self.loss(
+                        key_path.clone(),
+                        "removed `prefixItems`",
+                        "the schema of each tuple position",
+                    ),
+                },
+                "anyOf" => {
+                    let branches = self.branches(value, key_path, depth, inner, &mut restore)?;
+                    out.insert("anyOf".to_string(), branches);
+                }
+                "oneOf" if map.contains_key("anyOf") => self.loss(
+                    key_path.clone(),
+                    "removed `oneOf` beside `anyOf`",
+                    "the `oneOf` alternatives (strict mode has only `anyOf`)",
+                ),
+                "oneOf" => {
+                    let branches = self.branches(value, key_path, depth, inner, &mut restore)?;
+                    out.insert("anyOf".to_string(), branches);
+                    self.change(
+                        key_path.clone(),
+                        "replaced `oneOf` with `anyOf` (the tool still checks that exactly one matches)",
+                    );
+                }
+                "allOf" => match value.as_array() {
+                    Some(single) if single.len() == 1 && !has_combinator && !map.contains_key("$ref") => {
+                        let branches = self.branches(value, key_path, depth, inner, &mut restore)?;
+                        out.insert("anyOf".to_string(), branches);
+                        self.change(
+                            key_path.clone(),
+                            "replaced a one-schema `allOf` with a one-branch `anyOf`",
+                        );
+                    }
+                    _ => self.loss(
+                        key_path.clone(),
+                        "removed `allOf`",
+                        "the schemas the value must also match (`allOf` is not supported and these do not merge)",
+                    ),
+                },
+                "$ref" => self.reference(map, value, key_path, has_combinator, &mut out, &mut restore)?,
+                "type" => {
+                    out.insert("type".to_string(), (*value).clone());
+                }
+                _ => match classify(key, value) {
+                    Action::Keep => {
+                        out.insert(key.to_string(), (*value).clone());
+                    }
+                    Action::Describe(note) => {
+                        notes.push(note);
+                        self.change(
+                            key_path.clone(),
+                            format!("moved `{key}: {}` into the description", plain(value)),
+                        );
+                    }
+                    Action::Drop => {
+                        self.change(key_path.clone(), format!("removed `{key}: {}`", plain(value)));
+                    }
+                    Action::Lose(lost) => {
+                        self.loss(key_path.clone(), format!("removed `{key}`"), lost);
+                    }
+                },
+            }
+        }
+        if object_at == Some(entries.len()) || (is_object && object_at.is_none()) {
+            self.emit_object(&object, path, depth, inner, &mut out, &mut restore)?;
+        }
+        if let Some((branches, nodes, tuple_path)) = prefix_items {
+            let items = if branches.len() == 1 {
+                branches.into_iter().next().unwrap_or(Value::Bool(true))
+            } else {
+                json!({ "anyOf": branches })
+            };
+            out.insert("items".to_string(), items);
+            if nodes.iter().any(RestoreNode::has_work) {
+                restore.items = Some(Box::new(RestoreNode {
+                    branches: nodes,
+                    ..RestoreNode::default()
+                }));
+            }
+            self.loss(
+                tuple_path,
+                "replaced the tuple's per-position schemas with one `items` schema",
+                "which position holds which type",
+            );
+        }
+        if !notes.is_empty() {
+            let text = describe(out.get("description").and_then(Value::as_str), &notes);
+            out.insert("description".to_string(), Value::from(text));
+        }
+        Ok((Value::Object(out), restore))
+    }
+
+    /// The part a root `$ref` contributes: its target, inlined.
+    fn root_target(&self, reference: &str) -> Result<Part<'a>, SchemaIncompatible> {
+        let (target, pointer) = resolve_chain(self.root, reference)
+            .and_then(|(target, pointer)| Some((target.as_object()?, pointer)))
+            .ok_or_else(|| {
+                SchemaIncompatible::new(
+                    "/$ref",
+                    format!("the root `$ref` `{reference}` does not name an object schema in this schema"),
+                    "point the root `$ref` at a definition under `$defs`, or inline the object",
+                )
+            })?;
+        Ok(Part {
+            map: target,
+            path: pointer,
+        })
+    }
+
+    /// A `$ref` inside the schema: kept alone, or moved into a one-branch
+    /// `anyOf` when it has sibling keywords.
+    fn reference(
+        &mut self,
+        map: &Map<String, Value>,
+        value: &Value,
+        key_path: &str,
+        has_combinator: bool,
+        out: &mut Map<String, Value>,
+        restore: &mut RestoreNode,
+    ) -> Result<(), SchemaIncompatible> {
+        let reference = value.as_str().unwrap_or_default();
+        let Some(pointer) = local_pointer(reference) else {
+            return Err(SchemaIncompatible::new(
+                key_path,
+                format!("`$ref` `{}` is not a reference inside this schema; strict mode resolves only local ones", crate::bounds::echo(reference)),
+                "inline the referenced schema, or move it under `$defs` and refer to `#/$defs/NAME`",
+            ));
+        };
+        restore.reference = Some(format!("#{pointer}"));
+        if map.len() == 1 {
+            out.insert("$ref".to_string(), value.clone());
+        } else if has_combinator {
+            restore.reference = None;
+            self.loss(
+                key_path,
+                "removed `$ref` beside `anyOf`/`oneOf`",
+                "the referenced schema the value must also match",
+            );
+        } else {
+            out.insert("anyOf".to_string(), json!([{ "$ref": reference }]));
+            self.change(
+                key_path,
+                "moved `$ref` into a one-branch `anyOf` (strict mode refuses `$ref` beside other keywords)",
+            );
+        }
+        Ok(())
+    }
+
+    /// The adapted branches of an `anyOf`/`oneOf`/`allOf`, their restore
+    /// nodes kept on `restore` when any has work.
+    fn branches(
+        &mut self,
+        value: &'a Value,
+        key_path: &str,
+        depth: usize,
+        level: Level,
+        restore: &mut RestoreNode,
+    ) -> Result<Value, SchemaIncompatible> {
+        let mut adapted = Vec::new();
+        let mut nodes = Vec::new();
+        for (index, branch) in value.as_array().into_iter().flatten().enumerate() {
+            let (schema, node) = self.node(
+                branch,
+                &child(key_path, &index.to_string()),
+                depth + 1,
+                level,
+            )?;
+            adapted.push(schema);
+            nodes.push(node);
+        }
+        if nodes.iter().any(RestoreNode::has_work) {
+            restore.branches = nodes;
+        }
+        Ok(Value::Array(adapted))
+    }
+
+    /// The adapted positions of a tuple.
+    fn tuple(
+        &mut self,
+        tuple: &'a [Value],
+        key_path: &str,
+        depth: usize,
+        level: Level,
+    ) -> Result<(Vec<Value>, Vec<RestoreNode>, String), SchemaIncompatible> {
+        let mut adapted = Vec::with_capacity(tuple.len());
+        let mut nodes = Vec::with_capacity(tuple.len());
+        for (index, item) in tuple.iter().enumerate() {
+            let (schema, node) =
+                self.node(item, &child(key_path, &index.to_string()), depth + 1, level)?;
+            if !adapted.contains(&schema) {
+                adapted.push(schema);
+                nodes.push(node);
+            }
+        }
+        Ok((adapted, nodes, key_path.to_string()))
+    }
+
+    /// `properties` (every one required, optional ones nullable),
+    /// `required` and `additionalProperties: false`.
+    fn emit_object(
+        &mut self,
+        object: &ObjectParts<'a>,
+        path: &str,
+        depth: usize,
+        level: Level,
+        out: &mut Map<String, Value>,
+        restore: &mut RestoreNode,
+    ) -> Result<(), SchemaIncompatible> {
+        self.properties += object.properties.len();
+        if self.properties > MAX_PROPERTIES {
+            return Err(SchemaIncompatible::new(
+                path,
+                format!("the schema has more than {MAX_PROPERTIES} properties, more than strict mode allows"),
+                "split the tool, or turn strict mode off for it",
+            ));
+        }
+        let mut properties = Map::new();
+        let mut required = Vec::with_capacity(object.properties.len());
+        let mut undo = ObjectRestore::default();
+        for (name, schema, property_path) in &object.properties {
+            let is_required = object.required.contains(name);
+            if *schema == &Value::Bool(false) {
+                if is_required {
+                    return Err(SchemaIncompatible::new(
+                        property_path.clone(),
+                        format!("required property `{name}` has the schema `false`, so no arguments are valid"),
+                        "remove the property, or give it a type",
+                    ));
+                }
+                self.change(
+                    property_path.clone(),
+                    format!("removed optional property `{name}` whose schema is `false` (it can never be sent)"),
+                );
+                continue;
+            }
+            let (mut adapted, node) = self.node(schema, property_path, depth + 2, level)?;
+            if !is_required {
+                if accepts_null(schema, self.root, NULL_CHECK_BUDGET) {
+                    self.change(
+                        property_path.clone(),
+                        format!("made optional property `{name}` required (it already accepts null, which stands for absent)"),
+                    );
+                } else {
+                    adapted = make_nullable(adapted);
+                    undo.drop_null.push((*name).to_string());
+                    self.change(
+                        property_path.clone(),
+                        format!("made optional property `{name}` required and nullable"),
+                    );
+                }
+            }
+            if let Some(fixed) = tag(schema) {
+                undo.tags.push(((*name).to_string(), fixed.clone()));
+            }
+            if node.has_work() {
+                undo.children.push(((*name).to_string(), node));
+            }
+            undo.keys.push((*name).to_string());
+            required.push(Value::from(*name));
+            properties.insert((*name).to_string(), adapted);
+        }
+        out.insert("properties".to_string(), Value::Object(properties));
+        out.insert("required".to_string(), Value::Array(required));
+        self.additional_properties(object, path);
+        out.insert("additionalProperties".to_string(), Value::Bool(false));
+        restore.object = Some(undo);
+        Ok(())
+    }
+
+    /// Reports what forcing `additionalProperties: false` changes.
+    fn additional_properties(&mut self, object: &ObjectParts<'a>, path: &str) {
+        match &object.additional {
+            Some((Value::Bool(false), _)) => {}
+            Some((Value::Bool(true), at)) => self.loss(
+                at.clone(),
+                "replaced `additionalProperties: true` with `false`",
+                "properties beyond the declared ones",
+            ),
+            Some((schema, at)) => self.loss(
+                at.clone(),
+                "replaced the `additionalProperties` schema with `false`",
+                format!(
+                    "entries beyond the declared properties (a map whose values match {})",
+                    crate::bounds::shorten(&compact(schema), 120)
+                ),
+            ),
+            None if object.declares_properties => {
+                self.change(path, "added `additionalProperties: false`");
+            }
+            None => self.loss(
+                path,
+                "added `additionalProperties: false` to an object with no declared properties",
+                "any properties: the object was free-form",
+            ),
+        }
+    }
+}
+
+/// The fixed value of a property (`const`, or a one-value `enum`), which
+/// tells tagged `anyOf` branches apart.
+fn tag(schema: &Value) -> Option<&Value> {
+    schema.get("const").or_else(|| {
+        schema
+            .get("enum")
+            .and_then(Value::as_array)
+            .filter(|values| values.len() == 1)
+            .and_then(|values| values.first())
+    })
+}

@@ -1,0 +1,112 @@
+//! Making a schema accept `null`, and telling whether it already did.
+
+use serde_json::{json, Map, Value};
+
+use super::super::pointer::resolve;
+
+/// Keys kept beside the `anyOf` when a schema is wrapped to accept null.
+const ANNOTATIONS: [&str; 2] = ["title", "description"];
+
+/// True when `schema` (in the original, with `$ref`s followed a few
+/// hops) already accepts `null`.
+pub(super) fn accepts_null(schema: &Value, root: &Value, budget: usize) -> bool {
+    let Some(map) = schema.as_object() else {
+        return schema == &Value::Bool(true);
+    };
+    if budget == 0 {
+        return false;
+    }
+    let null_type = match map.get("type") {
+        Some(Value::String(kind)) => kind == "null",
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "null"),
+        _ => false,
+    };
+    if null_type
+        || map.get("const") == Some(&Value::Null)
+        || map
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.contains(&Value::Null))
+    {
+        return true;
+    }
+    let branch_accepts = ["anyOf", "oneOf"].iter().any(|keyword| {
+        map.get(*keyword)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| {
+                branches
+                    .iter()
+                    .any(|branch| accepts_null(branch, root, budget - 1))
+            })
+    });
+    if branch_accepts {
+        return true;
+    }
+    if let Some(target) = map
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|reference| resolve(root, reference))
+    {
+        return accepts_null(target, root, budget - 1);
+    }
+    false
+}
+
+/// `schema` (already adapted) made to accept `null` too: `null` added to
+/// `type` (and `enum`) when there is a plain `type`, a `{type: null}`
+/// branch added to a bare `anyOf`, otherwise the schema wrapped in
+/// `anyOf: [schema, {type: null}]` with its annotations kept outside.
+pub(super) fn make_nullable(schema: Value) -> Value {
+    let Value::Object(mut map) = schema else {
+        return wrap(Map::new(), schema);
+    };
+    let typed =
+        !map.contains_key("const") && !map.contains_key("anyOf") && !map.contains_key("$ref");
+    match map.get_mut("type") {
+        Some(Value::String(kind)) if typed => {
+            let kind = std::mem::take(kind);
+            map.insert("type".to_string(), json!([kind, "null"]));
+            add_null_to_enum(&mut map);
+            return Value::Object(map);
+        }
+        Some(Value::Array(kinds)) if typed => {
+            if !kinds.iter().any(|kind| kind == "null") {
+                kinds.push(Value::from("null"));
+            }
+            add_null_to_enum(&mut map);
+            return Value::Object(map);
+        }
+        _ => {}
+    }
+    let bare_any_of = map
+        .keys()
+        .all(|key| key == "anyOf" || ANNOTATIONS.contains(&key.as_str()));
+    if bare_any_of {
+        if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+            branches.push(json!({"type": "null"}));
+            return Value::Object(map);
+        }
+    }
+    let mut annotations = Map::new();
+    for key in ANNOTATIONS {
+        if let Some(value) = map.shift_remove(key) {
+            annotations.insert(key.to_string(), value);
+        }
+    }
+    wrap(annotations, Value::Object(map))
+}
+
+fn add_null_to_enum(map: &mut Map<String, Value>) {
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        if !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+    }
+}
+
+fn wrap(annotations: Map<String, Value>, inner: Value) -> Value {
+    let mut out = Map::new();
+    out.insert("anyOf".to_string(), json!([inner, {"type": "null"}]));
+    out.extend(annotations);
+    Value::Object(out)
+}

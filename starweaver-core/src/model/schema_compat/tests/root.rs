@@ -1,0 +1,254 @@
+//! The root every dialect needs, and the non-strict dialects.
+
+use serde_json::{json, Value};
+
+use super::strict;
+use crate::model::{adapt_schema, SchemaDialect, SchemaIncompatible};
+
+const ALL: [SchemaDialect; 3] = [
+    SchemaDialect::OpenAiStrict,
+    SchemaDialect::OpenAi,
+    SchemaDialect::Anthropic,
+];
+
+fn refused(schema: &Value, dialect: SchemaDialect) -> SchemaIncompatible {
+    adapt_schema(schema, dialect).expect_err("the dialect refuses the schema")
+}
+
+#[test]
+fn an_object_root_is_unchanged_by_the_non_strict_dialects() {
+    let schema = json!({"type": "object", "properties": {"a": {"type": "string", "format": "uri", "not": {"const": ""}}}});
+    for dialect in [SchemaDialect::OpenAi, SchemaDialect::Anthropic] {
+        let adapted = adapt_schema(&schema, dialect).unwrap();
+        assert_eq!(adapted.schema, schema);
+        assert!(adapted.changes.is_empty());
+        assert!(adapted.is_lossless());
+        let mut arguments = json!({"a": null});
+        adapted.restore_arguments(&mut arguments);
+        assert_eq!(arguments, json!({"a": null}));
+    }
+}
+
+#[test]
+fn roots_that_are_not_objects_are_refused_by_every_dialect() {
+    for schema in [
+        json!({"type": "string"}),
+        json!({"type": ["array", "null"]}),
+        json!({"enum": [1, 2]}),
+        json!({"items": {"type": "string"}}),
+        json!(false),
+        json!(null),
+        json!([{"type": "object"}]),
+        json!("object"),
+    ] {
+        for dialect in ALL {
+            let error = refused(&schema, dialect);
+            assert_eq!(error.path, "", "{schema} {dialect:?}");
+            assert!(error.reason.contains("must be an object schema"), "{error}");
+            assert!(
+                error.help.contains("make the arguments a struct"),
+                "{}",
+                error.help
+            );
+            assert!(error.to_string().starts_with("at ``: "), "{error}");
+        }
+    }
+}
+
+#[test]
+fn a_root_without_type_gets_type_object_when_it_says_nothing_else() {
+    for schema in [
+        json!({"properties": {"a": {"type": "string"}}}),
+        json!({}),
+        json!({"description": "No arguments."}),
+    ] {
+        for dialect in ALL {
+            let adapted = adapt_schema(&schema, dialect).unwrap();
+            assert_eq!(adapted.schema["type"], "object", "{dialect:?}");
+            assert_eq!(
+                adapted.schema.as_object().unwrap().keys().next().unwrap(),
+                "type"
+            );
+            assert!(adapted
+                .changes
+                .iter()
+                .any(|change| change.change.contains("`type: object`")));
+        }
+    }
+    // Free-form under strict: only `{}` fits now, which is a loss.
+    let adapted = strict(&json!({}));
+    assert!(!adapted.is_lossless());
+}
+
+#[test]
+fn a_true_root_becomes_an_object() {
+    let adapted = adapt_schema(&json!(true), SchemaDialect::Anthropic).unwrap();
+    assert_eq!(adapted.schema, json!({"type": "object"}));
+    assert!(adapted.is_lossless());
+}
+
+#[test]
+fn a_root_list_of_types_with_object_is_narrowed() {
+    let adapted = adapt_schema(
+        &json!({"type": ["object", "null"], "properties": {}}),
+        SchemaDialect::Anthropic,
+    )
+    .unwrap();
+    assert_eq!(adapted.schema, json!({"type": "object", "properties": {}}));
+    assert!(adapted.is_lossless());
+}
+
+#[test]
+fn a_root_ref_is_inlined_losslessly() {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$ref": "#/$defs/Args",
+        "$defs": {
+            "Args": {"title": "Args", "type": "object", "properties": {"n": {"$ref": "#/$defs/N"}}, "required": ["n"]},
+            "N": {"type": "integer"}
+        }
+    });
+    for dialect in [SchemaDialect::OpenAi, SchemaDialect::Anthropic] {
+        let adapted = adapt_schema(&schema, dialect).unwrap();
+        assert_eq!(adapted.schema["type"], "object");
+        assert_eq!(
+            adapted.schema["properties"]["n"],
+            json!({"$ref": "#/$defs/N"})
+        );
+        assert!(adapted.schema.get("$ref").is_none());
+        assert_eq!(adapted.schema["$defs"], schema["$defs"]);
+        assert!(adapted.is_lossless());
+        assert_eq!(adapted.changes[0].path, "/$ref");
+        assert_eq!(
+            adapted.changes[0].change,
+            "inlined the root `$ref` to `#/$defs/Args`"
+        );
+    }
+    let adapted = strict(&schema);
+    assert_eq!(adapted.schema["type"], "object");
+    assert_eq!(adapted.schema["title"], "Args");
+    assert_eq!(adapted.schema["additionalProperties"], false);
+    assert!(adapted.schema.get("$ref").is_none());
+    assert!(adapted.is_lossless());
+}
+
+#[test]
+fn a_root_ref_that_names_nothing_is_refused() {
+    for schema in [
+        json!({"$ref": "#/$defs/Missing"}),
+        json!({"$ref": "https://example.com/schema.json"}),
+        json!({"$ref": "#/$defs/N", "$defs": {"N": true}}),
+    ] {
+        for dialect in ALL {
+            let error = refused(&schema, dialect);
+            assert_eq!(error.path, "/$ref", "{schema} {dialect:?}");
+        }
+    }
+}
+
+#[test]
+fn a_root_all_of_of_objects_is_merged() {
+    let schema = json!({"allOf": [
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+        {"type": "object", "properties": {"b": {"type": "integer"}}}
+    ]});
+    for dialect in [SchemaDialect::OpenAi, SchemaDialect::Anthropic] {
+        let adapted = adapt_schema(&schema, dialect).unwrap();
+        assert_eq!(
+            adapted.schema,
+            json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]})
+        );
+        assert!(adapted.is_lossless());
+    }
+    let adapted = strict(&schema);
+    assert_eq!(adapted.schema["required"], json!(["a", "b"]));
+    assert_eq!(
+        adapted.schema["properties"]["b"]["type"],
+        json!(["integer", "null"])
+    );
+    assert!(adapted.is_lossless(), "{:?}", adapted.changes);
+    assert!(adapted
+        .changes
+        .iter()
+        .any(|change| change.path == "/allOf/1/properties/b"));
+}
+
+#[test]
+fn anthropic_refuses_root_combinators_it_cannot_merge() {
+    for (schema, keyword) in [
+        (
+            json!({"type": "object", "anyOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}}]}),
+            "anyOf",
+        ),
+        (
+            json!({"oneOf": [{"type": "object"}, {"type": "object"}], "type": "object"}),
+            "oneOf",
+        ),
+        (
+            json!({"type": "object", "allOf": [{"type": "object", "not": {"required": ["a"]}}]}),
+            "allOf",
+        ),
+    ] {
+        let error = refused(&schema, SchemaDialect::Anthropic);
+        assert!(error.reason.contains(&format!("`{keyword}`")), "{error}");
+        assert!(error.help.contains("put an enum or a list in a field"));
+        // OpenAI without strict mode takes an object root with a combinator.
+        adapt_schema(&schema, SchemaDialect::OpenAi).unwrap();
+    }
+    let error = refused(
+        &json!({"anyOf": [{"type": "object"}, {"type": "null"}]}),
+        SchemaDialect::Anthropic,
+    );
+    assert!(error.reason.contains("must be an object schema"), "{error}");
+}
+
+#[test]
+fn strict_mode_refuses_a_root_any_of_or_one_of() {
+    for schema in [
+        json!({"type": "object", "anyOf": [{"properties": {"a": {"type": "string"}}}]}),
+        json!({"type": "object", "oneOf": [{"properties": {"a": {"type": "string"}}}]}),
+    ] {
+        let error = refused(&schema, SchemaDialect::OpenAiStrict);
+        assert_eq!(error.path, "");
+        assert!(error.reason.contains("strict mode refuses"), "{error}");
+    }
+}
+
+#[test]
+fn a_depth_bomb_is_refused_without_overflowing_the_stack() {
+    let mut schema = json!({"type": "string"});
+    for _ in 0..100_000 {
+        // Built by hand: `json!` would serialize the nested value
+        // recursively.
+        let mut properties = serde_json::Map::new();
+        properties.insert("a".to_string(), schema);
+        let mut object = serde_json::Map::new();
+        object.insert("type".to_string(), json!("object"));
+        object.insert("properties".to_string(), Value::Object(properties));
+        schema = Value::Object(object);
+    }
+    for dialect in ALL {
+        let error = refused(&schema, dialect);
+        assert!(
+            error.reason.contains("nests more than 128 levels"),
+            "{error}"
+        );
+    }
+    crate::bounds::drop_deep(schema);
+}
+
+#[test]
+fn a_wide_schema_is_handled_linearly() {
+    let properties: serde_json::Map<String, Value> = (0..4_000)
+        .map(|index| {
+            (
+                format!("p{index}"),
+                json!({"type": "string", "default": "x"}),
+            )
+        })
+        .collect();
+    let schema = json!({"type": "object", "properties": properties});
+    let adapted = strict(&schema);
+    assert_eq!(adapted.schema["required"].as_array().unwrap().len(), 4_000);
+    assert!(adapted.is_lossless());
+}
