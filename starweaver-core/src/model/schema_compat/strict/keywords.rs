@@ -43,6 +43,8 @@ pub(super) fn classify(keyword: &str, value: &Value) -> Action {
             Action::Keep
         }
         "format" => format_action(value),
+        // `null` says nothing once every optional property is nullable.
+        "default" if value.is_null() => Action::Drop,
         "default" => Action::Describe(format!("Default: {}.", compact(value))),
         "examples" => Action::Describe(examples(value)),
         "minLength" => Action::Describe(format!("At least {} characters.", compact(value))),

@@ -17,13 +17,20 @@ use super::root::{
 use super::{AdaptedSchema, SchemaChange, SchemaIncompatible};
 use crate::bounds::MAX_JSON_DEPTH;
 use keywords::{classify, compact, describe, plain, Action};
-use nullable::{accepts_null, make_nullable};
+use nullable::{accepts_null, is_untyped, make_nullable};
 
 /// Most object properties strict mode takes in one schema.
 const MAX_PROPERTIES: usize = 5_000;
 
 /// Deepest object nesting strict mode takes below the root.
 const MAX_OBJECT_NESTING: usize = 10;
+
+/// What strict mode takes for "any value": it has no way to say "any
+/// object" or "any array" (objects need every property declared).
+const ANY_SCALAR: [&str; 4] = ["string", "number", "boolean", "null"];
+
+/// What replacing "any value" with [`ANY_SCALAR`] loses.
+const ANY_VALUE_LOST: &str = "objects and arrays: the schema accepted any JSON value";
 
 /// How many `$ref` hops telling whether a schema accepts null may take.
 const NULL_CHECK_BUDGET: usize = 8;
@@ -142,12 +149,9 @@ impl<'a> Walker<'a> {
                 self.loss(
                     path,
                     "replaced the `true` schema (any value) with `type: [string, number, boolean, null]`",
-                    "objects and arrays: the schema accepted any JSON value",
+                    ANY_VALUE_LOST,
                 );
-                Ok((
-                    json!({"type": ["string", "number", "boolean", "null"]}),
-                    RestoreNode::default(),
-                ))
+                Ok((json!({ "type": ANY_SCALAR }), RestoreNode::default()))
             }
             Value::Bool(false) => Err(SchemaIncompatible::new(
                 path,
@@ -395,6 +399,17 @@ impl<'a> Walker<'a> {
                 tuple_path,
                 "replaced the tuple's per-position schemas with one `items` schema",
                 "which position holds which type",
+            );
+        }
+        if !root && is_untyped(&out) {
+            let mut typed = Map::with_capacity(out.len() + 1);
+            typed.insert("type".to_string(), json!(ANY_SCALAR));
+            typed.extend(out);
+            out = typed;
+            self.loss(
+                path,
+                "gave the untyped schema (any value) `type: [string, number, boolean, null]`",
+                ANY_VALUE_LOST,
             );
         }
         if !notes.is_empty() {

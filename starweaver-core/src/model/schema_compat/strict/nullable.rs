@@ -7,6 +7,27 @@ use super::super::pointer::resolve;
 /// Keys kept beside the `anyOf` when a schema is wrapped to accept null.
 const ANNOTATIONS: [&str; 2] = ["title", "description"];
 
+/// Keywords that say what kind of value a schema takes; a schema with
+/// none of them takes any value.
+const SHAPE_KEYWORDS: [&str; 10] = [
+    "type",
+    "enum",
+    "const",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "properties",
+    "items",
+    "prefixItems",
+];
+
+/// True when `map` says nothing about the kind of value (only
+/// annotations or constraints that apply to no particular type).
+pub(super) fn is_untyped(map: &Map<String, Value>) -> bool {
+    !SHAPE_KEYWORDS.iter().any(|key| map.contains_key(*key))
+}
+
 /// True when `schema` (in the original, with `$ref`s followed a few
 /// hops) already accepts `null`.
 pub(super) fn accepts_null(schema: &Value, root: &Value, budget: usize) -> bool {
@@ -15,6 +36,9 @@ pub(super) fn accepts_null(schema: &Value, root: &Value, budget: usize) -> bool 
     };
     if budget == 0 {
         return false;
+    }
+    if is_untyped(map) {
+        return true;
     }
     let null_type = match map.get("type") {
         Some(Value::String(kind)) => kind == "null",

@@ -252,3 +252,19 @@ fn a_wide_schema_is_handled_linearly() {
     assert_eq!(adapted.schema["required"].as_array().unwrap().len(), 4_000);
     assert!(adapted.is_lossless());
 }
+
+#[test]
+fn tool_names_follow_the_provider_rule() {
+    use crate::model::check_tool_name;
+    assert!(check_tool_name("read_file").is_ok());
+    assert!(check_tool_name("a-B_9").is_ok());
+    assert!(check_tool_name(&"x".repeat(64)).is_ok());
+    let long = check_tool_name(&"x".repeat(65)).unwrap_err();
+    assert!(long.reason.contains("65 characters"), "{long}");
+    let empty = check_tool_name("").unwrap_err();
+    assert_eq!(empty.reason, "the tool name is empty");
+    let bad = check_tool_name("my tool").unwrap_err();
+    assert!(bad.reason.contains("' '"), "{bad}");
+    assert!(bad.help.contains("rename the tool"));
+    assert!(check_tool_name("café").is_err());
+}

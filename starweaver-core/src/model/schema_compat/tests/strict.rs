@@ -272,6 +272,8 @@ fn keywords_whose_meaning_cannot_be_kept_are_reported_lost() {
             "/properties/d/contains",
             "/properties/e/x-vendor",
             "/properties/f/allOf",
+            // With its `allOf` gone, `f` says nothing about its values.
+            "/properties/f",
             "/dependentRequired",
         ]
     );
@@ -433,4 +435,21 @@ fn the_adapted_schema_compiles_and_accepts_restored_answers() {
     assert!(jsonschema::validator_for(&schema)
         .unwrap()
         .is_valid(&answer));
+}
+
+#[test]
+fn untyped_schemas_are_narrowed_and_optional_ones_keep_their_null() {
+    let adapted = strict(&json!({
+        "type": "object",
+        "properties": {"anything": {"description": "Any value.", "default": null}},
+        "required": []
+    }));
+    assert_eq!(
+        adapted.schema["properties"]["anything"],
+        json!({"type": ["string", "number", "boolean", "null"], "description": "Any value."})
+    );
+    assert_eq!(lossy_paths(&adapted), vec!["/properties/anything"]);
+    let mut arguments = json!({"anything": null});
+    adapted.restore_arguments(&mut arguments);
+    assert_eq!(arguments, json!({"anything": null}));
 }
