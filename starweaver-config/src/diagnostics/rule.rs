@@ -35,11 +35,13 @@ pub enum Rule {
     SkillScope,
     /// A path that leaves the folder it must stay in.
     PathEscape,
+    /// A tool whose argument schema the manifest's model provider cannot take as declared.
+    SchemaCompat,
 }
 
 impl Rule {
     /// Every rule, in documentation order.
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 15] = [
         Self::Syntax,
         Self::UnknownField,
         Self::MissingField,
@@ -54,6 +56,7 @@ impl Rule {
         Self::ShellPolicy,
         Self::SkillScope,
         Self::PathEscape,
+        Self::SchemaCompat,
     ];
 
     /// The rule's stable kebab-case name (`unknown-field`).
@@ -74,6 +77,7 @@ impl Rule {
             Self::ShellPolicy => "shell-policy",
             Self::SkillScope => "skill-scope",
             Self::PathEscape => "path-escape",
+            Self::SchemaCompat => "schema-compat",
         }
     }
 

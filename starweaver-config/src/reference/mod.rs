@@ -158,6 +158,7 @@ fn rule_summary(rule: Rule) -> &'static str {
         Rule::ShellPolicy => "a program name with a space, slash or shell metacharacter; a shell toolset while execution is off; any program allowed (a warning)",
         Rule::SkillScope => "a skill scope folder is missing or holds a malformed `SKILL.md`",
         Rule::PathEscape => "a skill scope leaves the folder it must stay in",
+        Rule::SchemaCompat => "a tool's argument schema cannot be sent to the `model.id` provider (an error: the run would leave the tool out), or loses meaning under OpenAI strict mode (a warning listing each loss)",
     }
 }
 

@@ -2,7 +2,9 @@
 //! example tool: each adapts to every dialect, and under OpenAI strict
 //! mode the ones that lose meaning lose exactly what is asserted here.
 
+mod agents;
 mod bundles;
+mod check_command;
 mod examples;
 
 use starweaver::model::{adapt_schema, SchemaDialect};

@@ -292,7 +292,14 @@ pub(super) fn ensure_object_type(
 ) -> Result<(), SchemaIncompatible> {
     match out.get("type") {
         None if implies_non_object(out) => {
-            Err(not_an_object("it has no `type` and is not an object"))
+            let keyword = NON_OBJECT_KEYS
+                .iter()
+                .find(|key| out.contains_key(**key))
+                .copied()
+                .unwrap_or("type");
+            Err(not_an_object(&format!(
+                "it has no `type`, and its `{keyword}` makes it something other than one object"
+            )))
         }
         None => {
             let mut typed = Map::with_capacity(out.len() + 1);

@@ -401,6 +401,19 @@ impl<'a> Walker<'a> {
                 "which position holds which type",
             );
         }
+        let says_array = match out.get("type") {
+            Some(Value::String(kind)) => kind == "array",
+            Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "array"),
+            _ => false,
+        };
+        if says_array && !out.contains_key("items") {
+            out.insert("items".to_string(), json!({ "type": ANY_SCALAR }));
+            self.loss(
+                path,
+                "gave the array without `items` the items `type: [string, number, boolean, null]`",
+                "objects and arrays as items: the array took items of any kind",
+            );
+        }
         if !root && is_untyped(&out) {
             let mut typed = Map::with_capacity(out.len() + 1);
             typed.insert("type".to_string(), json!(ANY_SCALAR));

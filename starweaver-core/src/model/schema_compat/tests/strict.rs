@@ -453,3 +453,15 @@ fn untyped_schemas_are_narrowed_and_optional_ones_keep_their_null() {
     adapted.restore_arguments(&mut arguments);
     assert_eq!(arguments, json!({"anything": null}));
 }
+
+#[test]
+fn arrays_without_items_get_scalar_items() {
+    let adapted = strict(
+        &json!({"type": "object", "properties": {"list": {"type": "array"}}, "required": ["list"]}),
+    );
+    assert_eq!(
+        adapted.schema["properties"]["list"],
+        json!({"type": "array", "items": {"type": ["string", "number", "boolean", "null"]}})
+    );
+    assert_eq!(lossy_paths(&adapted), vec!["/properties/list"]);
+}
