@@ -14,32 +14,51 @@
 //!   `type: object`; a root that is only a local `$ref` gets the target
 //!   inlined; a root `allOf` of plain object schemas is merged. All three
 //!   are lossless: tool arguments are always an object.
-//! - [`SchemaDialect::OpenAi`] changes nothing else.
-//! - [`SchemaDialect::Anthropic`] also refuses a root `anyOf`, `oneOf` or
-//!   `allOf` that cannot be merged.
+//! - Even beside `type: object`, OpenAI refuses `anyOf`, `oneOf`,
+//!   `allOf`, `enum` and `not` at the top, and Anthropic `anyOf`, `oneOf`
+//!   and `allOf`: such a root is a [`SchemaIncompatible`] (the usual
+//!   cause is arguments that are an enum; make them a struct with the
+//!   enum in a field).
+//! - [`SchemaDialect::OpenAi`] and [`SchemaDialect::Anthropic`] change
+//!   nothing else.
 //! - [`SchemaDialect::OpenAiStrict`] rewrites the whole schema to the
-//!   strict subset: every object gets `additionalProperties: false`
-//!   (lossy when the original allowed extra properties, or was a
-//!   free-form object with no `properties`); every optional property
-//!   becomes required and nullable, which
-//!   [`AdaptedSchema::restore_arguments`] undoes on the answer
-//!   (lossless); `oneOf` becomes `anyOf` (lossless: the branches a
+//!   strict subset. Lossless, and reported as changes without loss:
+//!   `additionalProperties: false` on an object that declares
+//!   `properties`; every optional property made required and nullable
+//!   (`type: [T, "null"]`, or `anyOf: [..., {type: null}]` when there is
+//!   no plain `type`), which [`AdaptedSchema::restore_arguments`] undoes
+//!   on the answer (an optional property that already accepted null is
+//!   only made required); `oneOf` replaced by `anyOf` (the branches a
 //!   schema generator emits for a Rust enum are disjoint, and the tool
 //!   still checks its arguments against its own schema); a `$ref` with
-//!   sibling keywords moves into a one-branch `anyOf` (lossless);
-//!   `default`, `examples`, string lengths, `uniqueItems`, `deprecated`,
-//!   content annotations and string formats strict mode lacks move into
-//!   the description (lossless: the model reads them there and the tool
-//!   still validates against the original); the integer and number
-//!   formats schema generators add for Rust widths (`uint`, `int64`,
-//!   `double`, ...) and the `$schema`, `$id`, `$comment`, `readOnly`,
-//!   `writeOnly` annotations are dropped (lossless); a `false` optional
-//!   property is dropped (it can never be sent). Everything else strict
-//!   mode lacks is removed and reported as lost: `not`, `if`/`then`/
+//!   sibling keywords moved into a one-branch `anyOf` (strict mode refuses
+//!   `$ref` beside other keywords), and a one-schema `allOf` turned into
+//!   one too; an `allOf` of plain objects merged; `$defs`, `definitions`
+//!   and `#` recursion kept; `default`, `examples`, `minLength`,
+//!   `maxLength`, `uniqueItems`, `deprecated`, `contentEncoding`,
+//!   `contentMediaType` and the string formats strict mode lacks (it
+//!   enforces `date-time`, `time`, `date`, `duration`, `email`,
+//!   `hostname`, `ipv4`, `ipv6` and `uuid`) moved into the description
+//!   (the model reads them there, and the tool still validates against
+//!   the original schema); the integer and number formats schema
+//!   generators add for Rust widths (`uint`, `int64`, `double`, ...),
+//!   `default: null`, and the `$schema`, `$id`, `$comment`, `readOnly`,
+//!   `writeOnly` annotations dropped; a `false` optional property dropped
+//!   (it can never be sent).
+//! - Lossy under strict mode, each reported with what is lost: an object
+//!   that allowed extra properties (`additionalProperties: true` or a
+//!   schema, as for a `HashMap` field) or was free-form (no
+//!   `properties`); "any value" schemas (`true`, or no type at all) and
+//!   arrays without `items`, narrowed to scalars (strict mode cannot say
+//!   "any object"); tuples (`prefixItems`), whose positions become one
+//!   `anyOf` item schema; a non-mergeable `allOf`; `not`, `if`/`then`/
 //!   `else`, `patternProperties`, `propertyNames`, `unevaluated*`,
-//!   `dependent*`, `contains`, `minProperties`/`maxProperties`, tuples
-//!   (`prefixItems`, whose positions become one `anyOf` item), a
-//!   non-mergeable `allOf`, "any value" schemas, and unknown keywords.
+//!   `dependent*`/`dependencies`, `contains`/`minContains`/`maxContains`,
+//!   `minProperties`/`maxProperties`; unknown keywords.
+//! - Strict mode also refuses, as [`SchemaIncompatible`]: a remote
+//!   `$ref`, a required property whose schema is `false`, more than 5000
+//!   properties, or objects nested more than 10 levels below the root
+//!   (the limits the provider documents).
 
 mod name;
 mod pointer;
@@ -64,7 +83,7 @@ pub enum SchemaDialect {
     /// subset of JSON Schema, every property required, no extra keys.
     OpenAiStrict,
     /// OpenAI function calling without strict mode: any JSON Schema with
-    /// an object root.
+    /// an object root and no top-level combinator, `enum` or `not`.
     OpenAi,
     /// Anthropic tool use: an object root with no top-level combinator.
     Anthropic,

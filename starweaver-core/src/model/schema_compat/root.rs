@@ -189,14 +189,30 @@ pub(super) fn normalize(
         }
     }
     ensure_object_type(&mut out, &mut changes)?;
-    if dialect == SchemaDialect::Anthropic {
-        for keyword in ["anyOf", "oneOf", "allOf"] {
-            if out.contains_key(keyword) {
-                return Err(root_combinator(keyword, "Anthropic"));
-            }
-        }
-    }
+    refuse_root_keywords(&out, dialect)?;
     Ok((Value::Object(out), changes))
+}
+
+/// Refuses the keywords `dialect`'s provider does not take at the top of
+/// an arguments schema, even beside `type: object`: OpenAI refuses
+/// `oneOf`, `anyOf`, `allOf`, `enum` and `not`; Anthropic `oneOf`, `anyOf`
+/// and `allOf`.
+pub(super) fn refuse_root_keywords(
+    out: &Map<String, Value>,
+    dialect: SchemaDialect,
+) -> Result<(), SchemaIncompatible> {
+    let (keywords, provider): (&[&str], &str) = match dialect {
+        SchemaDialect::OpenAi => (&["anyOf", "oneOf", "allOf", "enum", "not"], "OpenAI"),
+        SchemaDialect::OpenAiStrict => (
+            &["anyOf", "oneOf", "allOf", "enum", "not"],
+            "OpenAI strict mode",
+        ),
+        SchemaDialect::Anthropic => (&["anyOf", "oneOf", "allOf"], "Anthropic"),
+    };
+    match keywords.iter().find(|keyword| out.contains_key(**keyword)) {
+        Some(keyword) => Err(root_combinator(keyword, provider)),
+        None => Ok(()),
+    }
 }
 
 /// The change reported for an inlined root `$ref`.
@@ -246,6 +262,11 @@ pub(super) fn merge_parts(base: &Map<String, Value>, parts: &[Part<'_>]) -> Map<
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    let mut seen: std::collections::HashSet<String> = required
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect();
     for part in parts {
         if let Some(part_properties) = part.map.get("properties").and_then(Value::as_object) {
             for (name, property) in part_properties {
@@ -261,7 +282,10 @@ pub(super) fn merge_parts(base: &Map<String, Value>, parts: &[Part<'_>]) -> Map<
             .into_iter()
             .flatten()
         {
-            if !required.contains(name) {
+            if name
+                .as_str()
+                .is_some_and(|text| seen.insert(text.to_owned()))
+            {
                 required.push(name.clone());
             }
         }

@@ -4,7 +4,7 @@
 mod keywords;
 mod nullable;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
@@ -12,9 +12,9 @@ use super::pointer::{child, local_pointer, resolve_chain};
 use super::restore::{ObjectRestore, Restore, RestoreNode};
 use super::root::{
     describe_non_map, ensure_object_type, implies_non_object, inlined_change, mergeable_parts,
-    not_an_object, root_combinator, Part,
+    not_an_object, refuse_root_keywords, Part,
 };
-use super::{AdaptedSchema, SchemaChange, SchemaIncompatible};
+use super::{AdaptedSchema, SchemaChange, SchemaDialect, SchemaIncompatible};
 use crate::bounds::MAX_JSON_DEPTH;
 use keywords::{classify, compact, describe, plain, Action};
 use nullable::{accepts_null, is_untyped, make_nullable};
@@ -32,8 +32,11 @@ const ANY_SCALAR: [&str; 4] = ["string", "number", "boolean", "null"];
 /// What replacing "any value" with [`ANY_SCALAR`] loses.
 const ANY_VALUE_LOST: &str = "objects and arrays: the schema accepted any JSON value";
 
-/// How many `$ref` hops telling whether a schema accepts null may take.
-const NULL_CHECK_BUDGET: usize = 8;
+/// Longest tuple whose repeated position schemas are merged into one.
+const MAX_DEDUPED_TUPLE: usize = 32;
+
+/// How many schemas telling whether one accepts null may look at.
+const NULL_CHECK_BUDGET: usize = 64;
 
 /// Adapts `schema` to strict mode.
 pub(super) fn adapt(schema: &Value) -> Result<AdaptedSchema, SchemaIncompatible> {
@@ -58,10 +61,8 @@ pub(super) fn adapt(schema: &Value) -> Result<AdaptedSchema, SchemaIncompatible>
     };
     let (mut adapted, root) = walker.node(start, "", 0, Level::Root)?;
     if let Value::Object(map) = &mut adapted {
-        if map.contains_key("anyOf") {
-            return Err(root_combinator("anyOf`/`oneOf", "OpenAI strict mode"));
-        }
         ensure_object_type(map, &mut walker.changes)?;
+        refuse_root_keywords(map, SchemaDialect::OpenAiStrict)?;
     }
     let mut defs = walker.defs;
     defs.shrink_to_fit();
@@ -102,7 +103,9 @@ struct Walker<'a> {
 #[derive(Default)]
 struct ObjectParts<'a> {
     properties: Vec<(&'a str, &'a Value, String)>,
-    required: Vec<&'a str>,
+    /// The names in `properties`, to keep the first of a repeated one.
+    names: HashSet<&'a str>,
+    required: HashSet<&'a str>,
     additional: Option<(&'a Value, String)>,
     declares_properties: bool,
 }
@@ -200,6 +203,7 @@ impl<'a> Walker<'a> {
         // The keywords of all parts, the first part's winning; object
         // keywords gathered across parts and emitted where the first was.
         let mut entries: Vec<(&'a str, &'a Value, String)> = Vec::new();
+        let mut seen_keys: HashSet<&'a str> = HashSet::new();
         let mut object = ObjectParts::default();
         let mut object_at: Option<usize> = None;
         for part in &parts {
@@ -216,7 +220,7 @@ impl<'a> Walker<'a> {
                         object.declares_properties = true;
                         if let Some(properties) = value.as_object() {
                             for (name, property) in properties {
-                                if !object.properties.iter().any(|(seen, _, _)| *seen == name) {
+                                if object.names.insert(name) {
                                     let property_path = child(&key_path, name);
                                     object.properties.push((name, property, property_path));
                                 }
@@ -236,7 +240,7 @@ impl<'a> Walker<'a> {
                         }
                     }
                     _ => {
-                        if !entries.iter().any(|(seen, _, _)| *seen == key) {
+                        if seen_keys.insert(key) {
                             entries.push((key, value, key_path));
                         }
                         continue;
@@ -529,7 +533,8 @@ impl<'a> Walker<'a> {
         for (index, item) in tuple.iter().enumerate() {
             let (schema, node) =
                 self.node(item, &child(key_path, &index.to_string()), depth + 1, level)?;
-            if !adapted.contains(&schema) {
+            // Positions of one type are listed once; a long tuple is not compared pairwise.
+            if tuple.len() > MAX_DEDUPED_TUPLE || !adapted.contains(&schema) {
                 adapted.push(schema);
                 nodes.push(node);
             }
@@ -577,7 +582,7 @@ impl<'a> Walker<'a> {
             }
             let (mut adapted, node) = self.node(schema, property_path, depth + 2, level)?;
             if !is_required {
-                if accepts_null(schema, self.root, NULL_CHECK_BUDGET) {
+                if accepts_null(schema, self.root, &mut NULL_CHECK_BUDGET.clone()) {
                     self.change(
                         property_path.clone(),
                         format!("made optional property `{name}` required (it already accepts null, which stands for absent)"),

@@ -28,15 +28,19 @@ pub(super) fn is_untyped(map: &Map<String, Value>) -> bool {
     !SHAPE_KEYWORDS.iter().any(|key| map.contains_key(*key))
 }
 
-/// True when `schema` (in the original, with `$ref`s followed a few
-/// hops) already accepts `null`.
-pub(super) fn accepts_null(schema: &Value, root: &Value, budget: usize) -> bool {
+/// True when `schema` (in the original, with `$ref`s followed) already
+/// accepts `null`. `budget` is how many schemas the answer may look at:
+/// branches that refer to each other cannot make it exponential, and an
+/// answer out of budget is "no" (the property is then made nullable, which
+/// is safe).
+pub(super) fn accepts_null(schema: &Value, root: &Value, budget: &mut usize) -> bool {
     let Some(map) = schema.as_object() else {
         return schema == &Value::Bool(true);
     };
-    if budget == 0 {
+    if *budget == 0 {
         return false;
     }
+    *budget -= 1;
     if is_untyped(map) {
         return true;
     }
@@ -54,26 +58,26 @@ pub(super) fn accepts_null(schema: &Value, root: &Value, budget: usize) -> bool 
     {
         return true;
     }
-    let branch_accepts = ["anyOf", "oneOf"].iter().any(|keyword| {
-        map.get(*keyword)
+    for keyword in ["anyOf", "oneOf"] {
+        for branch in map
+            .get(keyword)
             .and_then(Value::as_array)
-            .is_some_and(|branches| {
-                branches
-                    .iter()
-                    .any(|branch| accepts_null(branch, root, budget - 1))
-            })
-    });
-    if branch_accepts {
-        return true;
+            .into_iter()
+            .flatten()
+        {
+            if accepts_null(branch, root, budget) {
+                return true;
+            }
+        }
     }
-    if let Some(target) = map
+    match map
         .get("$ref")
         .and_then(Value::as_str)
         .and_then(|reference| resolve(root, reference))
     {
-        return accepts_null(target, root, budget - 1);
+        Some(target) => accepts_null(target, root, budget),
+        None => false,
     }
-    false
 }
 
 /// `schema` (already adapted) made to accept `null` too: `null` added to

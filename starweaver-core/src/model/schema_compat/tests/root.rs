@@ -174,7 +174,7 @@ fn a_root_all_of_of_objects_is_merged() {
 }
 
 #[test]
-fn anthropic_refuses_root_combinators_it_cannot_merge() {
+fn providers_refuse_root_combinators_they_cannot_merge() {
     for (schema, keyword) in [
         (
             json!({"type": "object", "anyOf": [{"properties": {"a": {}}}, {"properties": {"b": {}}}]}),
@@ -189,17 +189,43 @@ fn anthropic_refuses_root_combinators_it_cannot_merge() {
             "allOf",
         ),
     ] {
-        let error = refused(&schema, SchemaDialect::Anthropic);
-        assert!(error.reason.contains(&format!("`{keyword}`")), "{error}");
-        assert!(error.help.contains("put an enum or a list in a field"));
-        // OpenAI without strict mode takes an object root with a combinator.
-        adapt_schema(&schema, SchemaDialect::OpenAi).unwrap();
+        for (dialect, provider) in [
+            (SchemaDialect::Anthropic, "Anthropic"),
+            (SchemaDialect::OpenAi, "OpenAI"),
+        ] {
+            let error = refused(&schema, dialect);
+            assert_eq!(
+                error.reason,
+                format!("{provider} refuses `{keyword}` at the top of a tool's arguments schema")
+            );
+            assert!(error.help.contains("put an enum or a list in a field"));
+        }
     }
     let error = refused(
         &json!({"anyOf": [{"type": "object"}, {"type": "null"}]}),
         SchemaDialect::Anthropic,
     );
     assert!(error.reason.contains("must be an object schema"), "{error}");
+    assert!(error.reason.contains("its `anyOf` makes it"), "{error}");
+}
+
+#[test]
+fn openai_also_refuses_a_root_enum_or_not() {
+    for (schema, keyword) in [
+        (json!({"type": "object", "enum": [{}]}), "enum"),
+        (
+            json!({"type": "object", "properties": {}, "not": {"required": ["a"]}}),
+            "not",
+        ),
+    ] {
+        let error = refused(&schema, SchemaDialect::OpenAi);
+        assert!(error.reason.contains(&format!("`{keyword}`")), "{error}");
+        adapt_schema(&schema, SchemaDialect::Anthropic).unwrap();
+    }
+    refused(
+        &json!({"type": "object", "enum": [{}]}),
+        SchemaDialect::OpenAiStrict,
+    );
 }
 
 #[test]
@@ -267,4 +293,48 @@ fn tool_names_follow_the_provider_rule() {
     assert!(bad.reason.contains("' '"), "{bad}");
     assert!(bad.help.contains("rename the tool"));
     assert!(check_tool_name("café").is_err());
+}
+
+#[test]
+fn hostile_shapes_are_handled_without_quadratic_or_exponential_work() {
+    // One node with very many keywords, an object with very many
+    // properties (all required), and branches that refer to each other.
+    let mut keywords = serde_json::Map::new();
+    keywords.insert("type".to_string(), json!("object"));
+    keywords.insert("properties".to_string(), json!({}));
+    for index in 0..100_000 {
+        keywords.insert(format!("x-{index}"), json!(index));
+    }
+    let adapted = strict(&Value::Object(keywords));
+    assert_eq!(adapted.lossy_changes().count(), 100_000);
+
+    let names: Vec<String> = (0..100_000).map(|index| format!("p{index}")).collect();
+    let properties: serde_json::Map<String, Value> = names
+        .iter()
+        .map(|name| (name.clone(), json!({"type": "string"})))
+        .collect();
+    let wide = json!({"type": "object", "properties": properties, "required": names});
+    let error = adapt_schema(&wide, SchemaDialect::OpenAiStrict).unwrap_err();
+    assert!(
+        error.reason.contains("more than 5000 properties"),
+        "{error}"
+    );
+    for dialect in [SchemaDialect::OpenAi, SchemaDialect::Anthropic] {
+        adapt_schema(&wide, dialect).unwrap();
+    }
+
+    let mut defs = serde_json::Map::new();
+    for level in 0..40 {
+        let next = format!("#/$defs/D{}", level + 1);
+        let branches: Vec<Value> = (0..50).map(|_| json!({"$ref": next})).collect();
+        defs.insert(format!("D{level}"), json!({"anyOf": branches}));
+    }
+    defs.insert("D40".to_string(), json!({"type": "string"}));
+    let tangled =
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/D0"}}, "$defs": defs});
+    let adapted = strict(&tangled);
+    assert_eq!(
+        adapted.schema["properties"]["a"],
+        json!({"anyOf": [{"$ref": "#/$defs/D0"}, {"type": "null"}]})
+    );
 }
