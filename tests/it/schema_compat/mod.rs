@@ -7,7 +7,7 @@ mod bundles;
 mod check_command;
 mod examples;
 
-use starweaver::model::{adapt_schema, SchemaDialect};
+use starweaver::model::{adapt_schema, sample_value, SchemaDialect};
 use starweaver::ToolDefinition;
 
 /// Every dialect a provider client adapts to.
@@ -25,8 +25,9 @@ fn strict_losses(definition: &ToolDefinition) -> Vec<(String, String, String)> {
             panic!("{} does not adapt to {dialect:?}: {error}", definition.name);
         }
     }
-    adapt_schema(&definition.parameters, SchemaDialect::OpenAiStrict)
-        .unwrap()
+    let adapted = adapt_schema(&definition.parameters, SchemaDialect::OpenAiStrict).unwrap();
+    assert_round_trip(definition, &adapted);
+    adapted
         .lossy_changes()
         .map(|change| {
             (
@@ -51,4 +52,44 @@ fn losses_by_name(
             (definition.name.clone(), losses)
         })
         .collect()
+}
+
+/// An answer a model could give under strict mode (a sample of the adapted schema, every
+/// optional property `null`), once restored, is valid arguments for the tool's own schema.
+fn assert_round_trip(definition: &ToolDefinition, adapted: &starweaver::model::AdaptedSchema) {
+    let strict = jsonschema::validator_for(&adapted.schema).unwrap_or_else(|error| {
+        panic!(
+            "{}: the strict schema does not compile: {error}",
+            definition.name
+        )
+    });
+    let original = jsonschema::validator_for(&definition.parameters).unwrap();
+    let sample = sample_value(&adapted.schema);
+    // The same answer with every optional top-level property `null`, as a
+    // model says "absent" in strict mode.
+    let mut absent = sample.clone();
+    let required = definition.parameters["required"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if let Some(map) = absent.as_object_mut() {
+        for (name, value) in map.iter_mut() {
+            if !required.contains(&serde_json::Value::from(name.as_str())) {
+                *value = serde_json::Value::Null;
+            }
+        }
+    }
+    for mut answer in [sample, absent] {
+        assert!(strict.is_valid(&answer), "{}: {answer}", definition.name);
+        adapted.restore_arguments(&mut answer);
+        let errors: Vec<String> = original
+            .iter_errors(&answer)
+            .map(|error| error.to_string())
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{}: restored {answer} is invalid: {errors:?}",
+            definition.name
+        );
+    }
 }
