@@ -25,8 +25,8 @@
 //!   strict subset. Lossless, and reported as changes without loss:
 //!   `additionalProperties: false` on an object that declares
 //!   `properties`; every optional property made required and nullable
-//!   (`type: [T, "null"]`, or `anyOf: [..., {type: null}]` when there is
-//!   no plain `type`), which [`AdaptedSchema::restore_arguments`] undoes
+//!   (`type: [T, "null"]` for a scalar `T`, `anyOf: [..., {type: null}]`
+//!   for objects, arrays and schemas without a plain `type`), which [`AdaptedSchema::restore_arguments`] undoes
 //!   on the answer (an optional property that already accepted null is
 //!   only made required); `oneOf` replaced by `anyOf` (the branches a
 //!   schema generator emits for a Rust enum are disjoint, and the tool

@@ -81,15 +81,29 @@ pub(super) fn accepts_null(schema: &Value, root: &Value, budget: &mut usize) -> 
 }
 
 /// `schema` (already adapted) made to accept `null` too: `null` added to
-/// `type` (and `enum`) when there is a plain `type`, a `{type: null}`
+/// `type` (and `enum`) when it is a scalar type, a `{type: null}`
 /// branch added to a bare `anyOf`, otherwise the schema wrapped in
 /// `anyOf: [schema, {type: null}]` with its annotations kept outside.
 pub(super) fn make_nullable(schema: Value) -> Value {
     let Value::Object(mut map) = schema else {
         return wrap(Map::new(), schema);
     };
-    let typed =
-        !map.contains_key("const") && !map.contains_key("anyOf") && !map.contains_key("$ref");
+    // `null` joins a list of scalar types only: objects and arrays are
+    // wrapped, the form every strict-mode schema generator uses for them.
+    let scalar = |kind: &Value| {
+        matches!(
+            kind.as_str(),
+            Some("string" | "number" | "integer" | "boolean" | "null")
+        )
+    };
+    let typed = !map.contains_key("const")
+        && !map.contains_key("anyOf")
+        && !map.contains_key("$ref")
+        && match map.get("type") {
+            Some(Value::Array(kinds)) => kinds.iter().all(scalar),
+            Some(kind) => scalar(kind),
+            None => false,
+        };
     match map.get_mut("type") {
         Some(Value::String(kind)) if typed => {
             let kind = std::mem::take(kind);

@@ -60,10 +60,15 @@ fn optional_properties_without_a_plain_type_are_wrapped_in_any_of() {
             "c": {"const": "x", "type": "string", "description": "Fixed."},
             "u": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": "Either."},
             "e": {"type": "string", "enum": ["a", "b"]},
-            "t": {"type": ["string", "integer"]}
+            "t": {"type": ["string", "integer"]},
+            "o": {"type": "object", "properties": {}, "description": "Options."}
         },
         "$defs": {"R": {"type": "string"}}
     }));
+    assert_eq!(
+        adapted.schema["properties"]["o"],
+        json!({"anyOf": [{"type": "object", "properties": {}, "required": [], "additionalProperties": false}, {"type": "null"}], "description": "Options."})
+    );
     let properties = &adapted.schema["properties"];
     assert_eq!(
         properties["r"],
@@ -187,9 +192,10 @@ fn recursion_through_defs_and_the_root_is_kept() {
         "$defs": {"Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}}
     });
     let adapted = strict(&schema);
+    // An optional array is wrapped to accept null, not given `type: [array, null]`.
     assert_eq!(
-        adapted.schema["$defs"]["Node"]["properties"]["children"]["items"],
-        json!({"$ref": "#/$defs/Node"})
+        adapted.schema["$defs"]["Node"]["properties"]["children"],
+        json!({"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/Node"}}, {"type": "null"}]})
     );
     assert_eq!(
         adapted.schema["properties"]["again"],
