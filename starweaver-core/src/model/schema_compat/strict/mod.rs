@@ -1,23 +1,26 @@
 //! The strict-mode transform: the whole schema rewritten to the subset
 //! OpenAI enforces with `strict: true`, every change reported.
 
+mod combinators;
 mod keywords;
 mod nullable;
+mod object;
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
-use super::pointer::{child, local_pointer, resolve_chain};
-use super::restore::{ObjectRestore, Restore, RestoreNode};
+use super::pointer::child;
+use super::restore::{Restore, RestoreNode};
 use super::root::{
     describe_non_map, ensure_object_type, implies_non_object, inlined_change, mergeable_parts,
     not_an_object, refuse_root_keywords, Part,
 };
 use super::{AdaptedSchema, SchemaChange, SchemaDialect, SchemaIncompatible};
 use crate::bounds::MAX_JSON_DEPTH;
-use keywords::{classify, compact, describe, plain, Action};
-use nullable::{accepts_null, is_untyped, make_nullable};
+use keywords::{classify, describe, plain, Action};
+use nullable::is_untyped;
+use object::ObjectParts;
 
 /// Most object properties strict mode takes in one schema.
 const MAX_PROPERTIES: usize = 5_000;
@@ -96,18 +99,6 @@ struct Walker<'a> {
     changes: Vec<SchemaChange>,
     defs: HashMap<String, RestoreNode>,
     properties: usize,
-}
-
-/// The object keywords of a node and its merged parts, gathered with
-/// their paths in the original schema.
-#[derive(Default)]
-struct ObjectParts<'a> {
-    properties: Vec<(&'a str, &'a Value, String)>,
-    /// The names in `properties`, to keep the first of a repeated one.
-    names: HashSet<&'a str>,
-    required: HashSet<&'a str>,
-    additional: Option<(&'a Value, String)>,
-    declares_properties: bool,
 }
 
 impl<'a> Walker<'a> {
@@ -435,222 +426,4 @@ impl<'a> Walker<'a> {
         }
         Ok((Value::Object(out), restore))
     }
-
-    /// The part a root `$ref` contributes: its target, inlined.
-    fn root_target(&self, reference: &str) -> Result<Part<'a>, SchemaIncompatible> {
-        let (target, pointer) = resolve_chain(self.root, reference)
-            .and_then(|(target, pointer)| Some((target.as_object()?, pointer)))
-            .ok_or_else(|| {
-                SchemaIncompatible::new(
-                    "/$ref",
-                    format!("the root `$ref` `{reference}` does not name an object schema in this schema"),
-                    "point the root `$ref` at a definition under `$defs`, or inline the object",
-                )
-            })?;
-        Ok(Part {
-            map: target,
-            path: pointer,
-        })
-    }
-
-    /// A `$ref` inside the schema: kept alone, or moved into a one-branch
-    /// `anyOf` when it has sibling keywords.
-    fn reference(
-        &mut self,
-        map: &Map<String, Value>,
-        value: &Value,
-        key_path: &str,
-        has_combinator: bool,
-        out: &mut Map<String, Value>,
-        restore: &mut RestoreNode,
-    ) -> Result<(), SchemaIncompatible> {
-        let reference = value.as_str().unwrap_or_default();
-        let Some(pointer) = local_pointer(reference) else {
-            return Err(SchemaIncompatible::new(
-                key_path,
-                format!("`$ref` `{}` is not a reference inside this schema; strict mode resolves only local ones", crate::bounds::echo(reference)),
-                "inline the referenced schema, or move it under `$defs` and refer to `#/$defs/NAME`",
-            ));
-        };
-        restore.reference = Some(format!("#{pointer}"));
-        if map.len() == 1 {
-            out.insert("$ref".to_string(), value.clone());
-        } else if has_combinator {
-            restore.reference = None;
-            self.loss(
-                key_path,
-                "removed `$ref` beside `anyOf`/`oneOf`",
-                "the referenced schema the value must also match",
-            );
-        } else {
-            out.insert("anyOf".to_string(), json!([{ "$ref": reference }]));
-            self.change(
-                key_path,
-                "moved `$ref` into a one-branch `anyOf` (strict mode refuses `$ref` beside other keywords)",
-            );
-        }
-        Ok(())
-    }
-
-    /// The adapted branches of an `anyOf`/`oneOf`/`allOf`, their restore
-    /// nodes kept on `restore` when any has work.
-    fn branches(
-        &mut self,
-        value: &'a Value,
-        key_path: &str,
-        depth: usize,
-        level: Level,
-        restore: &mut RestoreNode,
-    ) -> Result<Value, SchemaIncompatible> {
-        let mut adapted = Vec::new();
-        let mut nodes = Vec::new();
-        for (index, branch) in value.as_array().into_iter().flatten().enumerate() {
-            let (schema, node) = self.node(
-                branch,
-                &child(key_path, &index.to_string()),
-                depth + 1,
-                level,
-            )?;
-            adapted.push(schema);
-            nodes.push(node);
-        }
-        if nodes.iter().any(RestoreNode::has_work) {
-            restore.branches = nodes;
-        }
-        Ok(Value::Array(adapted))
-    }
-
-    /// The adapted positions of a tuple.
-    fn tuple(
-        &mut self,
-        tuple: &'a [Value],
-        key_path: &str,
-        depth: usize,
-        level: Level,
-    ) -> Result<(Vec<Value>, Vec<RestoreNode>, String), SchemaIncompatible> {
-        let mut adapted = Vec::with_capacity(tuple.len());
-        let mut nodes = Vec::with_capacity(tuple.len());
-        for (index, item) in tuple.iter().enumerate() {
-            let (schema, node) =
-                self.node(item, &child(key_path, &index.to_string()), depth + 1, level)?;
-            // Positions of one type are listed once; a long tuple is not compared pairwise.
-            if tuple.len() > MAX_DEDUPED_TUPLE || !adapted.contains(&schema) {
-                adapted.push(schema);
-                nodes.push(node);
-            }
-        }
-        Ok((adapted, nodes, key_path.to_string()))
-    }
-
-    /// `properties` (every one required, optional ones nullable),
-    /// `required` and `additionalProperties: false`.
-    fn emit_object(
-        &mut self,
-        object: &ObjectParts<'a>,
-        path: &str,
-        depth: usize,
-        level: Level,
-        out: &mut Map<String, Value>,
-        restore: &mut RestoreNode,
-    ) -> Result<(), SchemaIncompatible> {
-        self.properties += object.properties.len();
-        if self.properties > MAX_PROPERTIES {
-            return Err(SchemaIncompatible::new(
-                path,
-                format!("the schema has more than {MAX_PROPERTIES} properties, more than strict mode allows"),
-                "split the tool, or turn strict mode off for it",
-            ));
-        }
-        let mut properties = Map::new();
-        let mut required = Vec::with_capacity(object.properties.len());
-        let mut undo = ObjectRestore::default();
-        for (name, schema, property_path) in &object.properties {
-            let is_required = object.required.contains(name);
-            if *schema == &Value::Bool(false) {
-                if is_required {
-                    return Err(SchemaIncompatible::new(
-                        property_path.clone(),
-                        format!("required property `{name}` has the schema `false`, so no arguments are valid"),
-                        "remove the property, or give it a type",
-                    ));
-                }
-                self.change(
-                    property_path.clone(),
-                    format!("removed optional property `{name}` whose schema is `false` (it can never be sent)"),
-                );
-                continue;
-            }
-            let (mut adapted, node) = self.node(schema, property_path, depth + 2, level)?;
-            if !is_required {
-                if accepts_null(schema, self.root, &mut NULL_CHECK_BUDGET.clone()) {
-                    self.change(
-                        property_path.clone(),
-                        format!("made optional property `{name}` required (it already accepts null, which stands for absent)"),
-                    );
-                } else {
-                    adapted = make_nullable(adapted);
-                    undo.drop_null.push((*name).to_string());
-                    self.change(
-                        property_path.clone(),
-                        format!("made optional property `{name}` required and nullable"),
-                    );
-                }
-            }
-            if let Some(fixed) = tag(schema) {
-                undo.tags.push(((*name).to_string(), fixed.clone()));
-            }
-            if node.has_work() {
-                undo.children.push(((*name).to_string(), node));
-            }
-            undo.keys.push((*name).to_string());
-            required.push(Value::from(*name));
-            properties.insert((*name).to_string(), adapted);
-        }
-        out.insert("properties".to_string(), Value::Object(properties));
-        out.insert("required".to_string(), Value::Array(required));
-        self.additional_properties(object, path);
-        out.insert("additionalProperties".to_string(), Value::Bool(false));
-        restore.object = Some(undo);
-        Ok(())
-    }
-
-    /// Reports what forcing `additionalProperties: false` changes.
-    fn additional_properties(&mut self, object: &ObjectParts<'a>, path: &str) {
-        match &object.additional {
-            Some((Value::Bool(false), _)) => {}
-            Some((Value::Bool(true), at)) => self.loss(
-                at.clone(),
-                "replaced `additionalProperties: true` with `false`",
-                "properties beyond the declared ones",
-            ),
-            Some((schema, at)) => self.loss(
-                at.clone(),
-                "replaced the `additionalProperties` schema with `false`",
-                format!(
-                    "entries beyond the declared properties (a map whose values match {})",
-                    crate::bounds::shorten(&compact(schema), 120)
-                ),
-            ),
-            None if object.declares_properties => {
-                self.change(path, "added `additionalProperties: false`");
-            }
-            None => self.loss(
-                path,
-                "added `additionalProperties: false` to an object with no declared properties",
-                "any properties: the object was free-form",
-            ),
-        }
-    }
-}
-
-/// The fixed value of a property (`const`, or a one-value `enum`), which
-/// tells tagged `anyOf` branches apart.
-fn tag(schema: &Value) -> Option<&Value> {
-    schema.get("const").or_else(|| {
-        schema
-            .get("enum")
-            .and_then(Value::as_array)
-            .filter(|values| values.len() == 1)
-            .and_then(|values| values.first())
-    })
 }
