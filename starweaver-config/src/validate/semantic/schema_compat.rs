@@ -233,6 +233,37 @@ mod tests {
     use serde_json::json;
 
     use super::rust_field;
+    use crate::validate::{catalog_definitions, CheckContext};
+
+    #[test]
+    fn catalog_files_give_definitions_with_their_strict_preference() {
+        let json = br#"{"version": 1, "tools": [
+            {"name": "a", "description": "A.", "parameters": {"type": "object"}, "strict": true},
+            {"name": "b", "parameters": null},
+            {"name": "c"},
+            {"name": "a", "parameters": {"type": "string"}}
+        ]}"#;
+        let definitions = catalog_definitions(json).unwrap();
+        let names: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["a", "a"]);
+        assert_eq!(definitions[0].strict, Some(true));
+        assert_eq!(definitions[0].description.as_deref(), Some("A."));
+        assert!(catalog_definitions(b"{}").is_err());
+
+        let context = CheckContext::new()
+            .with_catalog_json(std::str::from_utf8(json).unwrap())
+            .unwrap();
+        // The first definition of a name wins; a tool without parameters has none.
+        assert_eq!(
+            context.catalog_definition("a").unwrap().parameters,
+            json!({"type": "object"})
+        );
+        assert!(context.catalog_definition("c").is_none());
+        assert!(context.catalog().unwrap().contains("c"));
+        let copy = context.clone();
+        assert_eq!(copy, context);
+        assert!(CheckContext::new().catalog_definition("a").is_none());
+    }
 
     #[test]
     fn fields_are_named_with_their_struct_when_titled() {
