@@ -139,6 +139,23 @@ impl AdaptedSchema {
     }
 }
 
+impl std::fmt::Display for SchemaChange {
+    /// `` `/properties/limit`: made ... `` with `(loses ...)` when lossy;
+    /// the root shows as `(root)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = if self.path.is_empty() {
+            "(root)"
+        } else {
+            &self.path
+        };
+        write!(f, "`{path}`: {}", self.change)?;
+        match &self.lost {
+            Some(lost) => write!(f, " (loses {lost})"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// Why a schema cannot be sent at all.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("at `{path}`: {reason}")]
@@ -166,6 +183,29 @@ impl SchemaIncompatible {
 }
 
 /// Adapts a tool's argument schema to `dialect`.
+///
+/// ```
+/// use serde_json::json;
+/// use starweaver_core::model::{adapt_schema, SchemaDialect};
+///
+/// let schema = json!({"type": "object", "properties": {"limit": {"type": "integer"}}});
+/// let adapted = adapt_schema(&schema, SchemaDialect::OpenAiStrict).unwrap();
+/// assert_eq!(adapted.schema["required"], json!(["limit"]));
+/// assert_eq!(adapted.schema["properties"]["limit"]["type"], json!(["integer", "null"]));
+/// assert!(adapted.is_lossless());
+/// assert_eq!(
+///     adapted.changes[0].to_string(),
+///     "`/properties/limit`: made optional property `limit` required and nullable"
+/// );
+///
+/// // The model says "absent" with null; the tool sees no `limit` at all.
+/// let mut answer = json!({"limit": null});
+/// adapted.restore_arguments(&mut answer);
+/// assert_eq!(answer, json!({}));
+///
+/// let error = adapt_schema(&json!({"type": "string"}), SchemaDialect::Anthropic).unwrap_err();
+/// assert!(error.help.contains("make the arguments a struct"));
+/// ```
 ///
 /// Linear in the size of the schema; nothing is copied more than once
 /// except a root `$ref` target, which is inlined once.

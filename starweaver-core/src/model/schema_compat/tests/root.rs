@@ -338,3 +338,26 @@ fn hostile_shapes_are_handled_without_quadratic_or_exponential_work() {
         json!({"anyOf": [{"$ref": "#/$defs/D0"}, {"type": "null"}]})
     );
 }
+
+#[test]
+fn changes_display_with_their_path_and_loss() {
+    use crate::model::SchemaChange;
+    let lossless = SchemaChange {
+        path: String::new(),
+        change: "added `type: object` to the root".to_string(),
+        lost: None,
+    };
+    assert_eq!(
+        lossless.to_string(),
+        "`(root)`: added `type: object` to the root"
+    );
+    let lossy = SchemaChange {
+        path: "/properties/a/not".to_string(),
+        change: "removed `not`".to_string(),
+        lost: Some("a schema the value must not match".to_string()),
+    };
+    assert_eq!(
+        lossy.to_string(),
+        "`/properties/a/not`: removed `not` (loses a schema the value must not match)"
+    );
+}
