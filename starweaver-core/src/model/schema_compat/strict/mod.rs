@@ -48,6 +48,7 @@ pub(super) fn adapt(schema: &Value) -> Result<AdaptedSchema, SchemaIncompatible>
         changes: Vec::new(),
         defs: HashMap::new(),
         properties: 0,
+        inlined: None,
     };
     let any_object = json!({"type": "object"});
     let start = match schema {
@@ -99,6 +100,9 @@ struct Walker<'a> {
     changes: Vec<SchemaChange>,
     defs: HashMap<String, RestoreNode>,
     properties: usize,
+    /// Where the root `$ref` pointed: that definition is walked twice (as
+    /// the root and under `$defs`), and reported and counted once.
+    inlined: Option<String>,
 }
 
 impl<'a> Walker<'a> {
@@ -175,7 +179,9 @@ impl<'a> Walker<'a> {
         }];
         if root {
             if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
-                parts.push(self.root_target(reference)?);
+                let target = self.root_target(reference)?;
+                self.inlined = Some(target.path.clone());
+                parts.push(target);
                 self.changes.push(inlined_change(reference));
             }
         }
@@ -286,7 +292,13 @@ impl<'a> Walker<'a> {
                     if let Some(defs) = value.as_object() {
                         for (name, def) in defs {
                             let def_path = child(key_path, name);
+                            let again = self.inlined.as_deref() == Some(def_path.as_str());
+                            let (reported, counted) = (self.changes.len(), self.properties);
                             let (schema, node) = self.node(def, &def_path, depth + 1, Level::Nested { objects: 0 })?;
+                            if again {
+                                self.changes.truncate(reported);
+                                self.properties = counted;
+                            }
                             if node.has_work() {
                                 self.defs.insert(format!("#{def_path}"), node);
                             }

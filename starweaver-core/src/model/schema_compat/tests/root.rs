@@ -361,3 +361,27 @@ fn changes_display_with_their_path_and_loss() {
         "`/properties/a/not`: removed `not` (loses a schema the value must not match)"
     );
 }
+
+#[test]
+fn a_root_ref_target_is_reported_and_counted_once() {
+    let properties: serde_json::Map<String, Value> = (0..3_000)
+        .map(|index| (format!("p{index}"), json!({"type": "string"})))
+        .collect();
+    let schema = json!({
+        "$ref": "#/$defs/Args",
+        "$defs": {"Args": {"type": "object", "properties": properties, "additionalProperties": {"type": "string"}}}
+    });
+    let adapted = strict(&schema);
+    assert_eq!(
+        super::lossy_paths(&adapted),
+        vec!["/$defs/Args/additionalProperties"]
+    );
+    assert_eq!(
+        adapted
+            .changes
+            .iter()
+            .filter(|change| change.path == "/$defs/Args/properties/p0")
+            .count(),
+        1
+    );
+}
