@@ -32,12 +32,23 @@ fn expectations(text: &str) -> Vec<Finding> {
 }
 
 /// The context a corpus file asks for: `# catalog: a, b` verifies code tools against those
-/// names; `# base: .` looks skill folders up relative to the corpus folder; `# env: A, B` are
-/// the only environment variables taken as set (none without it, so no file depends on the
-/// machine).
+/// names; `# catalog-file: NAME.json` against a catalog file in the corpus folder (names and
+/// definitions); `# model-ids: a, b` lets the host run those models; `# base: .` looks skill
+/// folders up relative to the corpus folder; `# env: A, B` are the only environment variables
+/// taken as set (none without it, so no file depends on the machine).
 fn context(text: &str) -> CheckContext {
     let mut context = CheckContext::new().with_environment_variables(Vec::<String>::new());
     for line in text.lines().map(str::trim) {
+        if let Some(file) = line.strip_prefix("# catalog-file:") {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/corpus")
+                .join(file.trim());
+            let json = std::fs::read_to_string(path).unwrap();
+            context = context.with_catalog_json(&json).unwrap();
+        }
+        if let Some(ids) = line.strip_prefix("# model-ids:") {
+            context = context.with_model_ids(ids.split(',').map(str::trim));
+        }
         if let Some(names) = line.strip_prefix("# catalog:") {
             context = context.with_catalog(
                 names

@@ -36,6 +36,7 @@ mod run_cli;
 mod run_terminal;
 mod runs;
 mod scheduling;
+mod schema_compat;
 mod search;
 mod sessions;
 mod shell_tools;

@@ -5,7 +5,9 @@ use std::path::Path;
 
 use crate::files::{read_limited, ReadLimitedError};
 
-use crate::validate::catalog_names;
+use starweaver_core::model::ToolDefinition;
+
+use crate::validate::{catalog_definitions, catalog_names};
 
 /// Catalog files larger than this are refused: a catalog lists names, not data.
 pub const MAX_CATALOG_BYTES: u64 = 16 * 1024 * 1024;
@@ -55,6 +57,23 @@ impl CatalogNames {
             path: path.display().to_string(),
             reason,
         })
+    }
+
+    /// Reads a catalog file once for both its names and its tools' definitions (which the
+    /// `schema-compat` rule checks against the manifest's provider).
+    ///
+    /// # Errors
+    /// When the file cannot be read, is too large, or is not a catalog.
+    pub fn read_with_definitions(path: &Path) -> Result<(Self, Vec<ToolDefinition>), CatalogError> {
+        let bytes = read_catalog(path)?;
+        let invalid = |reason: String| CatalogError::Invalid {
+            path: path.display().to_string(),
+            reason,
+        };
+        let names = Self::parse(&bytes).map_err(invalid)?;
+        let definitions =
+            catalog_definitions(&bytes).map_err(|error| invalid(error.to_string()))?;
+        Ok((names, definitions))
     }
 
     /// Parses a catalog's JSON; the error says what is wrong with it.

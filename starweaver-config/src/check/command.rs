@@ -71,10 +71,18 @@ pub fn run_check(args: &CheckArgs) -> CheckOutcome {
 pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
     let mut stderr = String::new();
     // Read first, so a bad catalog fails before any file is checked.
-    let catalog = match args.catalog.as_deref().map(CatalogNames::read).transpose() {
-        Ok(None) if args.linked_catalog => Some(CatalogNames {
-            tools: starweaver_core::catalog::names(),
-        }),
+    let catalog = match args
+        .catalog
+        .as_deref()
+        .map(CatalogNames::read_with_definitions)
+        .transpose()
+    {
+        Ok(None) if args.linked_catalog => Some((
+            CatalogNames {
+                tools: starweaver_core::catalog::names(),
+            },
+            starweaver_core::catalog::definitions(),
+        )),
         Ok(catalog) => catalog,
         Err(error) => {
             return CheckOutcome {
@@ -98,8 +106,10 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
     let mut reports = Vec::with_capacity(files.len());
     // Built once: each file's context shares the catalog's names.
     let mut shared = CheckContext::new();
-    if let Some(catalog) = &catalog {
-        shared = shared.with_catalog(catalog.tools.iter().cloned());
+    if let Some((catalog, definitions)) = catalog {
+        shared = shared
+            .with_catalog(catalog.tools)
+            .with_catalog_definitions(definitions);
     }
     for file in files {
         let shown = file.display().to_string();

@@ -37,11 +37,13 @@ pub enum Rule {
     PathEscape,
     /// The variable that should hold the model's API key is not set where `check` runs.
     MissingApiKey,
+    /// A tool whose argument schema the manifest's model provider cannot take as declared.
+    SchemaCompat,
 }
 
 impl Rule {
     /// Every rule, in documentation order.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 16] = [
         Self::Syntax,
         Self::UnknownField,
         Self::MissingField,
@@ -57,6 +59,7 @@ impl Rule {
         Self::SkillScope,
         Self::PathEscape,
         Self::MissingApiKey,
+        Self::SchemaCompat,
     ];
 
     /// The rule's stable kebab-case name (`unknown-field`).
@@ -78,6 +81,7 @@ impl Rule {
             Self::SkillScope => "skill-scope",
             Self::PathEscape => "path-escape",
             Self::MissingApiKey => "missing-api-key",
+            Self::SchemaCompat => "schema-compat",
         }
     }
 

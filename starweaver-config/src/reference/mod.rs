@@ -159,6 +159,7 @@ fn rule_summary(rule: Rule) -> &'static str {
         Rule::SkillScope => "a skill scope folder is missing or holds a malformed `SKILL.md`",
         Rule::PathEscape => "a skill scope leaves the folder it must stay in",
         Rule::MissingApiKey => "the variable that should hold the model's API key (`model.api_key_env`, or the provider's usual one) is not set where `check` runs (a warning: the run would fail)",
+        Rule::SchemaCompat => "a tool's argument schema cannot be sent to the `model.id` provider (an error: the run would leave the tool out), or loses meaning under OpenAI strict mode (a warning listing each loss)",
     }
 }
 

@@ -1,8 +1,11 @@
 //! What the checker may know beyond the file itself: which code tools exist and where the
 //! manifest lives, so checks that need them run only when the caller can supply them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use starweaver_core::model::ToolDefinition;
 
 /// Why a catalog file could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -47,12 +50,56 @@ pub fn catalog_names(json: &[u8]) -> Result<Vec<String>, CatalogFileError> {
         .collect()
 }
 
+/// The definitions of a catalog file's tools (`starweaver_core::catalog::to_json()` output), in
+/// file order: name, description, `parameters` and `strict`. An entry without `parameters` has
+/// no schema to check and is left out; the rest is read leniently, like the names.
+///
+/// # Errors
+/// [`CatalogFileError`] when the bytes are not a catalog (see [`catalog_names`]).
+pub fn catalog_definitions(json: &[u8]) -> Result<Vec<ToolDefinition>, CatalogFileError> {
+    let names = catalog_names(json)?;
+    let value: serde_json::Value =
+        serde_json::from_slice(json).map_err(|error| CatalogFileError::Json(error.to_string()))?;
+    let entries = value
+        .get("tools")
+        .and_then(serde_json::Value::as_array)
+        .ok_or(CatalogFileError::NoTools)?;
+    Ok(names
+        .into_iter()
+        .zip(entries)
+        .filter_map(|(name, entry)| {
+            let parameters = entry.get("parameters").filter(|value| !value.is_null())?;
+            let description = entry
+                .get("description")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned);
+            let mut definition = ToolDefinition::new(name, description, parameters.clone());
+            definition.strict = entry.get("strict").and_then(serde_json::Value::as_bool);
+            Some(definition)
+        })
+        .collect())
+}
+
+/// Code-tool definitions by name, shared between the contexts of one check run.
+#[derive(Clone, Debug, Default)]
+struct Definitions(Arc<BTreeMap<String, ToolDefinition>>);
+
+impl PartialEq for Definitions {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+// Definitions hold JSON values, whose equality is total.
+impl Eq for Definitions {}
+
 /// Extra knowledge for [`super::check`]. The default knows nothing: code-tool names are not
 /// verified (one warning says so) and skill folders are not looked up.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CheckContext {
     /// Shared, so one context per file of a large check costs no copy of the names.
     catalog: Option<std::sync::Arc<BTreeSet<String>>>,
+    definitions: Option<Definitions>,
     base_dir: Option<PathBuf>,
     vars: BTreeSet<String>,
     model_ids: BTreeSet<String>,
@@ -87,7 +134,27 @@ impl CheckContext {
     /// [`CatalogFileError`] when the text is not JSON or has no `tools` list of objects with a
     /// string `name`.
     pub fn with_catalog_json(self, json: &str) -> Result<Self, CatalogFileError> {
-        Ok(self.with_catalog(catalog_names(json.as_bytes())?))
+        let definitions = catalog_definitions(json.as_bytes())?;
+        Ok(self
+            .with_catalog(catalog_names(json.as_bytes())?)
+            .with_catalog_definitions(definitions))
+    }
+
+    /// Checks code tools' argument schemas against the manifest's model provider with these
+    /// definitions (a catalog file's, or `starweaver_core::catalog::definitions()`). Built once
+    /// and shared: every clone of the context points at the same definitions. The first
+    /// definition of a name wins.
+    #[must_use]
+    pub fn with_catalog_definitions<I>(mut self, definitions: I) -> Self
+    where
+        I: IntoIterator<Item = ToolDefinition>,
+    {
+        let mut by_name = BTreeMap::new();
+        for definition in definitions {
+            by_name.entry(definition.name.clone()).or_insert(definition);
+        }
+        self.definitions = Some(Definitions(Arc::new(by_name)));
+        self
     }
 
     /// Looks skill scope folders up relative to `dir` (the manifest's folder).
@@ -161,6 +228,12 @@ impl CheckContext {
     #[must_use]
     pub fn catalog(&self) -> Option<&BTreeSet<String>> {
         self.catalog.as_deref()
+    }
+
+    /// A code tool's definition, when the context has definitions and one for `name`.
+    #[must_use]
+    pub fn catalog_definition(&self, name: &str) -> Option<&ToolDefinition> {
+        self.definitions.as_ref()?.0.get(name)
     }
 
     /// The folder skill scopes are relative to, when known.

@@ -48,7 +48,7 @@ mod variants;
 mod version;
 mod walk;
 
-pub use context::{catalog_names, CatalogFileError, CheckContext};
+pub use context::{catalog_definitions, catalog_names, CatalogFileError, CheckContext};
 pub use json::to_json;
 pub use structure::structure;
 

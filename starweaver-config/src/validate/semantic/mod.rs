@@ -8,6 +8,7 @@ mod environment;
 mod free_form;
 mod model;
 mod references;
+mod schema_compat;
 mod secrets;
 mod shell;
 mod skill_files;
@@ -35,6 +36,7 @@ pub(super) fn semantic(
     found.extend(free_form::check(root));
     found.extend(duplicate::check(&entries));
     found.extend(tool_names::check(&entries));
+    found.extend(schema_compat::check(root, &entries, context));
     found.extend(references::check(&entries, context));
     found.extend(secrets::check(root));
     found.extend(shell::check(root, &entries));
