@@ -71,41 +71,43 @@ fn http_options(spec: &ModelSpec) -> starweaver_core::model::http::HttpOptions {
     options
 }
 
-/// Builds the client the build has, with every manifest setting applied by one builder chain
-/// per provider (the same public builders a program would call).
+/// The manifest's client settings applied through the client's own public builders (the
+/// same chain a program would write; every client has them).
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+macro_rules! configured {
+    ($client:expr, $spec:expr) => {{
+        let spec: &ModelSpec = $spec;
+        let mut model = $client
+            .with_http_options(http_options(spec))
+            .with_streaming(spec.stream.unwrap_or(true));
+        if let Some(url) = &spec.base_url {
+            model = model.with_base_url(url);
+        }
+        if let Some(variable) = &spec.api_key_env {
+            model = model.with_api_key_env(variable);
+        }
+        let model: DynModel = Arc::new(model);
+        Ok(model)
+    }};
+}
+
+/// Builds the client the build has, with every manifest setting applied.
 fn client(kind: ProviderKind, name: &str, spec: &ModelSpec) -> Result<DynModel, LoadError> {
     match kind {
         #[cfg(feature = "openai")]
         ProviderKind::OpenAi => {
-            use starweaver_core::model::openai::OpenAiModel;
-            let mut model = OpenAiModel::new(name)
-                .with_http_options(http_options(spec))
-                .with_streaming(spec.stream.unwrap_or(true));
-            if let Some(url) = &spec.base_url {
-                model = model.with_base_url(url);
-            }
-            if let Some(variable) = &spec.api_key_env {
-                model = model.with_api_key_env(variable);
-            }
-            Ok(Arc::new(model))
+            configured!(starweaver_core::model::openai::OpenAiModel::new(name), spec)
         }
         #[cfg(feature = "anthropic")]
         ProviderKind::Anthropic => {
-            use starweaver_core::model::anthropic::AnthropicModel;
-            let mut model = AnthropicModel::new(name)
-                .with_http_options(http_options(spec))
-                .with_streaming(spec.stream.unwrap_or(true));
-            if let Some(url) = &spec.base_url {
-                model = model.with_base_url(url);
-            }
-            if let Some(variable) = &spec.api_key_env {
-                model = model.with_api_key_env(variable);
-            }
-            Ok(Arc::new(model))
+            configured!(
+                starweaver_core::model::anthropic::AnthropicModel::new(name),
+                spec
+            )
         }
         #[allow(unreachable_patterns)]
         _ => {
-            let _ = (name, spec);
+            let _ = name;
             Err(LoadError::ProviderNotBuilt {
                 id: spec.id.clone(),
                 feature: kind.feature().to_string(),

@@ -10,7 +10,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 /// The protocol version sent in `anthropic-version`.
 const API_VERSION: &str = "2023-06-01";
 
-use crate::model::http::{ApiKey, Endpoint, HttpOptions};
+use crate::model::http::{client_builders, Endpoint};
 use crate::model::{
     adapt_schema, response_as_stream, AdaptedSchema, Model, ModelError, ModelMessage,
     ModelRequestParameters, ModelResponse, ModelResponseStream, ProviderKind, RequestNotice,
@@ -32,50 +32,15 @@ pub struct AnthropicModel {
     endpoint: Endpoint,
 }
 
+client_builders!(AnthropicModel, "/messages", "ANTHROPIC_API_KEY");
+
 impl AnthropicModel {
     /// The model `model` (`claude-sonnet-4-5`) at Anthropic's endpoint, its key read from
-    /// `ANTHROPIC_API_KEY`
-    /// when a request is sent, answers streamed.
+    /// `ANTHROPIC_API_KEY` when a request is sent, answers streamed.
     pub fn new(model: impl Into<String>) -> Self {
         Self {
             endpoint: Endpoint::new(ProviderKind::Anthropic, model.into(), adapt),
         }
-    }
-
-    /// Another server speaking the protocol (a gateway or proxy): the URL before
-    /// `/messages` (`https://gateway.example/v1`).
-    #[must_use]
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.endpoint.base_url = base_url.into();
-        self
-    }
-
-    /// Reads the key from this variable instead of `ANTHROPIC_API_KEY`.
-    #[must_use]
-    pub fn with_api_key_env(mut self, variable: impl Into<String>) -> Self {
-        self.endpoint.key = ApiKey::Variable(variable.into());
-        self
-    }
-
-    /// Uses this key (never printed, never put in errors).
-    #[must_use]
-    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
-        self.endpoint.key = ApiKey::Value(key.into());
-        self
-    }
-
-    /// Timeouts, retries and allowed hosts.
-    #[must_use]
-    pub fn with_http_options(mut self, options: HttpOptions) -> Self {
-        self.endpoint.set_http_options(options);
-        self
-    }
-
-    /// Whether streamed runs ask for a streamed answer (the default) or one whole answer.
-    #[must_use]
-    pub fn with_streaming(mut self, streaming: bool) -> Self {
-        self.endpoint.streaming = streaming;
-        self
     }
 
     async fn send(

@@ -2,6 +2,7 @@
 //! client itself and server-sent events.
 
 mod api_key;
+mod builders;
 mod client;
 mod endpoint;
 mod hosts;
@@ -13,6 +14,7 @@ mod stream;
 mod tools;
 
 pub(crate) use api_key::ApiKey;
+pub(crate) use builders::client_builders;
 pub(crate) use client::{read_body, request_error, HttpClient, JsonPost};
 pub(crate) use endpoint::Endpoint;
 pub use hosts::{HostPolicy, MODEL_HOSTS_VARIABLE};

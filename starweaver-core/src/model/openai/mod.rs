@@ -8,7 +8,7 @@ mod stream;
 
 use reqwest::header::AUTHORIZATION;
 
-use crate::model::http::{ApiKey, Endpoint, HttpOptions};
+use crate::model::http::{client_builders, Endpoint};
 use crate::model::{
     adapt_schema, response_as_stream, AdaptedSchema, Model, ModelError, ModelMessage,
     ModelRequestParameters, ModelResponse, ModelResponseStream, ProviderKind, RequestNotice,
@@ -30,6 +30,8 @@ pub struct OpenAiModel {
     endpoint: Endpoint,
 }
 
+client_builders!(OpenAiModel, "/chat/completions", "OPENAI_API_KEY");
+
 impl OpenAiModel {
     /// The model `model` (`gpt-4o`) at OpenAI's endpoint, its key read from `OPENAI_API_KEY`
     /// when a request is sent, answers streamed.
@@ -37,42 +39,6 @@ impl OpenAiModel {
         Self {
             endpoint: Endpoint::new(ProviderKind::OpenAi, model.into(), adapt),
         }
-    }
-
-    /// Another server speaking the protocol: the URL before `/chat/completions`
-    /// (`http://localhost:11434/v1`).
-    #[must_use]
-    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
-        self.endpoint.base_url = base_url.into();
-        self
-    }
-
-    /// Reads the key from this variable instead of `OPENAI_API_KEY`.
-    #[must_use]
-    pub fn with_api_key_env(mut self, variable: impl Into<String>) -> Self {
-        self.endpoint.key = ApiKey::Variable(variable.into());
-        self
-    }
-
-    /// Uses this key (never printed, never put in errors).
-    #[must_use]
-    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
-        self.endpoint.key = ApiKey::Value(key.into());
-        self
-    }
-
-    /// Timeouts, retries and allowed hosts.
-    #[must_use]
-    pub fn with_http_options(mut self, options: HttpOptions) -> Self {
-        self.endpoint.set_http_options(options);
-        self
-    }
-
-    /// Whether streamed runs ask for a streamed answer (the default) or one whole answer.
-    #[must_use]
-    pub fn with_streaming(mut self, streaming: bool) -> Self {
-        self.endpoint.streaming = streaming;
-        self
     }
 
     async fn send(
