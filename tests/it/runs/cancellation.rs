@@ -202,3 +202,41 @@ async fn cancelled_run_stops_requesting_the_model() {
     );
     assert_eq!(model.requests().len(), 1);
 }
+
+/// A model whose answer never comes.
+struct Silent;
+
+impl starweaver::Model for Silent {
+    fn name(&self) -> &str {
+        "silent"
+    }
+
+    fn request<'a>(
+        &'a self,
+        _messages: &'a [ModelMessage],
+        _parameters: &'a starweaver::model::ModelRequestParameters,
+    ) -> starweaver::BoxFuture<'a, Result<ModelResponse, starweaver::ModelError>> {
+        Box::pin(std::future::pending())
+    }
+}
+
+// Regression: a cancelled run waited for the model request in flight, so a model that never
+// answered kept a cancelled run alive forever.
+#[tokio::test]
+async fn cancelling_aborts_the_model_request_in_flight() {
+    let token = CancellationToken::new();
+    let mut session = AgentBuilder::new(Arc::new(Silent)).build().session();
+    let cancel = token.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cancel.cancel();
+    });
+    let options = AgentRunOptions::new().cancellation(token);
+    let ended = tokio::time::timeout(
+        Duration::from_secs(30),
+        session.run_with_options("hi", options),
+    )
+    .await
+    .expect("the cancelled run ended");
+    assert!(matches!(ended, Err(AgentError::Cancelled)), "{ended:?}");
+}

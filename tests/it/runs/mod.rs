@@ -3,6 +3,7 @@
 //! stream.
 
 mod cancellation;
+mod model_notices;
 mod options;
 mod retries;
 mod streaming;
