@@ -249,3 +249,37 @@ fn control_characters_from_a_catalog_never_reach_the_table() {
     assert!(!text.contains('\u{1b}'), "{text:?}");
     assert!(text.contains("?[31mred"), "{text}");
 }
+
+#[test]
+fn a_provider_model_shows_the_schemas_it_adapts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.yaml"),
+        "version: 1\nname: a\nmodel: {id: 'openai:gpt-4o', api_key_env: HOME}\nenvironment: {type: local}\ntoolsets:\n  - {type: filesystem, tools: [ls, write_file]}\n",
+    )
+    .unwrap();
+    let table = crate::common::starweaver_binary()
+        .current_dir(dir.path())
+        .args(["tools", "a.yaml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&table.stdout).to_string();
+    assert_eq!(table.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("openai:gpt-4o adapts 1 of these for its provider:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("! tool schema adapted `ls`: the argument schema was rewritten for OpenAI Chat Completions strict mode"),
+        "{text}"
+    );
+    let json = crate::common::starweaver_binary()
+        .current_dir(dir.path())
+        .args(["tools", "a.yaml", "--json"])
+        .output()
+        .unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["adjusted"][0]["subject"], "ls");
+    assert_eq!(value["adjusted"][0]["kind"], "tool_schema_adapted");
+    assert!(value["adjusted"][0]["changes"][0]["path"].is_string());
+}

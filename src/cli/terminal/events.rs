@@ -20,18 +20,21 @@ fn adjusted_lines(payload: &Value, redactor: &Redactor) -> Option<String> {
         serde_json::from_value(payload.get("notices")?.clone()).ok()?;
     let lines: Vec<String> = notices
         .iter()
-        .map(|notice| {
-            let what = match notice.kind {
-                RequestNoticeKind::ToolLeftOut => "tool left out",
-                RequestNoticeKind::ToolSchemaAdapted => "tool schema adapted",
-                RequestNoticeKind::SettingLeftOut => "setting left out",
-            };
-            let text = redactor.text(&format!("{what} `{}`: {}", notice.subject, notice.reason));
-            // A reason is what the user acts on: longer than a record line, still bounded.
-            format!("  ! {}", shorten(&text, 4 * LINE_CHARS))
-        })
+        .map(|notice| notice_line(notice, redactor))
         .collect();
     (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// One notice as `  ! tool left out `NAME`: REASON`, masked, then bounded.
+pub fn notice_line(notice: &RequestNotice, redactor: &Redactor) -> String {
+    let what = match notice.kind {
+        RequestNoticeKind::ToolLeftOut => "tool left out",
+        RequestNoticeKind::ToolSchemaAdapted => "tool schema adapted",
+        RequestNoticeKind::SettingLeftOut => "setting left out",
+    };
+    let text = redactor.text(&format!("{what} `{}`: {}", notice.subject, notice.reason));
+    // A reason is what the user acts on: longer than a record line, still bounded.
+    format!("  ! {}", shorten(&text, 4 * LINE_CHARS))
 }
 
 /// The line a record shows, or `None` for records a person need not see

@@ -6,7 +6,7 @@
 //! terminal; this module only prints and asks.
 
 mod approval;
-mod events;
+pub mod events;
 mod outcome;
 mod questions;
 mod spinner;

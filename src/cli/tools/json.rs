@@ -4,6 +4,8 @@
 //! first model request carries, in its order (approval and deferral are in each definition's
 //! `metadata`). With `--all`, `later` lists the tools reachable afterwards, each as
 //! `{"reach": "search"|"proxy", "via": NAME, "toolset": NAME, "definition": ToolDefinition}`.
+//! When the agent's model adapts tools for its provider, `adjusted` lists its notices
+//! (`{kind, subject, reason, changes}`), and the definitions stay as declared.
 
 use serde_json::{json, Value};
 
@@ -14,7 +16,12 @@ use super::listing::Listed;
 pub(super) const TOOLS_FORMAT_VERSION: u32 = 1;
 
 /// The JSON object, pretty-printed, with a trailing newline.
-pub(super) fn render(file: &str, listing: &[Listed], all: bool) -> String {
+pub(super) fn render(
+    file: &str,
+    listing: &[Listed],
+    all: bool,
+    adjusted: &[starweaver::model::RequestNotice],
+) -> String {
     let (first, later): (Vec<&Listed>, Vec<&Listed>) = listing.iter().partition(|row| row.first);
     let mut object = json!({
         "version": TOOLS_FORMAT_VERSION,
@@ -35,6 +42,9 @@ pub(super) fn render(file: &str, listing: &[Listed], all: bool) -> String {
                 })
                 .collect(),
         );
+    }
+    if !adjusted.is_empty() {
+        object["adjusted"] = serde_json::to_value(adjusted).unwrap_or_default();
     }
     let mut text = serde_json::to_string_pretty(&object).unwrap_or_default();
     text.push('\n');

@@ -15,7 +15,9 @@ pub use args::ToolsArgs;
 use std::path::Path;
 
 use starweaver::config::check::{load_checked, run_check, CheckArgs, CheckStatus};
+use starweaver::config::load::LoadedAgent;
 use starweaver::config::report::{self, Format};
+use starweaver::model::{ModelRequestParameters, RequestNotice, RequestNoticeKind};
 
 /// What `starweaver tools` prints and the status it exits with, kept apart from the process's
 /// streams so it can be tested.
@@ -72,16 +74,52 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
         }
     };
     let listing = listing::list(&loaded, args.catalog.is_some());
+    let adjusted = adjusted(&loaded, &listing, args.all);
     let stdout = if args.json {
-        json::render(&file.path, &listing, args.all)
+        json::render(&file.path, &listing, args.all, &adjusted)
     } else {
-        table::render(&listing, args.all)
+        let mut text = table::render(&listing, args.all);
+        if !adjusted.is_empty() {
+            text.push_str(&format!(
+                "\n{} adapts {} of these for its provider:\n",
+                loaded.agent.model().name(),
+                adjusted.len()
+            ));
+            for notice in &adjusted {
+                text.push_str(&crate::cli::terminal::events::notice_line(
+                    notice,
+                    &crate::cli::run::Redactor::default(),
+                ));
+                text.push('\n');
+            }
+        }
+        text
     };
     ToolsOutcome {
         stdout,
         stderr,
         code: 0,
     }
+}
+
+/// What the agent's model adapts or leaves out of the listed tools (for a provider model: the
+/// schema rewrites its protocol needs), so the listing shows what the model really gets.
+fn adjusted(loaded: &LoadedAgent, listing: &[listing::Listed], all: bool) -> Vec<RequestNotice> {
+    let parameters = ModelRequestParameters {
+        tools: listing
+            .iter()
+            .filter(|row| all || row.first)
+            .map(|row| row.definition.clone())
+            .collect(),
+        ..ModelRequestParameters::default()
+    };
+    loaded
+        .agent
+        .model()
+        .request_notices(&parameters)
+        .into_iter()
+        .filter(|notice| notice.kind != RequestNoticeKind::SettingLeftOut)
+        .collect()
 }
 
 /// A folder is refused: the command lists one agent's tools.

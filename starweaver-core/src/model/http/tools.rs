@@ -87,17 +87,18 @@ impl ToolAdapter {
                 let notice = (!adapted.changes.is_empty()).then(|| RequestNotice {
                     kind: RequestNoticeKind::ToolSchemaAdapted,
                     subject: definition.name.clone(),
-                    reason: if adapted.is_lossless() {
-                        format!(
-                            "the argument schema was rewritten for {} without losing meaning",
-                            self.provider
-                        )
-                    } else {
-                        format!(
-                            "the argument schema was rewritten for {}; some constraints are no longer enforced by the provider (the tool still validates its arguments)",
-                            self.provider
-                        )
-                    },
+                    reason: format!(
+                        "the argument schema was rewritten for {}{} ({} change{}){}",
+                        self.provider,
+                        if strict { " strict mode" } else { "" },
+                        adapted.changes.len(),
+                        if adapted.changes.len() == 1 { "" } else { "s" },
+                        if adapted.is_lossless() {
+                            ", without losing meaning"
+                        } else {
+                            "; some constraints are no longer enforced by the provider (the tool still validates its arguments)"
+                        }
+                    ),
                     changes: adapted.changes.clone(),
                 });
                 Planned {
