@@ -29,6 +29,7 @@ mod local_environment;
 mod local_processes;
 mod loopback_server;
 mod manifest_reference;
+mod providers;
 mod proxy;
 mod registry;
 mod run_cli;
