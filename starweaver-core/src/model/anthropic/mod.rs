@@ -10,7 +10,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 /// The protocol version sent in `anthropic-version`.
 const API_VERSION: &str = "2023-06-01";
 
-use crate::model::http::{ApiKey, Endpoint, HttpOptions};
+use crate::model::http::{Answer, ApiKey, Endpoint, HttpOptions};
 use crate::model::{
     adapt_schema, response_as_stream, AdaptedSchema, Model, ModelError, ModelMessage,
     ModelRequestParameters, ModelResponse, ModelResponseStream, ProviderKind, RequestNotice,
@@ -83,7 +83,7 @@ impl AnthropicModel {
         messages: &[ModelMessage],
         parameters: &ModelRequestParameters,
         stream: bool,
-    ) -> Result<reqwest::Response, ModelError> {
+    ) -> Result<Answer, ModelError> {
         let endpoint = &self.endpoint;
         let key = endpoint.key()?;
         let planned = endpoint.tools.plan_all(&parameters.tools);

@@ -213,12 +213,13 @@ pub(crate) async fn read_body(
 }
 
 fn exhausted(model: &str, status: u16, message: &str, retries: u32) -> ModelError {
+    let attempts = retries.saturating_add(1);
     ModelError::Status {
         model: model.to_string(),
         status,
         message: format!(
-            "{message} (gave up after {} attempts; raise `model.max_retries` or try later)",
-            retries + 1
+            "{message} (gave up after {attempts} attempt{}; raise `model.max_retries` or try later)",
+            if attempts == 1 { "" } else { "s" }
         ),
     }
 }
@@ -314,6 +315,26 @@ fn clean(text: &str) -> String {
     out
 }
 
+/// `error` with every occurrence of the key replaced in its message.
+pub(crate) fn scrubbed(error: ModelError, key: &str) -> ModelError {
+    match error {
+        ModelError::Request { model, message } => ModelError::Request {
+            model,
+            message: scrub(&message, key),
+        },
+        ModelError::Status {
+            model,
+            status,
+            message,
+        } => ModelError::Status {
+            model,
+            status,
+            message: scrub(&message, key),
+        },
+        other => other,
+    }
+}
+
 /// `text` with every occurrence of the key replaced.
 pub(crate) fn scrub(text: &str, key: &str) -> String {
     if key.len() < 4 {
@@ -346,5 +367,18 @@ mod tests {
     #[test]
     fn keys_are_scrubbed_from_echoed_messages() {
         assert_eq!(scrub("bad key sk-live-123", "sk-live-123"), "bad key ***");
+        let error = scrubbed(
+            request_error("m", "echoed sk-live-123".to_string()),
+            "sk-live-123",
+        );
+        assert_eq!(error.to_string(), "model `m` request failed: echoed ***");
+    }
+
+    #[test]
+    fn one_attempt_is_said_in_the_singular() {
+        let message = exhausted("m", 429, "slow down", 0).to_string();
+        assert!(message.contains("gave up after 1 attempt;"), "{message}");
+        let message = exhausted("m", 429, "slow down", 2).to_string();
+        assert!(message.contains("gave up after 3 attempts;"), "{message}");
     }
 }

@@ -5,8 +5,15 @@ use std::sync::Arc;
 
 use reqwest::header::{HeaderName, HeaderValue};
 
-use super::{request_error, Adapt, ApiKey, HttpClient, HttpOptions, JsonPost, ToolAdapter};
+use super::{request_error, scrub, Adapt, ApiKey, HttpClient, HttpOptions, JsonPost, ToolAdapter};
 use crate::model::{ModelError, ProviderKind};
+
+/// A successful answer, its body unread, and the key it was sent with, so that anything read
+/// from the body is scrubbed of the key before it can reach an error.
+pub(crate) struct Answer {
+    response: reqwest::Response,
+    key: String,
+}
 
 /// The shared state of a provider client.
 #[derive(Debug)]
@@ -62,12 +69,13 @@ impl Endpoint {
         key: &str,
         secret_header: (HeaderName, String),
         headers: Vec<(HeaderName, HeaderValue)>,
-    ) -> Result<reqwest::Response, ModelError> {
+    ) -> Result<Answer, ModelError> {
         let body = serde_json::to_vec(body).map_err(|error| {
             request_error(&self.name, format!("cannot write the request: {error}"))
         })?;
         let url = format!("{}{path}", self.base_url.trim_end_matches('/'));
-        self.http
+        let response = self
+            .http
             .send(JsonPost {
                 model: &self.name,
                 url: &url,
@@ -76,30 +84,42 @@ impl Endpoint {
                 body,
                 key,
             })
-            .await
+            .await?;
+        Ok(Answer {
+            response,
+            key: key.to_string(),
+        })
     }
 }
 
 impl Endpoint {
-    /// A whole answer parsed by `parse`, its calls' arguments restored.
+    /// A whole answer parsed by `parse`, its calls' arguments restored. A parser's message may
+    /// quote the body, so it is scrubbed of the key.
     pub(crate) async fn whole(
         &self,
-        answer: reqwest::Response,
+        answer: Answer,
         parse: fn(&[u8]) -> Result<crate::model::ModelResponse, String>,
     ) -> Result<crate::model::ModelResponse, ModelError> {
-        let body = super::read_body(&self.name, answer, self.http.options()).await?;
-        let mut response = parse(&body).map_err(|message| request_error(&self.name, message))?;
+        let body = super::read_body(&self.name, answer.response, self.http.options()).await?;
+        let mut response = parse(&body)
+            .map_err(|message| request_error(&self.name, scrub(&message, &answer.key)))?;
         super::restore(&self.tools, &mut response);
         Ok(response)
     }
 
-    /// A streamed answer assembled by `assembler`.
+    /// A streamed answer assembled by `assembler`; its errors are scrubbed of the key.
     pub(crate) fn streamed<A: super::Assemble>(
         &self,
-        answer: reqwest::Response,
+        answer: Answer,
         assembler: A,
     ) -> crate::model::ModelResponseStream {
-        let events = super::events(&self.name, answer, self.http.options());
-        super::drive(&self.name, events, assembler, Arc::clone(&self.tools))
+        let events = super::events(&self.name, answer.response, self.http.options());
+        super::drive(
+            &self.name,
+            events,
+            assembler,
+            Arc::clone(&self.tools),
+            answer.key,
+        )
     }
 }

@@ -13,8 +13,8 @@ mod stream;
 mod tools;
 
 pub(crate) use api_key::ApiKey;
-pub(crate) use client::{read_body, request_error, HttpClient, JsonPost};
-pub(crate) use endpoint::Endpoint;
+pub(crate) use client::{read_body, request_error, scrub, scrubbed, HttpClient, JsonPost};
+pub(crate) use endpoint::{Answer, Endpoint};
 pub use hosts::{HostPolicy, MODEL_HOSTS_VARIABLE};
 pub use options::HttpOptions;
 pub use retry::RetryPolicy;

@@ -8,7 +8,7 @@ mod stream;
 
 use reqwest::header::AUTHORIZATION;
 
-use crate::model::http::{ApiKey, Endpoint, HttpOptions};
+use crate::model::http::{Answer, ApiKey, Endpoint, HttpOptions};
 use crate::model::{
     adapt_schema, response_as_stream, AdaptedSchema, Model, ModelError, ModelMessage,
     ModelRequestParameters, ModelResponse, ModelResponseStream, ProviderKind, RequestNotice,
@@ -80,7 +80,7 @@ impl OpenAiModel {
         messages: &[ModelMessage],
         parameters: &ModelRequestParameters,
         stream: bool,
-    ) -> Result<reqwest::Response, ModelError> {
+    ) -> Result<Answer, ModelError> {
         let endpoint = &self.endpoint;
         let key = endpoint.key()?;
         let planned = endpoint.tools.plan_all(&parameters.tools);
