@@ -1,18 +1,23 @@
 //! The OpenAI Chat Completions and Anthropic Messages clients through the
 //! public API, against the scripted loopback server: the exact requests
 //! they send (`requests`), multi-step runs whole and streamed (`runs`),
-//! streamed and whole answers giving the same history (`parity`), every
-//! failure a clean error (`failures`), the key never shown (`secrets`)
-//! and settings a model refuses reported, not sent (`notices`).
+//! streamed and whole answers giving the same history (`parity`), error
+//! statuses and retries (`retries`), broken answers (`broken_answers`),
+//! timeouts and cancellation (`interruptions`), what fails before any
+//! request (`guards`), the key never shown (`secrets`) and settings a
+//! model refuses reported, not sent (`notices`).
 //!
 //! Every model is built by [`Setup`], which always points it at the
 //! loopback server, allows loopback hosts only and gives it the test key:
 //! no test can reach a real provider or need a real key.
 
-mod failures;
+mod broken_answers;
+mod guards;
+mod interruptions;
 mod notices;
 mod parity;
 mod requests;
+mod retries;
 mod runs;
 mod secrets;
 
@@ -86,14 +91,6 @@ impl Provider {
         match self {
             Provider::OpenAi => "/v1/chat/completions",
             Provider::Anthropic => "/v1/messages",
-        }
-    }
-
-    /// The status the provider answers "overloaded" with.
-    pub fn overloaded_status(self) -> u16 {
-        match self {
-            Provider::OpenAi => 503,
-            Provider::Anthropic => 529,
         }
     }
 
@@ -265,7 +262,7 @@ enum Concrete {
 /// A project folder holding `notes.txt` and the session that works in it.
 pub struct Workspace {
     /// Kept so the folder lives as long as the session.
-    pub folder: TempDir,
+    _folder: TempDir,
     pub session: AgentSession,
 }
 
@@ -285,7 +282,10 @@ pub fn workspace(model: DynModel, settings: ModelSettings) -> Workspace {
     std::fs::write(folder.path().join("notes.txt"), NOTES).unwrap();
     let provider = local(folder.path());
     let session = AgentSession::new(agent(model, settings)).with_environment(Arc::new(provider));
-    Workspace { folder, session }
+    Workspace {
+        _folder: folder,
+        session,
+    }
 }
 
 /// A local provider over `root` that ignores the host user's git excludes.

@@ -29,8 +29,11 @@ async fn run(provider: Provider, script: Vec<Reply>, streamed: bool) -> AgentRun
     result
 }
 
+/// Where to cut a stream, given its text.
+type Cutter = fn(&str) -> Split;
+
 /// The streamed conversation, each stream cut by `split(fixture text)`.
-fn cut(provider: Provider, split: impl Fn(&str) -> Split) -> Vec<Reply> {
+fn cut(provider: Provider, split: Cutter) -> Vec<Reply> {
     ["tool_round_1", "final"]
         .into_iter()
         .map(|name| {
@@ -47,13 +50,10 @@ async fn streamed_and_whole_answers_give_the_same_history() {
         assert_eq!(whole.output, FINAL_TEXT);
         // The final text holds a multi-byte character the cuts split.
         assert!(utf8_cut(FINAL_TEXT).is_some());
-        let cuts: [(&str, Box<dyn Fn(&str) -> Split>); 3] = [
-            ("per event", Box::new(|_| Split::Events)),
-            ("one byte per write", Box::new(|_| Split::Every(1))),
-            (
-                "awkward cuts",
-                Box::new(|text| Split::At(awkward_cuts(text))),
-            ),
+        let cuts: [(&str, Cutter); 3] = [
+            ("per event", |_| Split::Events),
+            ("one byte per write", |_| Split::Every(1)),
+            ("awkward cuts", |text| Split::At(awkward_cuts(text))),
         ];
         for (how, split) in cuts {
             let streamed = run(provider, cut(provider, split), true).await;

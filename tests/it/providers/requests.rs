@@ -229,8 +229,11 @@ async fn check_requests(provider: Provider, streamed: bool) {
             &format!("{provider:?} request {} (streamed: {streamed})", step + 1),
         );
     }
-    // One connection carried both requests.
-    assert_eq!(server.connections(), 1, "{provider:?}");
+    // A whole answer is read to its end, so one connection carries both
+    // requests (a stream is let go at its end marker, and may not be).
+    if !streamed {
+        assert_eq!(server.connections(), 1, "{provider:?}");
+    }
 }
 
 #[tokio::test]

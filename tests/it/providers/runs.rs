@@ -93,9 +93,7 @@ async fn whole_runs_call_the_tools_and_finish_with_the_answer() {
         let server = LoopbackServer::start(provider.conversation(false));
         let model = Setup::new(provider, &server).streaming(false).build();
         let mut second = workspace(model, ModelSettings::default());
-        let stream = patiently(second.session.run_stream(PROMPT))
-            .await
-            .unwrap();
+        let stream = patiently(second.session.run_stream(PROMPT)).await.unwrap();
         assert_completed(provider, stream.result());
         assert_eq!(stream.result().messages, result.messages, "{provider:?}");
         assert!(server

@@ -1,0 +1,109 @@
+//! Answers that arrive broken: a body that is not JSON, a stream cut off,
+//! a stream that ends without saying why the model stopped, an error
+//! reported inside a stream, a connection dropped mid-stream. Each is a
+//! model error saying what broke, never a partial answer, and none is
+//! sent again (the provider may have billed it).
+
+use starweaver::ModelSettings;
+
+use super::{model_failure, patiently, workspace, Provider, Setup, PROMPT};
+use crate::common::loopback::{fixture, sse_events, LoopbackServer, Reply};
+
+/// Runs the prompt on a model with two retries against `script`,
+/// streamed or not, and returns the error's message; asserts the request
+/// was sent once.
+async fn failure(provider: Provider, script: Vec<Reply>, streamed: bool) -> String {
+    let server = LoopbackServer::start(script);
+    let model = Setup::new(provider, &server).streaming(streamed).build();
+    let mut workspace = workspace(model, ModelSettings::default());
+    let message = if streamed {
+        model_failure(patiently(workspace.session.run_stream(PROMPT)).await)
+    } else {
+        model_failure(patiently(workspace.session.run(PROMPT)).await)
+    };
+    assert_eq!(server.requests().len(), 1, "{provider:?}: {message}");
+    assert!(message.contains(provider.model()), "{message}");
+    message
+}
+
+/// The events of stream fixture `name`.
+fn events(provider: Provider, name: &str) -> Vec<String> {
+    sse_events(&fixture(provider.dir(), &format!("{name}.sse")))
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_json_is_an_error_naming_the_protocol() {
+    for provider in Provider::ALL {
+        let body = fixture(provider.dir(), "malformed.json");
+        let reply = Reply::text(200, body).with_header("content-type", "application/json");
+        let message = failure(provider, vec![reply], false).await;
+        let expected = match provider {
+            Provider::OpenAi => "the answer is not a chat completion",
+            Provider::Anthropic => "the answer is not a message",
+        };
+        assert!(message.contains(expected), "{provider:?}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn a_stream_cut_off_is_an_incomplete_answer() {
+    for provider in Provider::ALL {
+        // The fixture stops part-way through the text, the body ends
+        // cleanly.
+        let message = failure(provider, vec![provider.sse("truncated")], true).await;
+        assert!(message.contains("incomplete"), "{provider:?}: {message}");
+
+        // The body ends inside an event's data line.
+        let text = fixture(provider.dir(), "final.sse");
+        let cut = text.find("nothing else").unwrap();
+        let reply = Reply::sse(vec![text[..cut].to_string()]);
+        let message = failure(provider, vec![reply], true).await;
+        assert!(message.contains("incomplete"), "{provider:?}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn a_stream_that_ends_without_a_finish_reason_is_incomplete() {
+    for provider in Provider::ALL {
+        // Everything but the event that says why the model stopped; the
+        // protocol's end marker still comes.
+        let kept: Vec<String> = events(provider, "final")
+            .into_iter()
+            .filter(|event| match provider {
+                Provider::OpenAi => !event.contains("\"finish_reason\":\"stop\""),
+                Provider::Anthropic => !event.starts_with("event: message_delta"),
+            })
+            .collect();
+        assert_eq!(kept.len(), events(provider, "final").len() - 1);
+        let message = failure(provider, vec![Reply::sse(kept)], true).await;
+        assert!(message.contains("incomplete"), "{provider:?}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn an_error_event_mid_stream_fails_with_the_providers_message() {
+    for provider in Provider::ALL {
+        let message = failure(provider, vec![provider.sse("error_event")], true).await;
+        let said = match provider {
+            Provider::OpenAi => "The server had an error while processing the request; retry it.",
+            Provider::Anthropic => "Overloaded",
+        };
+        assert!(message.contains("mid-stream"), "{provider:?}: {message}");
+        assert!(message.contains(said), "{provider:?}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn a_connection_dropped_mid_stream_is_not_retried() {
+    for provider in Provider::ALL {
+        let first_events: String = events(provider, "tool_round_1")[..3].concat();
+        let reply = Reply::DropAfter {
+            bytes: first_events,
+        };
+        let message = failure(provider, vec![reply, provider.sse("final")], true).await;
+        assert!(
+            message.contains("connection") || message.contains("stream"),
+            "{provider:?}: {message}"
+        );
+    }
+}

@@ -1,0 +1,112 @@
+//! Requests that never get an answer: the per-attempt timeout ends them
+//! with a message naming the setting (and they are not sent again), and a
+//! cancelled run lets go of the request in flight, closing its
+//! connection.
+
+use std::time::Duration;
+
+use starweaver::{AgentError, AgentRunOptions, AgentStreamRecord, ModelSettings};
+use tokio_util::sync::CancellationToken;
+
+use super::{model_failure, patiently, workspace, Provider, Setup, PROMPT};
+use crate::common::loopback::{LoopbackServer, Reply};
+
+/// Waits (at most 30 s) until the server saw `count` clients hang up on
+/// a `Hang` reply, and returns how many it saw.
+async fn hangups(server: &LoopbackServer, count: usize) -> usize {
+    for _ in 0..3000 {
+        if server.hangups() >= count {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    server.hangups()
+}
+
+#[tokio::test]
+async fn a_request_left_unanswered_times_out_and_is_not_retried() {
+    for provider in Provider::ALL {
+        for streamed in [false, true] {
+            let server = LoopbackServer::start(vec![Reply::Hang, provider.json("final")]);
+            let model = Setup::new(provider, &server)
+                .streaming(streamed)
+                .timeout(Duration::from_millis(500))
+                .build();
+            let mut workspace = workspace(model, ModelSettings::default());
+            let message = if streamed {
+                model_failure(patiently(workspace.session.run_stream(PROMPT)).await)
+            } else {
+                model_failure(patiently(workspace.session.run(PROMPT)).await)
+            };
+            assert!(
+                message.contains("no complete answer within 0.5 s"),
+                "{provider:?}: {message}"
+            );
+            assert!(message.contains("model.timeout_ms"), "{message}");
+            assert_eq!(server.requests().len(), 1, "{provider:?}: {message}");
+            assert_eq!(hangups(&server, 1).await, 1, "{provider:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_stream_that_stalls_mid_answer_times_out() {
+    // The timeout covers the whole answer, a stream's body included.
+    for provider in Provider::ALL {
+        let server = LoopbackServer::start(vec![provider
+            .sse("final")
+            .with_pause(Duration::from_secs(20))]);
+        let model = Setup::new(provider, &server)
+            .timeout(Duration::from_millis(500))
+            .build();
+        let mut workspace = workspace(model, ModelSettings::default());
+        let message = model_failure(patiently(workspace.session.run_stream(PROMPT)).await);
+        assert!(
+            message.contains("no complete answer within 0.5 s"),
+            "{provider:?}: {message}"
+        );
+        assert_eq!(server.requests().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn cancelling_a_run_aborts_the_request_in_flight() {
+    for provider in Provider::ALL {
+        for streamed in [false, true] {
+            let server = LoopbackServer::start(vec![Reply::Hang]);
+            let model = Setup::new(provider, &server).streaming(streamed).build();
+            let mut workspace = workspace(model, ModelSettings::default());
+            let token = CancellationToken::new();
+            let options = AgentRunOptions::new().cancellation(token.clone());
+            let mut records: Vec<AgentStreamRecord> = Vec::new();
+            let mut sink = |record: &AgentStreamRecord| records.push(record.clone());
+            let cancel = async {
+                server.requests_arrived(1).await;
+                token.cancel();
+            };
+            let (result, ()) = if streamed {
+                patiently(async {
+                    tokio::join!(
+                        workspace
+                            .session
+                            .run_with_events(PROMPT, options, &mut sink),
+                        cancel
+                    )
+                })
+                .await
+            } else {
+                patiently(async {
+                    tokio::join!(workspace.session.run_with_options(PROMPT, options), cancel)
+                })
+                .await
+            };
+            assert!(
+                matches!(result, Err(AgentError::Cancelled)),
+                "{provider:?}: {result:?}"
+            );
+            assert_eq!(server.requests().len(), 1);
+            // The dropped request closed its connection.
+            assert_eq!(hangups(&server, 1).await, 1, "{provider:?}");
+        }
+    }
+}
