@@ -5,10 +5,12 @@
 
 use std::time::Duration;
 
+use serde_json::json;
+use starweaver::model::http::RetryPolicy;
 use starweaver::{AgentError, AgentRunOptions, AgentStreamRecord, ModelSettings};
 use tokio_util::sync::CancellationToken;
 
-use super::{model_failure, patiently, workspace, Provider, Setup, PROMPT};
+use super::{model_failure, patiently, quick_retries, workspace, Provider, Setup, PROMPT};
 use crate::common::loopback::{LoopbackServer, Reply};
 
 /// Waits (at most 30 s) until the server saw `count` clients hang up on
@@ -108,5 +110,40 @@ async fn cancelling_a_run_aborts_the_request_in_flight() {
             // The dropped request closed its connection.
             assert_eq!(hangups(&server, 1).await, 1, "{provider:?}");
         }
+    }
+}
+
+#[tokio::test]
+async fn cancelling_a_run_ends_the_wait_before_a_retry() {
+    // The server asks for a long wait; the cancelled run does not sit it
+    // out (if it did, the test's 30 s patience would run out first).
+    for provider in Provider::ALL {
+        let server = LoopbackServer::start(vec![
+            Reply::json(429, json!({"error": {"message": "slow down"}}))
+                .with_header("retry-after", "100"),
+            provider.json("final"),
+        ]);
+        let model = Setup::new(provider, &server)
+            .retry(RetryPolicy {
+                max_elapsed: Duration::from_secs(600),
+                ..quick_retries(2)
+            })
+            .build();
+        let mut workspace = workspace(model, ModelSettings::default());
+        let token = CancellationToken::new();
+        let options = AgentRunOptions::new().cancellation(token.clone());
+        let cancel = async {
+            server.requests_arrived(1).await;
+            token.cancel();
+        };
+        let (result, ()) = patiently(async {
+            tokio::join!(workspace.session.run_with_options(PROMPT, options), cancel)
+        })
+        .await;
+        assert!(
+            matches!(result, Err(AgentError::Cancelled)),
+            "{provider:?}: {result:?}"
+        );
+        assert_eq!(server.requests().len(), 1);
     }
 }

@@ -9,7 +9,7 @@ use starweaver::model::{adapt_schema, SchemaDialect};
 use starweaver::{filesystem_tools, ModelSettings, ToolDefinition, ToolRegistry};
 
 use super::{patiently, workspace, Provider, Setup, INSTRUCTIONS, KEY, PROMPT};
-use crate::common::loopback::{LoopbackServer, Recorded};
+use crate::common::loopback::{fixture_json, LoopbackServer, Recorded, Reply};
 
 /// The instruction the filesystem bundle adds after the agent's own.
 const BUNDLE_INSTRUCTION: &str = "Filesystem tools act on the attached environment; paths are relative to its root. Find files with glob and text with grep before reading; read a file before editing it, and prefer edit_file over rewriting whole files. Read a skill's whole SKILL.md before following it.";
@@ -298,5 +298,81 @@ async fn tools_keep_the_order_and_text_their_definitions_give() {
             }
         }
         assert!(body.get("stream").is_none(), "{provider:?}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn refused_calls_still_get_their_results_in_order_marked_as_errors() {
+    // Both protocols want every call of a turn answered in the next
+    // request: a call to an unknown tool and one with arguments the tool
+    // refuses are answered with the problem, flagged as errors where the
+    // protocol can say so.
+    for provider in Provider::ALL {
+        let mut round = fixture_json(provider.dir(), "tool_round_1.json");
+        match provider {
+            Provider::OpenAi => {
+                let calls = &mut round["choices"][0]["message"]["tool_calls"];
+                calls[0]["function"]["name"] = json!("nope");
+                calls[1]["function"]["arguments"] = json!("{\"path\": 5}");
+            }
+            Provider::Anthropic => {
+                round["content"][1]["name"] = json!("nope");
+                round["content"][2]["input"] = json!({"path": 5});
+            }
+        }
+        let server = LoopbackServer::start(vec![Reply::json(200, round), provider.json("final")]);
+        let mut workspace = workspace(
+            Setup::new(provider, &server).build(),
+            ModelSettings::default(),
+        );
+        patiently(workspace.session.run(PROMPT)).await.unwrap();
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2);
+        let messages = requests[1].json_body()["messages"].clone();
+        let answers: Vec<(String, String, bool)> = match provider {
+            Provider::OpenAi => messages
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|message| message["role"] == "tool")
+                .map(|message| {
+                    (
+                        message["tool_call_id"].as_str().unwrap().to_string(),
+                        message["content"].as_str().unwrap().to_string(),
+                        // Chat Completions has no error flag.
+                        true,
+                    )
+                })
+                .collect(),
+            Provider::Anthropic => messages[2]["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|block| {
+                    assert_eq!(block["type"], "tool_result");
+                    (
+                        block["tool_use_id"].as_str().unwrap().to_string(),
+                        block["content"].as_str().unwrap().to_string(),
+                        block["is_error"] == true,
+                    )
+                })
+                .collect(),
+        };
+        let ids: Vec<&str> = answers.iter().map(|(id, _, _)| id.as_str()).collect();
+        match provider {
+            Provider::OpenAi => assert_eq!(ids, ["call_ls_01", "call_read_02"]),
+            Provider::Anthropic => assert_eq!(ids, ["toolu_ls_01", "toolu_read_02"]),
+        }
+        assert!(
+            answers[0].1.starts_with("unknown tool `nope`"),
+            "{answers:?}"
+        );
+        assert!(
+            answers[1]
+                .1
+                .starts_with("invalid arguments for tool `read_file`"),
+            "{answers:?}"
+        );
+        assert!(answers.iter().all(|(_, _, error)| *error), "{answers:?}");
     }
 }
