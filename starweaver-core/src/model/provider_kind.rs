@@ -132,9 +132,7 @@ pub fn check_base_url(url: &str) -> Result<(), String> {
         return Err("it holds spaces or control characters".to_string());
     }
     if url.contains(['?', '#']) {
-        return Err(
-            "it holds a query or fragment; give the URL up to the API's version path".to_string(),
-        );
+        return Err("it holds a query or fragment; give the URL up to the API's version path".to_string());
     }
     Ok(())
 }
@@ -164,22 +162,10 @@ mod tests {
 
     #[test]
     fn base_urls_need_a_scheme_and_a_host() {
-        for url in [
-            "http://127.0.0.1:8080/v1",
-            "https://api.example.com/v1/",
-            "http://[::1]:9/v1",
-            "http://localhost",
-        ] {
+        for url in ["http://127.0.0.1:8080/v1", "https://api.example.com/v1/", "http://[::1]:9/v1", "http://localhost"] {
             assert_eq!(check_base_url(url), Ok(()), "{url}");
         }
-        for url in [
-            "127.0.0.1:8080",
-            "ftp://x",
-            "http://",
-            "http:///v1",
-            "http://a b",
-            "http://h/v1?x=1",
-        ] {
+        for url in ["127.0.0.1:8080", "ftp://x", "http://", "http:///v1", "http://a b", "http://h/v1?x=1"] {
             assert!(check_base_url(url).is_err(), "{url}");
         }
     }

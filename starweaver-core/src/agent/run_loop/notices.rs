@@ -49,16 +49,11 @@ impl ReportedNotices {
             .filter(|notice| notice.kind == RequestNoticeKind::ToolLeftOut)
             .collect();
         match (policy, left_out.first()) {
-            (ToolAvailabilityPolicy::FailRun, Some(first)) => {
-                Err(AgentError::ToolsRefusedByModel {
-                    model: model.name().to_string(),
-                    tools: left_out
-                        .iter()
-                        .map(|notice| notice.subject.clone())
-                        .collect(),
-                    reason: first.reason.clone(),
-                })
-            }
+            (ToolAvailabilityPolicy::FailRun, Some(first)) => Err(AgentError::ToolsRefusedByModel {
+                model: model.name().to_string(),
+                tools: left_out.iter().map(|notice| notice.subject.clone()).collect(),
+                reason: first.reason.clone(),
+            }),
             _ => Ok(()),
         }
     }
