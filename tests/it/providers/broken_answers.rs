@@ -26,6 +26,16 @@ async fn failure(provider: Provider, script: Vec<Reply>, streamed: bool) -> Stri
     message
 }
 
+/// The message says the answer is incomplete, and that sending it again
+/// is up to the user (it was not retried: it may have been billed).
+fn assert_incomplete(provider: Provider, message: &str) {
+    assert!(message.contains("incomplete"), "{provider:?}: {message}");
+    assert!(
+        message.contains("retry the request"),
+        "{provider:?}: {message}"
+    );
+}
+
 /// The events of stream fixture `name`.
 fn events(provider: Provider, name: &str) -> Vec<String> {
     sse_events(&fixture(provider.dir(), &format!("{name}.sse")))
@@ -37,11 +47,21 @@ async fn a_body_that_is_not_json_is_an_error_naming_the_protocol() {
         let body = fixture(provider.dir(), "malformed.json");
         let reply = Reply::text(200, body).with_header("content-type", "application/json");
         let message = failure(provider, vec![reply], false).await;
-        let expected = match provider {
-            Provider::OpenAi => "the answer is not a chat completion",
-            Provider::Anthropic => "the answer is not a message",
+        let (expected, hint) = match provider {
+            Provider::OpenAi => (
+                "the answer is not a chat completion",
+                "points at a Chat Completions API",
+            ),
+            Provider::Anthropic => ("the answer is not a message", "points at a Messages API"),
         };
+        // What broke, and what to check: a base URL that reaches some
+        // other server answers with something else.
         assert!(message.contains(expected), "{provider:?}: {message}");
+        assert!(message.contains(hint), "{provider:?}: {message}");
+        assert!(
+            message.contains("model.base_url"),
+            "{provider:?}: {message}"
+        );
     }
 }
 
@@ -51,14 +71,14 @@ async fn a_stream_cut_off_is_an_incomplete_answer() {
         // The fixture stops part-way through the text, the body ends
         // cleanly.
         let message = failure(provider, vec![provider.sse("truncated")], true).await;
-        assert!(message.contains("incomplete"), "{provider:?}: {message}");
+        assert_incomplete(provider, &message);
 
         // The body ends inside an event's data line.
         let text = fixture(provider.dir(), "final.sse");
         let cut = text.find("nothing else").unwrap();
         let reply = Reply::sse(vec![text[..cut].to_string()]);
         let message = failure(provider, vec![reply], true).await;
-        assert!(message.contains("incomplete"), "{provider:?}: {message}");
+        assert_incomplete(provider, &message);
     }
 }
 
@@ -76,7 +96,7 @@ async fn a_stream_that_ends_without_a_finish_reason_is_incomplete() {
             .collect();
         assert_eq!(kept.len(), events(provider, "final").len() - 1);
         let message = failure(provider, vec![Reply::sse(kept)], true).await;
-        assert!(message.contains("incomplete"), "{provider:?}: {message}");
+        assert_incomplete(provider, &message);
     }
 }
 
@@ -102,8 +122,9 @@ async fn a_connection_dropped_mid_stream_is_not_retried() {
         };
         let message = failure(provider, vec![reply, provider.sse("final")], true).await;
         assert!(
-            message.contains("connection") || message.contains("stream"),
+            message.contains("the connection failed"),
             "{provider:?}: {message}"
         );
+        assert!(message.contains("not retried"), "{provider:?}: {message}");
     }
 }

@@ -84,7 +84,11 @@ pub(super) fn block_part(block: &Value) -> Option<ResponsePart> {
 /// Parses a whole answer.
 pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
     let message: Message = serde_json::from_slice(body)
-        .map_err(|error| format!("the answer is not a message: {error}"))?;
+        .map_err(|error| {
+            format!(
+                "the answer is not a message: {error}; check that `model.base_url` points at a Messages API (the URL before `/messages`)"
+            )
+        })?;
     if message.content.len() > MAX_BLOCKS {
         return Err(format!(
             "the answer holds more than {MAX_BLOCKS} content blocks"

@@ -249,7 +249,10 @@ pub(crate) fn transport_error(
             chain(error)
         )
     } else {
-        format!("the connection failed: {}", chain(error))
+        format!(
+            "the connection failed: {} (not retried: the provider may have billed the request); retry the request",
+            chain(error)
+        )
     };
     request_error(model, message)
 }

@@ -101,7 +101,11 @@ pub(super) fn assemble(
 /// Parses a whole answer.
 pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
     let completion: Completion = serde_json::from_slice(body)
-        .map_err(|error| format!("the answer is not a chat completion: {error}"))?;
+        .map_err(|error| {
+            format!(
+                "the answer is not a chat completion: {error}; check that `model.base_url` points at a Chat Completions API (the URL before `/chat/completions`)"
+            )
+        })?;
     let Some(choice) = completion.choices.into_iter().next() else {
         return Err("the answer holds no choices".to_string());
     };
