@@ -190,6 +190,13 @@ impl Setup {
         self
     }
 
+    /// Another base URL (still held to loopback hosts).
+    #[must_use]
+    pub fn base_url(mut self, url: &str) -> Setup {
+        self.base_url = Some(url.to_string());
+        self
+    }
+
     /// No base URL: the provider's own endpoint, which the loopback host
     /// policy must refuse.
     #[must_use]

@@ -169,3 +169,32 @@ async fn an_error_page_that_is_not_json_is_shown_as_text() {
         assert!(message.contains("gave up after 1 attempt;"), "{message}");
     }
 }
+
+#[tokio::test]
+async fn a_refused_connection_is_retried_then_names_the_base_url() {
+    // A port nothing listens on: the connection is refused, which cannot
+    // have been billed, so it is tried again, then reported.
+    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = LoopbackServer::start(Vec::new());
+    for provider in Provider::ALL {
+        let model = Setup::new(provider, &server)
+            .base_url(&format!("http://127.0.0.1:{port}/v1"))
+            .retry(quick_retries(2))
+            .build();
+        let mut workspace = workspace(model, ModelSettings::default());
+        let message = model_failure(patiently(workspace.session.run(PROMPT)).await);
+        assert!(
+            message.contains("cannot connect"),
+            "{provider:?}: {message}"
+        );
+        assert!(
+            message.contains("model.base_url"),
+            "{provider:?}: {message}"
+        );
+    }
+    assert!(server.requests().is_empty());
+}
