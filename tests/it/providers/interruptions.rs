@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use serde_json::json;
 use starweaver::model::http::RetryPolicy;
-use starweaver::{AgentError, AgentRunOptions, AgentStreamRecord, ModelSettings};
+use starweaver::{AgentError, AgentRunOptions, AgentStreamEvent, AgentStreamRecord, ModelSettings};
 use tokio_util::sync::CancellationToken;
 
 use super::{model_failure, patiently, quick_retries, workspace, Provider, Setup, PROMPT};
-use crate::common::loopback::{LoopbackServer, Reply};
+use crate::common::loopback::{fixture, LoopbackServer, Reply, Split};
 
 /// Waits (at most 30 s) until the server saw `count` clients hang up on
 /// a `Hang` reply, and returns how many it saw.
@@ -139,6 +139,42 @@ async fn cancelling_a_run_ends_the_wait_before_a_retry() {
         let (result, ()) = patiently(async {
             tokio::join!(workspace.session.run_with_options(PROMPT, options), cancel)
         })
+        .await;
+        assert!(
+            matches!(result, Err(AgentError::Cancelled)),
+            "{provider:?}: {result:?}"
+        );
+        assert_eq!(server.requests().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn cancelling_a_run_mid_stream_lets_go_of_the_stream() {
+    // The stream up to its first text arrives, then the server pauses far
+    // longer than the test's patience: cancelling at the first text must
+    // end the run at once.
+    for provider in Provider::ALL {
+        let text = fixture(provider.dir(), "final.sse");
+        let first_text = text.find("The folder").unwrap();
+        let cut = first_text + text[first_text..].find("\n\n").unwrap() + 2;
+        let server = LoopbackServer::start(vec![provider
+            .sse("final")
+            .with_split(Split::At(vec![cut]))
+            .with_pause(Duration::from_secs(60))]);
+        let model = Setup::new(provider, &server).build();
+        let mut workspace = workspace(model, ModelSettings::default());
+        let token = CancellationToken::new();
+        let options = AgentRunOptions::new().cancellation(token.clone());
+        let mut sink = |record: &AgentStreamRecord| {
+            if matches!(record.event, AgentStreamEvent::TextDelta { .. }) {
+                token.cancel();
+            }
+        };
+        let result = patiently(
+            workspace
+                .session
+                .run_with_events(PROMPT, options, &mut sink),
+        )
         .await;
         assert!(
             matches!(result, Err(AgentError::Cancelled)),

@@ -3,7 +3,7 @@
 //! naming each setting and why, once per run however many requests the
 //! run makes.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use starweaver::model::MODEL_REQUEST_ADJUSTED_EVENT_KIND;
 use starweaver::ModelSettings;
 
@@ -118,4 +118,21 @@ async fn a_setting_the_model_takes_is_sent_and_not_reported() {
     let (bodies, events) = adjusted_run(Provider::OpenAi, "gpt-4.1-mini", warm).await;
     assert!(events.is_empty(), "{events:?}");
     assert!(bodies.iter().all(|body| body["temperature"] == 0.3));
+}
+
+#[tokio::test]
+async fn a_setting_the_protocol_lacks_is_left_out_and_named() {
+    // `top_k` is a Messages setting, not a Chat Completions one.
+    let mut settings = ModelSettings::default();
+    settings.extra.insert("top_k".into(), json!(5));
+    let (bodies, events) = adjusted_run(Provider::OpenAi, "gpt-4.1-mini", settings.clone()).await;
+    assert!(bodies.iter().all(|body| body.get("top_k").is_none()));
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(notices(&events[0]), [left_out("top_k")]);
+    let reason = events[0]["notices"][0]["reason"].as_str().unwrap();
+    assert!(reason.contains("starweaver check"), "{reason}");
+
+    let (bodies, events) = adjusted_run(Provider::Anthropic, "claude-sonnet-4-5", settings).await;
+    assert!(events.is_empty(), "{events:?}");
+    assert!(bodies.iter().all(|body| body["top_k"] == 5));
 }

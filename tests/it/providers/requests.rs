@@ -376,3 +376,30 @@ async fn refused_calls_still_get_their_results_in_order_marked_as_errors() {
         assert!(answers.iter().all(|(_, _, error)| *error), "{answers:?}");
     }
 }
+
+#[tokio::test]
+async fn one_call_at_a_time_is_asked_for_in_each_protocols_words() {
+    for provider in Provider::ALL {
+        let server = LoopbackServer::start(vec![provider.json("final")]);
+        let mut settings = ModelSettings::default();
+        settings
+            .extra
+            .insert("parallel_tool_calls".into(), json!(false));
+        let mut workspace = workspace(Setup::new(provider, &server).build(), settings);
+        patiently(workspace.session.run(PROMPT)).await.unwrap();
+        let body = server.requests()[0].json_body().clone();
+        match provider {
+            Provider::OpenAi => {
+                assert_eq!(body["parallel_tool_calls"], false, "{body}");
+                assert!(body.get("tool_choice").is_none());
+            }
+            Provider::Anthropic => {
+                assert_eq!(
+                    body["tool_choice"],
+                    json!({"type": "auto", "disable_parallel_tool_use": true})
+                );
+                assert!(body.get("parallel_tool_calls").is_none(), "{body}");
+            }
+        }
+    }
+}
