@@ -12,6 +12,7 @@
 //! no test can reach a real provider or need a real key.
 
 mod broken_answers;
+mod compatible;
 mod guards;
 mod interruptions;
 mod notices;
