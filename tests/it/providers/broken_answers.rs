@@ -4,6 +4,7 @@
 //! model error saying what broke, never a partial answer, and none is
 //! sent again (the provider may have billed it).
 
+use serde_json::json;
 use starweaver::ModelSettings;
 
 use super::{model_failure, patiently, workspace, Provider, Setup, PROMPT};
@@ -126,5 +127,24 @@ async fn a_connection_dropped_mid_stream_is_not_retried() {
             "{provider:?}: {message}"
         );
         assert!(message.contains("not retried"), "{provider:?}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn an_error_body_sent_with_status_200_fails_with_the_providers_message() {
+    // Some gateways answer 200 and put the error in the body.
+    for provider in Provider::ALL {
+        let body = match provider {
+            Provider::OpenAi => {
+                json!({"error": {"message": "upstream model unavailable", "code": 502}})
+            }
+            Provider::Anthropic => json!({"type": "error",
+                "error": {"type": "api_error", "message": "upstream model unavailable"}}),
+        };
+        let message = failure(provider, vec![Reply::json(200, body)], false).await;
+        assert!(
+            message.contains("upstream model unavailable"),
+            "{provider:?}: {message}"
+        );
     }
 }

@@ -286,6 +286,17 @@ async fn error_message(mut response: reqwest::Response) -> String {
     provider_message(&body)
 }
 
+/// The words of an error object (`{"message": ...}`, or a bare string), else its JSON,
+/// bounded like every provider message.
+pub(crate) fn error_text(error: &serde_json::Value) -> String {
+    let text = error
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .or_else(|| error.as_str())
+        .map_or_else(|| error.to_string(), str::to_string);
+    clean(text.trim())
+}
+
 /// The message inside an error body.
 fn provider_message(body: &[u8]) -> String {
     let parsed: Option<serde_json::Value> = serde_json::from_slice(body).ok();

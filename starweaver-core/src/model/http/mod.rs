@@ -13,7 +13,9 @@ mod stream;
 mod tools;
 
 pub(crate) use api_key::ApiKey;
-pub(crate) use client::{read_body, request_error, scrub, scrubbed, HttpClient, JsonPost};
+pub(crate) use client::{
+    error_text, read_body, request_error, scrub, scrubbed, HttpClient, JsonPost,
+};
 pub(crate) use endpoint::{Answer, Endpoint};
 pub use hosts::{HostPolicy, MODEL_HOSTS_VARIABLE};
 pub use options::HttpOptions;

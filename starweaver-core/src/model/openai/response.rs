@@ -15,6 +15,9 @@ struct Completion {
     choices: Vec<Choice>,
     #[serde(default)]
     usage: Option<WireUsage>,
+    /// An error some gateways put in a 200 answer.
+    #[serde(default)]
+    error: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -106,6 +109,12 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
                 "the answer is not a chat completion: {error}; check that `model.base_url` points at a Chat Completions API (the URL before `/chat/completions`)"
             )
         })?;
+    if let Some(error) = completion.error.filter(|error| !error.is_null()) {
+        return Err(format!(
+            "the provider reported an error: {}",
+            crate::model::http::error_text(&error)
+        ));
+    }
     let Some(choice) = completion.choices.into_iter().next() else {
         return Err("the answer holds no choices".to_string());
     };
