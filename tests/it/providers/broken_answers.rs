@@ -7,7 +7,7 @@
 use serde_json::json;
 use starweaver::ModelSettings;
 
-use super::{model_failure, patiently, workspace, Provider, Setup, PROMPT};
+use super::{model_failure, patiently, project, Provider, Setup, PROMPT};
 use crate::common::loopback::{fixture, sse_events, LoopbackServer, Reply};
 
 /// Runs the prompt on a model with two retries against `script`,
@@ -16,7 +16,7 @@ use crate::common::loopback::{fixture, sse_events, LoopbackServer, Reply};
 async fn failure(provider: Provider, script: Vec<Reply>, streamed: bool) -> String {
     let server = LoopbackServer::start(script);
     let model = Setup::new(provider, &server).streaming(streamed).build();
-    let mut workspace = workspace(model, ModelSettings::default());
+    let mut workspace = project(model, ModelSettings::default());
     let message = if streamed {
         model_failure(patiently(workspace.session.run_stream(PROMPT)).await)
     } else {

@@ -6,7 +6,9 @@
 use serde_json::{json, Value};
 use starweaver::{ModelSettings, ToolReturnKind};
 
-use super::{patiently, returns, workspace, Provider, Setup, FINAL_TEXT, NOTES, PROMPT};
+use super::{
+    model_failure, patiently, project, returns, Provider, Setup, FINAL_TEXT, NOTES, PROMPT,
+};
 use crate::common::loopback::{LoopbackServer, Reply};
 
 /// One `data:` event of a chunk whose delta is `delta`.
@@ -59,7 +61,7 @@ async fn calls_numbered_alike_or_not_at_all_stay_apart() {
     for index in [Some(0), None] {
         let server = LoopbackServer::start(vec![round(index), Provider::OpenAi.sse("final")]);
         let model = Setup::new(Provider::OpenAi, &server).build();
-        let mut workspace = workspace(model, ModelSettings::default());
+        let mut workspace = project(model, ModelSettings::default());
         let stream = patiently(workspace.session.run_stream(PROMPT))
             .await
             .unwrap();
@@ -86,6 +88,36 @@ async fn calls_numbered_alike_or_not_at_all_stay_apart() {
         assert_eq!(
             calls[1]["function"]["arguments"],
             "{\"path\":\"notes.txt\"}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_whole_answer_to_a_streamed_request_is_taken_whole() {
+    // A server that ignores the request for a stream answers with one
+    // JSON body; so does a gateway reporting an error with status 200.
+    for provider in Provider::ALL {
+        let server = LoopbackServer::start(provider.conversation(false));
+        let model = Setup::new(provider, &server).streaming(true).build();
+        let mut workspace = project(model, ModelSettings::default());
+        let stream = patiently(workspace.session.run_stream(PROMPT))
+            .await
+            .unwrap_or_else(|error| panic!("{provider:?}: {error}"));
+        assert_eq!(stream.result().output, FINAL_TEXT, "{provider:?}");
+        assert_eq!(returns(&stream.result().messages).len(), 2);
+        assert!(server
+            .requests()
+            .iter()
+            .all(|request| request.json_body()["stream"] == true));
+
+        let error = json!({"type": "error", "error": {"message": "upstream model unavailable"}});
+        let server = LoopbackServer::start(vec![Reply::json(200, error)]);
+        let model = Setup::new(provider, &server).streaming(true).build();
+        let mut workspace = project(model, ModelSettings::default());
+        let message = model_failure(patiently(workspace.session.run_stream(PROMPT)).await);
+        assert!(
+            message.contains("upstream model unavailable"),
+            "{provider:?}: {message}"
         );
     }
 }

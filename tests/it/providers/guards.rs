@@ -5,7 +5,7 @@
 use starweaver::model::ModelError;
 use starweaver::{AgentError, ModelSettings};
 
-use super::{patiently, workspace, Provider, Setup, PROMPT};
+use super::{patiently, project, Provider, Setup, PROMPT};
 use crate::common::loopback::LoopbackServer;
 
 /// A variable no test sets.
@@ -21,7 +21,7 @@ async fn a_missing_key_variable_fails_before_any_request_naming_it() {
                 .streaming(streamed)
                 .key_from(UNSET)
                 .build();
-            let mut workspace = workspace(model, ModelSettings::default());
+            let mut workspace = project(model, ModelSettings::default());
             let result = if streamed {
                 patiently(workspace.session.run_stream(PROMPT))
                     .await
@@ -58,7 +58,7 @@ async fn the_host_policy_refuses_the_providers_own_endpoint_under_loopback() {
                 .streaming(streamed)
                 .without_base_url()
                 .build();
-            let mut workspace = workspace(model, ModelSettings::default());
+            let mut workspace = project(model, ModelSettings::default());
             let result = if streamed {
                 patiently(workspace.session.run_stream(PROMPT))
                     .await

@@ -10,7 +10,7 @@ use starweaver::model::http::RetryPolicy;
 use starweaver::{AgentError, AgentRunOptions, AgentStreamEvent, AgentStreamRecord, ModelSettings};
 use tokio_util::sync::CancellationToken;
 
-use super::{model_failure, patiently, quick_retries, workspace, Provider, Setup, PROMPT};
+use super::{model_failure, patiently, project, quick_retries, Provider, Setup, PROMPT};
 use crate::common::loopback::{fixture, LoopbackServer, Reply, Split};
 
 /// Waits (at most 30 s) until the server saw `count` clients hang up on
@@ -34,7 +34,7 @@ async fn a_request_left_unanswered_times_out_and_is_not_retried() {
                 .streaming(streamed)
                 .timeout(Duration::from_millis(500))
                 .build();
-            let mut workspace = workspace(model, ModelSettings::default());
+            let mut workspace = project(model, ModelSettings::default());
             let message = if streamed {
                 model_failure(patiently(workspace.session.run_stream(PROMPT)).await)
             } else {
@@ -61,7 +61,7 @@ async fn a_stream_that_stalls_mid_answer_times_out() {
         let model = Setup::new(provider, &server)
             .timeout(Duration::from_millis(500))
             .build();
-        let mut workspace = workspace(model, ModelSettings::default());
+        let mut workspace = project(model, ModelSettings::default());
         let message = model_failure(patiently(workspace.session.run_stream(PROMPT)).await);
         assert!(
             message.contains("no complete answer within 0.5 s"),
@@ -77,7 +77,7 @@ async fn cancelling_a_run_aborts_the_request_in_flight() {
         for streamed in [false, true] {
             let server = LoopbackServer::start(vec![Reply::Hang]);
             let model = Setup::new(provider, &server).streaming(streamed).build();
-            let mut workspace = workspace(model, ModelSettings::default());
+            let mut workspace = project(model, ModelSettings::default());
             let token = CancellationToken::new();
             let options = AgentRunOptions::new().cancellation(token.clone());
             let mut records: Vec<AgentStreamRecord> = Vec::new();
@@ -129,7 +129,7 @@ async fn cancelling_a_run_ends_the_wait_before_a_retry() {
                 ..quick_retries(2)
             })
             .build();
-        let mut workspace = workspace(model, ModelSettings::default());
+        let mut workspace = project(model, ModelSettings::default());
         let token = CancellationToken::new();
         let options = AgentRunOptions::new().cancellation(token.clone());
         let cancel = async {
@@ -162,7 +162,7 @@ async fn cancelling_a_run_mid_stream_lets_go_of_the_stream() {
             .with_split(Split::At(vec![cut]))
             .with_pause(Duration::from_secs(60))]);
         let model = Setup::new(provider, &server).build();
-        let mut workspace = workspace(model, ModelSettings::default());
+        let mut workspace = project(model, ModelSettings::default());
         let token = CancellationToken::new();
         let options = AgentRunOptions::new().cancellation(token.clone());
         let mut sink = |record: &AgentStreamRecord| {

@@ -285,7 +285,7 @@ pub fn agent(model: DynModel, settings: ModelSettings) -> Agent {
 }
 
 /// A session of [`agent`] on a local folder holding `notes.txt`.
-pub fn workspace(model: DynModel, settings: ModelSettings) -> Workspace {
+pub fn project(model: DynModel, settings: ModelSettings) -> Workspace {
     let folder = tempfile::tempdir().unwrap();
     std::fs::write(folder.path().join("notes.txt"), NOTES).unwrap();
     let provider = local(folder.path());

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use starweaver::model::MODEL_REQUEST_ADJUSTED_EVENT_KIND;
 use starweaver::ModelSettings;
 
-use super::{custom_events, patiently, workspace, Provider, Setup, FINAL_TEXT, PROMPT};
+use super::{custom_events, patiently, project, Provider, Setup, FINAL_TEXT, PROMPT};
 use crate::common::loopback::LoopbackServer;
 
 /// Runs the two-step conversation streamed on `model` of `provider` with
@@ -19,7 +19,7 @@ async fn adjusted_run(
 ) -> (Vec<Value>, Vec<Value>) {
     let server = LoopbackServer::start(provider.conversation(true));
     let built = Setup::new(provider, &server).model(model).build();
-    let mut workspace = workspace(built, settings);
+    let mut workspace = project(built, settings);
     let stream = patiently(workspace.session.run_stream(PROMPT))
         .await
         .unwrap();

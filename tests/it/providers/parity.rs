@@ -6,14 +6,14 @@
 
 use starweaver::{AgentRunResult, ModelSettings};
 
-use super::{patiently, workspace, Provider, Setup, FINAL_TEXT, PROMPT};
+use super::{patiently, project, Provider, Setup, FINAL_TEXT, PROMPT};
 use crate::common::loopback::{awkward_cuts, fixture, utf8_cut, LoopbackServer, Reply, Split};
 
 /// The scripted run over `script`; streamed when the script is.
 async fn run(provider: Provider, script: Vec<Reply>, streamed: bool) -> AgentRunResult {
     let server = LoopbackServer::start(script);
     let model = Setup::new(provider, &server).streaming(streamed).build();
-    let mut workspace = workspace(model, ModelSettings::default());
+    let mut workspace = project(model, ModelSettings::default());
     let result = if streamed {
         patiently(workspace.session.run_stream(PROMPT))
             .await

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use starweaver::model::{adapt_schema, SchemaDialect};
 use starweaver::{filesystem_tools, ModelSettings, ToolDefinition, ToolRegistry};
 
-use super::{patiently, workspace, Provider, Setup, INSTRUCTIONS, KEY, PROMPT};
+use super::{patiently, project, Provider, Setup, INSTRUCTIONS, KEY, PROMPT};
 use crate::common::loopback::{fixture_json, LoopbackServer, Recorded, Reply};
 
 /// The instruction the filesystem bundle adds after the agent's own.
@@ -207,7 +207,7 @@ fn assert_head(provider: Provider, request: &Recorded) {
 async fn check_requests(provider: Provider, streamed: bool) {
     let server = LoopbackServer::start(provider.conversation(streamed));
     let model = Setup::new(provider, &server).streaming(streamed).build();
-    let mut workspace = workspace(model, provider.settings());
+    let mut workspace = project(model, provider.settings());
     if streamed {
         patiently(workspace.session.run_stream(PROMPT))
             .await
@@ -266,7 +266,7 @@ async fn tools_keep_the_order_and_text_their_definitions_give() {
     );
     for provider in Provider::ALL {
         let server = LoopbackServer::start(vec![provider.json("final")]);
-        let mut workspace = workspace(
+        let mut workspace = project(
             Setup::new(provider, &server).build(),
             ModelSettings::default(),
         );
@@ -321,7 +321,7 @@ async fn refused_calls_still_get_their_results_in_order_marked_as_errors() {
             }
         }
         let server = LoopbackServer::start(vec![Reply::json(200, round), provider.json("final")]);
-        let mut workspace = workspace(
+        let mut workspace = project(
             Setup::new(provider, &server).build(),
             ModelSettings::default(),
         );
@@ -385,7 +385,7 @@ async fn one_call_at_a_time_is_asked_for_in_each_protocols_words() {
         settings
             .extra
             .insert("parallel_tool_calls".into(), json!(false));
-        let mut workspace = workspace(Setup::new(provider, &server).build(), settings);
+        let mut workspace = project(Setup::new(provider, &server).build(), settings);
         patiently(workspace.session.run(PROMPT)).await.unwrap();
         let body = server.requests()[0].json_body().clone();
         match provider {

@@ -9,7 +9,7 @@ use starweaver::model::http::RetryPolicy;
 use starweaver::ModelSettings;
 
 use super::{
-    model_failure, patiently, quick_retries, workspace, Provider, Setup, FINAL_TEXT, PROMPT,
+    model_failure, patiently, project, quick_retries, Provider, Setup, FINAL_TEXT, PROMPT,
 };
 use crate::common::loopback::{fixture_json, LoopbackServer, Reply};
 
@@ -40,7 +40,7 @@ async fn a_rate_limit_with_retry_after_zero_is_retried_and_the_run_succeeds() {
                 final_answer,
             ]);
             let model = Setup::new(provider, &server).streaming(streamed).build();
-            let mut workspace = workspace(model, ModelSettings::default());
+            let mut workspace = project(model, ModelSettings::default());
             let output = if streamed {
                 patiently(workspace.session.run_stream(PROMPT))
                     .await
@@ -74,7 +74,7 @@ async fn try_later_statuses_give_up_after_max_retries() {
         let model = Setup::new(provider, &server)
             .retry(quick_retries(retries))
             .build();
-        let mut workspace = workspace(model, ModelSettings::default());
+        let mut workspace = project(model, ModelSettings::default());
         let message = model_failure(patiently(workspace.session.run(PROMPT)).await);
         assert_eq!(
             server.requests().len(),
@@ -107,7 +107,7 @@ async fn a_retry_after_beyond_the_retry_budget_fails_at_once() {
                 ..quick_retries(3)
             })
             .build();
-        let mut workspace = workspace(model, ModelSettings::default());
+        let mut workspace = project(model, ModelSettings::default());
         let message = model_failure(patiently(workspace.session.run(PROMPT)).await);
         assert_eq!(server.requests().len(), 1, "{provider:?}");
         for part in [
@@ -134,7 +134,7 @@ async fn a_bad_request_shows_the_providers_message_and_is_not_retried() {
                 .streaming(streamed)
                 .retry(quick_retries(3))
                 .build();
-            let mut workspace = workspace(model, ModelSettings::default());
+            let mut workspace = project(model, ModelSettings::default());
             let message = if streamed {
                 model_failure(patiently(workspace.session.run_stream(PROMPT)).await)
             } else {
@@ -162,7 +162,7 @@ async fn an_error_page_that_is_not_json_is_shown_as_text() {
         let model = Setup::new(provider, &server)
             .retry(RetryPolicy::none())
             .build();
-        let mut workspace = workspace(model, ModelSettings::default());
+        let mut workspace = project(model, ModelSettings::default());
         let message = model_failure(patiently(workspace.session.run(PROMPT)).await);
         assert!(message.contains("HTTP 502"), "{message}");
         assert!(message.contains("502 Bad Gateway"), "{message}");
@@ -185,7 +185,7 @@ async fn a_refused_connection_is_retried_then_names_the_base_url() {
             .base_url(&format!("http://127.0.0.1:{port}/v1"))
             .retry(quick_retries(2))
             .build();
-        let mut workspace = workspace(model, ModelSettings::default());
+        let mut workspace = project(model, ModelSettings::default());
         let message = model_failure(patiently(workspace.session.run(PROMPT)).await);
         assert!(
             message.contains("cannot connect"),

@@ -4,7 +4,7 @@
 
 use starweaver::{AgentRunResult, AgentStreamEvent, ModelSettings, ToolReturnKind, Usage};
 
-use super::{patiently, returns, workspace, Provider, Setup, FINAL_TEXT, NOTES, PROMPT};
+use super::{patiently, project, returns, Provider, Setup, FINAL_TEXT, NOTES, PROMPT};
 use crate::common::loopback::LoopbackServer;
 
 /// The usage the two fixture answers add up to: Anthropic counts cache
@@ -42,7 +42,7 @@ async fn streamed_runs_call_the_tools_and_finish_with_the_answer() {
     for provider in Provider::ALL {
         let server = LoopbackServer::start(provider.conversation(true));
         let model = Setup::new(provider, &server).streaming(true).build();
-        let mut workspace = workspace(model, ModelSettings::default());
+        let mut workspace = project(model, ModelSettings::default());
         let stream = patiently(workspace.session.run_stream(PROMPT))
             .await
             .unwrap();
@@ -77,7 +77,7 @@ async fn whole_runs_call_the_tools_and_finish_with_the_answer() {
     for provider in Provider::ALL {
         // A quiet run asks for whole answers.
         let server = LoopbackServer::start(provider.conversation(false));
-        let mut first = workspace(
+        let mut first = project(
             Setup::new(provider, &server).build(),
             ModelSettings::default(),
         );
@@ -92,7 +92,7 @@ async fn whole_runs_call_the_tools_and_finish_with_the_answer() {
         // answers too, and still reports the run's events.
         let server = LoopbackServer::start(provider.conversation(false));
         let model = Setup::new(provider, &server).streaming(false).build();
-        let mut second = workspace(model, ModelSettings::default());
+        let mut second = project(model, ModelSettings::default());
         let stream = patiently(second.session.run_stream(PROMPT)).await.unwrap();
         assert_completed(provider, stream.result());
         assert_eq!(stream.result().messages, result.messages, "{provider:?}");
@@ -113,7 +113,7 @@ async fn a_session_carries_the_history_into_its_next_run() {
         let mut script = provider.conversation(true);
         script.push(provider.sse("final"));
         let server = LoopbackServer::start(script);
-        let mut workspace = workspace(
+        let mut workspace = project(
             Setup::new(provider, &server).build(),
             ModelSettings::default(),
         );

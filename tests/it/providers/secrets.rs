@@ -6,7 +6,7 @@
 use serde_json::json;
 use starweaver::{AgentRunOptions, AgentStreamRecord, ModelSettings};
 
-use super::{patiently, workspace, Provider, Setup, KEY, PROMPT};
+use super::{patiently, project, Provider, Setup, KEY, PROMPT};
 use crate::common::loopback::{LoopbackServer, Reply};
 
 #[test]
@@ -23,7 +23,7 @@ fn a_models_debug_text_never_shows_the_key() {
 async fn a_run_never_shows_the_key_in_its_events_or_history() {
     for provider in Provider::ALL {
         let server = LoopbackServer::start(provider.conversation(true));
-        let mut workspace = workspace(
+        let mut workspace = project(
             Setup::new(provider, &server).build(),
             ModelSettings::default(),
         );
@@ -101,7 +101,7 @@ async fn errors_never_show_the_key_even_when_the_server_echoes_it() {
         for (case, reply, streamed) in echoes(provider) {
             let server = LoopbackServer::start(vec![reply]);
             let model = Setup::new(provider, &server).streaming(streamed).build();
-            let mut workspace = workspace(model, ModelSettings::default());
+            let mut workspace = project(model, ModelSettings::default());
             let mut records: Vec<AgentStreamRecord> = Vec::new();
             let mut sink = |record: &AgentStreamRecord| records.push(record.clone());
             let result = if streamed {

@@ -155,7 +155,7 @@ impl Model for AnthropicModel {
                 ));
             }
             let answer = self.send(messages, parameters, true).await?;
-            Ok(endpoint.streamed(answer, stream::Assembler::default()))
+            Ok(endpoint.streamed(answer, stream::Assembler::default(), response::parse))
         })
     }
 }

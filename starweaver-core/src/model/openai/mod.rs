@@ -164,7 +164,7 @@ impl Model for OpenAiModel {
                 ));
             }
             let answer = self.send(messages, parameters, true).await?;
-            Ok(endpoint.streamed(answer, stream::Assembler::default()))
+            Ok(endpoint.streamed(answer, stream::Assembler::default(), response::parse))
         })
     }
 }
