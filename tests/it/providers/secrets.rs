@@ -6,7 +6,7 @@
 use serde_json::json;
 use starweaver::{AgentRunOptions, AgentStreamRecord, ModelSettings};
 
-use super::{patiently, project, Provider, Setup, KEY, PROMPT};
+use super::{model_failure, patiently, project, Provider, Setup, KEY, PROMPT};
 use crate::common::loopback::{LoopbackServer, Reply};
 
 #[test]
@@ -135,4 +135,42 @@ async fn errors_never_show_the_key_even_when_the_server_echoes_it() {
         "the key is in errors:\n{}",
         leaks.join("\n")
     );
+}
+
+#[tokio::test]
+async fn a_redirect_is_not_followed_so_the_key_stays_with_the_base_url() {
+    // Regression: redirects were followed, taking `x-api-key` (which,
+    // unlike `authorization`, a client does not drop) to another host,
+    // past the host policy.
+    for provider in Provider::ALL {
+        let elsewhere = LoopbackServer::start(vec![provider.json("final")]);
+        let target = format!(
+            "http://localhost:{}{}",
+            elsewhere.address().port(),
+            provider.path()
+        );
+        let server = LoopbackServer::start(vec![
+            Reply::text(307, "moved").with_header("location", &target)
+        ]);
+        let mut workspace = project(
+            Setup::new(provider, &server).build(),
+            ModelSettings::default(),
+        );
+        let result = patiently(workspace.session.run(PROMPT)).await;
+        let leaked: Vec<_> = elsewhere
+            .requests()
+            .iter()
+            .filter(|request| request.headers.iter().any(|(_, value)| value.contains(KEY)))
+            .map(|request| request.path.clone())
+            .collect();
+        assert!(
+            leaked.is_empty(),
+            "{provider:?}: the key went to {leaked:?}"
+        );
+        assert!(elsewhere.requests().is_empty(), "{provider:?}");
+        let message = model_failure(result);
+        assert!(message.contains("HTTP 307"), "{message}");
+        assert!(message.contains(&target), "{message}");
+        assert!(message.contains("model.base_url"), "{message}");
+    }
 }

@@ -60,6 +60,9 @@ impl HttpClient {
                 // keeps it (the call fails harmlessly).
                 let _ = rustls::crypto::ring::default_provider().install_default();
                 reqwest::Client::builder()
+                    // A redirect would take the key (in a header a client does not drop) to
+                    // another address, past the host policy: it is reported instead.
+                    .redirect(reqwest::redirect::Policy::none())
                     .connect_timeout(self.options.connect_timeout)
                     .timeout(self.options.timeout)
                     .user_agent(concat!("starweaver/", env!("CARGO_PKG_VERSION")))
@@ -131,6 +134,9 @@ impl HttpClient {
                 .await;
             let wait = match sent {
                 Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) if response.status().is_redirection() => {
+                    return Err(redirected(post.model, &response, post.key));
+                }
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let header = |name: &str| {
@@ -183,6 +189,28 @@ impl HttpClient {
             attempt += 1;
             tokio::time::sleep(wait).await;
         }
+    }
+}
+
+/// The error for a redirect, naming where it pointed.
+fn redirected(model: &str, response: &reqwest::Response, key: &str) -> ModelError {
+    let location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|value| value.to_str().ok())
+        .map_or_else(
+            || "another address".to_string(),
+            |to| format!("`{}`", clean(to)),
+        );
+    ModelError::Status {
+        model: model.to_string(),
+        status: response.status().as_u16(),
+        message: scrub(
+            &format!(
+                "the server redirected the request to {location}; redirects are not followed (the key would go along): set `model.base_url` to the address that answers"
+            ),
+            key,
+        ),
     }
 }
 
