@@ -4,12 +4,15 @@
 //! streamed and whole answers giving the same history (`parity`), error
 //! statuses and retries (`retries`), broken answers (`broken_answers`),
 //! timeouts and cancellation (`interruptions`), what fails before any
-//! request (`guards`), the key never shown (`secrets`) and settings a
-//! model refuses reported, not sent (`notices`).
+//! request (`guards`), the key never shown nor sent elsewhere
+//! (`secrets`), settings a model refuses reported, not sent (`notices`),
+//! and the ways OpenAI-compatible servers differ (`compatible`).
 //!
 //! Every model is built by [`Setup`], which always points it at the
 //! loopback server, allows loopback hosts only and gives it the test key:
-//! no test can reach a real provider or need a real key.
+//! no test can reach a real provider or need a real key. [`project`]
+//! gives the agent of the scripted conversation a real folder holding
+//! `notes.txt`.
 
 mod broken_answers;
 mod compatible;
@@ -268,7 +271,7 @@ enum Concrete {
 }
 
 /// A project folder holding `notes.txt` and the session that works in it.
-pub struct Workspace {
+pub struct Project {
     /// Kept so the folder lives as long as the session.
     _folder: TempDir,
     pub session: AgentSession,
@@ -285,12 +288,12 @@ pub fn agent(model: DynModel, settings: ModelSettings) -> Agent {
 }
 
 /// A session of [`agent`] on a local folder holding `notes.txt`.
-pub fn project(model: DynModel, settings: ModelSettings) -> Workspace {
+pub fn project(model: DynModel, settings: ModelSettings) -> Project {
     let folder = tempfile::tempdir().unwrap();
     std::fs::write(folder.path().join("notes.txt"), NOTES).unwrap();
     let provider = local(folder.path());
     let session = AgentSession::new(agent(model, settings)).with_environment(Arc::new(provider));
-    Workspace {
+    Project {
         _folder: folder,
         session,
     }
