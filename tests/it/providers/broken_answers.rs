@@ -148,3 +148,36 @@ async fn an_error_body_sent_with_status_200_fails_with_the_providers_message() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_connection_closed_before_any_answer_is_not_retried() {
+    // The request went out, so the provider may have run it.
+    for provider in Provider::ALL {
+        for streamed in [false, true] {
+            let script = vec![Reply::Raw { bytes: Vec::new() }, provider.sse("final")];
+            let message = failure(provider, script, streamed).await;
+            assert!(
+                message.contains("the connection failed"),
+                "{provider:?}: {message}"
+            );
+            assert!(message.contains("retry the request"), "{message}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_body_shorter_than_it_said_is_an_error() {
+    for provider in Provider::ALL {
+        let body = fixture(provider.dir(), "final.json");
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        let bytes = [head.as_bytes(), &body.as_bytes()[..body.len() / 2]].concat();
+        let message = failure(provider, vec![Reply::Raw { bytes }], false).await;
+        assert!(
+            message.contains("the connection failed"),
+            "{provider:?}: {message}"
+        );
+    }
+}
