@@ -11,7 +11,8 @@ use super::{custom_events, patiently, project, Provider, Setup, FINAL_TEXT, PROM
 use crate::common::loopback::LoopbackServer;
 
 /// Runs the two-step conversation streamed on `model` of `provider` with
-/// `settings`; returns the request bodies and the adjustment events.
+/// `settings`; returns the request bodies and the adjustment events that
+/// report settings (with only those notices).
 async fn adjusted_run(
     provider: Provider,
     model: &str,
@@ -30,7 +31,16 @@ async fn adjusted_run(
         .map(|request| request.json_body().clone())
         .collect();
     assert_eq!(bodies.len(), 2);
-    let events = custom_events(stream.events(), MODEL_REQUEST_ADJUSTED_EVENT_KIND);
+    // Only the settings' notices count here: what the tools' schemas
+    // need is the schema rewriting's business.
+    let events = custom_events(stream.events(), MODEL_REQUEST_ADJUSTED_EVENT_KIND)
+        .into_iter()
+        .filter_map(|mut event| {
+            let notices = event["notices"].as_array_mut().unwrap();
+            notices.retain(|notice| notice["kind"] == "setting_left_out");
+            (!notices.is_empty()).then_some(event)
+        })
+        .collect();
     (bodies, events)
 }
 
