@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use serde_json::json;
 use starweaver::model::http::RetryPolicy;
 use starweaver::ModelSettings;
 
@@ -197,4 +198,26 @@ async fn a_refused_connection_is_retried_then_names_the_base_url() {
         );
     }
     assert!(server.requests().is_empty());
+}
+
+#[tokio::test]
+async fn a_refused_key_says_where_the_key_comes_from() {
+    for provider in Provider::ALL {
+        for status in [401, 403] {
+            let body = json!({"error": {"message": "invalid x-api-key"}});
+            let server = LoopbackServer::start(vec![Reply::json(status, body)]);
+            let mut workspace = project(
+                Setup::new(provider, &server).build(),
+                ModelSettings::default(),
+            );
+            let message = model_failure(patiently(workspace.session.run(PROMPT)).await);
+            assert_eq!(server.requests().len(), 1, "{provider:?}: not retried");
+            assert!(message.contains(&format!("HTTP {status}")), "{message}");
+            assert!(message.contains("invalid x-api-key"), "{message}");
+            assert!(
+                message.contains("model.api_key_env"),
+                "{provider:?}: {message}"
+            );
+        }
+    }
 }

@@ -152,13 +152,19 @@ impl HttpClient {
                         SystemTime::now(),
                     );
                     let message = scrub(&error_message(response).await, post.key);
-                    let failure = ModelError::Status {
-                        model: post.model.to_string(),
-                        status,
-                        message: message.clone(),
-                    };
                     if !is_retryable_status(status) {
-                        return Err(failure);
+                        let message = if matches!(status, 401 | 403) {
+                            format!(
+                                "{message} (check the API key and its access; `model.api_key_env` names the variable it is read from)"
+                            )
+                        } else {
+                            message
+                        };
+                        return Err(ModelError::Status {
+                            model: post.model.to_string(),
+                            status,
+                            message,
+                        });
                     }
                     if attempt >= retry.max_retries {
                         return Err(exhausted(post.model, status, &message, attempt));
