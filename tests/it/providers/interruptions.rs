@@ -25,6 +25,9 @@ async fn hangups(server: &LoopbackServer, count: usize) -> usize {
     server.hangups()
 }
 
+// The timeouts are a few seconds, not less: the server must have read the
+// request before the client gives up, however busy the machine.
+
 #[tokio::test]
 async fn a_request_left_unanswered_times_out_and_is_not_retried() {
     for provider in Provider::ALL {
@@ -32,7 +35,7 @@ async fn a_request_left_unanswered_times_out_and_is_not_retried() {
             let server = LoopbackServer::start(vec![Reply::Hang, provider.json("final")]);
             let model = Setup::new(provider, &server)
                 .streaming(streamed)
-                .timeout(Duration::from_millis(500))
+                .timeout(Duration::from_secs(2))
                 .build();
             let mut workspace = project(model, ModelSettings::default());
             let message = if streamed {
@@ -41,7 +44,7 @@ async fn a_request_left_unanswered_times_out_and_is_not_retried() {
                 model_failure(patiently(workspace.session.run(PROMPT)).await)
             };
             assert!(
-                message.contains("no complete answer within 0.5 s"),
+                message.contains("no complete answer within 2 s"),
                 "{provider:?}: {message}"
             );
             assert!(message.contains("model.timeout_ms"), "{message}");
@@ -59,12 +62,12 @@ async fn a_stream_that_stalls_mid_answer_times_out() {
             .sse("final")
             .with_pause(Duration::from_secs(20))]);
         let model = Setup::new(provider, &server)
-            .timeout(Duration::from_millis(500))
+            .timeout(Duration::from_secs(2))
             .build();
         let mut workspace = project(model, ModelSettings::default());
         let message = model_failure(patiently(workspace.session.run_stream(PROMPT)).await);
         assert!(
-            message.contains("no complete answer within 0.5 s"),
+            message.contains("no complete answer within 2 s"),
             "{provider:?}: {message}"
         );
         assert_eq!(server.requests().len(), 1);
