@@ -30,6 +30,7 @@ mod local_processes;
 mod loopback_server;
 mod manifest_reference;
 mod network_guard;
+mod providers;
 mod proxy;
 mod registry;
 mod run_cli;

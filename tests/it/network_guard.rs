@@ -55,7 +55,7 @@ fn provider_models_are_only_built_by_the_loopback_constructor() {
         concat!("OpenAiModel", "::new"),
         concat!("AnthropicModel", "::new"),
     ] {
-        let found = holders(needle, &["tests/it/providers/client.rs"]);
+        let found = holders(needle, &["tests/it/providers/mod.rs"]);
         assert!(
             found.is_empty(),
             "build `{needle}` through the provider tests' constructor: {found:?}"

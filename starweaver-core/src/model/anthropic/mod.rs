@@ -10,7 +10,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 /// The protocol version sent in `anthropic-version`.
 const API_VERSION: &str = "2023-06-01";
 
-use crate::model::http::{client_builders, Endpoint};
+use crate::model::http::{client_builders, Answer, Endpoint};
 use crate::model::{
     adapt_schema, response_as_stream, AdaptedSchema, Model, ModelError, ModelMessage,
     ModelRequestParameters, ModelResponse, ModelResponseStream, ProviderKind, RequestNotice,
@@ -48,7 +48,7 @@ impl AnthropicModel {
         messages: &[ModelMessage],
         parameters: &ModelRequestParameters,
         stream: bool,
-    ) -> Result<reqwest::Response, ModelError> {
+    ) -> Result<Answer, ModelError> {
         let endpoint = &self.endpoint;
         let key = endpoint.key()?;
         let planned = endpoint.tools.plan_all(&parameters.tools);
@@ -120,7 +120,7 @@ impl Model for AnthropicModel {
                 ));
             }
             let answer = self.send(messages, parameters, true).await?;
-            Ok(endpoint.streamed(answer, stream::Assembler::default()))
+            Ok(endpoint.streamed(answer, stream::Assembler::default(), response::parse))
         })
     }
 }

@@ -20,6 +20,9 @@ struct Message {
     stop_reason: Option<String>,
     #[serde(default)]
     usage: WireUsage,
+    /// Set on an error object (`"type": "error"`), which some gateways answer with 200.
+    #[serde(default)]
+    error: Option<Value>,
 }
 
 /// Token counts as the protocol reports them (cache reads and writes are input too).
@@ -84,7 +87,17 @@ pub(super) fn block_part(block: &Value) -> Option<ResponsePart> {
 /// Parses a whole answer.
 pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
     let message: Message = serde_json::from_slice(body)
-        .map_err(|error| format!("the answer is not a message: {error}"))?;
+        .map_err(|error| {
+            format!(
+                "the answer is not a message: {error}; check that `model.base_url` points at a Messages API (the URL before `/messages`)"
+            )
+        })?;
+    if let Some(error) = message.error.filter(|error| !error.is_null()) {
+        return Err(format!(
+            "the provider reported an error: {}",
+            crate::model::http::error_text(&error)
+        ));
+    }
     if message.content.len() > MAX_BLOCKS {
         return Err(format!(
             "the answer holds more than {MAX_BLOCKS} content blocks"

@@ -139,7 +139,7 @@ impl Assemble for Assembler {
     fn finish(self) -> Result<ModelResponse, String> {
         let (Some(finish), true) = (self.finish, self.done) else {
             return Err(format!(
-                "the stream ended before the message did ({} content block(s) arrived); the answer is incomplete",
+                "the stream ended before the message did ({} content block(s) arrived); the answer is incomplete (not retried: the provider may have billed it); retry the request",
                 self.blocks.len()
             ));
         };

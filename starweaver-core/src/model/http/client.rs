@@ -60,6 +60,9 @@ impl HttpClient {
                 // keeps it (the call fails harmlessly).
                 let _ = rustls::crypto::ring::default_provider().install_default();
                 reqwest::Client::builder()
+                    // A redirect would take the key (in a header a client does not drop) to
+                    // another address, past the host policy: it is reported instead.
+                    .redirect(reqwest::redirect::Policy::none())
                     .connect_timeout(self.options.connect_timeout)
                     .timeout(self.options.timeout)
                     .user_agent(concat!("starweaver/", env!("CARGO_PKG_VERSION")))
@@ -131,6 +134,9 @@ impl HttpClient {
                 .await;
             let wait = match sent {
                 Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) if response.status().is_redirection() => {
+                    return Err(redirected(post.model, &response, post.key));
+                }
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let header = |name: &str| {
@@ -146,13 +152,19 @@ impl HttpClient {
                         SystemTime::now(),
                     );
                     let message = scrub(&error_message(response).await, post.key);
-                    let failure = ModelError::Status {
-                        model: post.model.to_string(),
-                        status,
-                        message: message.clone(),
-                    };
                     if !is_retryable_status(status) {
-                        return Err(failure);
+                        let message = if matches!(status, 401 | 403) {
+                            format!(
+                                "{message} (check the API key and its access; `model.api_key_env` names the variable it is read from)"
+                            )
+                        } else {
+                            message
+                        };
+                        return Err(ModelError::Status {
+                            model: post.model.to_string(),
+                            status,
+                            message,
+                        });
                     }
                     if attempt >= retry.max_retries {
                         return Err(exhausted(post.model, status, &message, attempt));
@@ -186,6 +198,28 @@ impl HttpClient {
     }
 }
 
+/// The error for a redirect, naming where it pointed.
+fn redirected(model: &str, response: &reqwest::Response, key: &str) -> ModelError {
+    let location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|value| value.to_str().ok())
+        .map_or_else(
+            || "another address".to_string(),
+            |to| format!("`{}`", clean(to)),
+        );
+    ModelError::Status {
+        model: model.to_string(),
+        status: response.status().as_u16(),
+        message: scrub(
+            &format!(
+                "the server redirected the request to {location}; redirects are not followed (the key would go along): set `model.base_url` to the address that answers"
+            ),
+            key,
+        ),
+    }
+}
+
 /// Reads a successful answer's body within [`MAX_RESPONSE_BYTES`].
 pub(crate) async fn read_body(
     model: &str,
@@ -213,12 +247,13 @@ pub(crate) async fn read_body(
 }
 
 fn exhausted(model: &str, status: u16, message: &str, retries: u32) -> ModelError {
+    let attempts = retries.saturating_add(1);
     ModelError::Status {
         model: model.to_string(),
         status,
         message: format!(
-            "{message} (gave up after {} attempts; raise `model.max_retries` or try later)",
-            retries + 1
+            "{message} (gave up after {attempts} attempt{}; raise `model.max_retries` or try later)",
+            if attempts == 1 { "" } else { "s" }
         ),
     }
 }
@@ -248,7 +283,10 @@ pub(crate) fn transport_error(
             chain(error)
         )
     } else {
-        format!("the connection failed: {}", chain(error))
+        format!(
+            "the connection failed: {} (not retried: the provider may have billed the request); retry the request",
+            chain(error)
+        )
     };
     request_error(model, message)
 }
@@ -280,6 +318,17 @@ async fn error_message(mut response: reqwest::Response) -> String {
         }
     }
     provider_message(&body)
+}
+
+/// The words of an error object (`{"message": ...}`, or a bare string), else its JSON,
+/// bounded like every provider message.
+pub(crate) fn error_text(error: &serde_json::Value) -> String {
+    let text = error
+        .get("message")
+        .and_then(serde_json::Value::as_str)
+        .or_else(|| error.as_str())
+        .map_or_else(|| error.to_string(), str::to_string);
+    clean(text.trim())
 }
 
 /// The message inside an error body.
@@ -314,6 +363,26 @@ fn clean(text: &str) -> String {
     out
 }
 
+/// `error` with every occurrence of the key replaced in its message.
+pub(crate) fn scrubbed(error: ModelError, key: &str) -> ModelError {
+    match error {
+        ModelError::Request { model, message } => ModelError::Request {
+            model,
+            message: scrub(&message, key),
+        },
+        ModelError::Status {
+            model,
+            status,
+            message,
+        } => ModelError::Status {
+            model,
+            status,
+            message: scrub(&message, key),
+        },
+        other => other,
+    }
+}
+
 /// `text` with every occurrence of the key replaced.
 pub(crate) fn scrub(text: &str, key: &str) -> String {
     if key.len() < 4 {
@@ -346,5 +415,18 @@ mod tests {
     #[test]
     fn keys_are_scrubbed_from_echoed_messages() {
         assert_eq!(scrub("bad key sk-live-123", "sk-live-123"), "bad key ***");
+        let error = scrubbed(
+            request_error("m", "echoed sk-live-123".to_string()),
+            "sk-live-123",
+        );
+        assert_eq!(error.to_string(), "model `m` request failed: echoed ***");
+    }
+
+    #[test]
+    fn one_attempt_is_said_in_the_singular() {
+        let message = exhausted("m", 429, "slow down", 0).to_string();
+        assert!(message.contains("gave up after 1 attempt;"), "{message}");
+        let message = exhausted("m", 429, "slow down", 2).to_string();
+        assert!(message.contains("gave up after 3 attempts;"), "{message}");
     }
 }

@@ -3,10 +3,20 @@
 
 use std::sync::Arc;
 
+use futures::stream::{self, StreamExt};
 use reqwest::header::{HeaderName, HeaderValue};
 
-use super::{request_error, Adapt, ApiKey, HttpClient, HttpOptions, JsonPost, ToolAdapter};
-use crate::model::{ModelError, ProviderKind};
+use super::{request_error, scrub, Adapt, ApiKey, HttpClient, HttpOptions, JsonPost, ToolAdapter};
+use crate::model::{
+    response_as_stream, ModelError, ModelResponse, ModelResponseStream, ProviderKind,
+};
+
+/// A successful answer, its body unread, and the key it was sent with, so that anything read
+/// from the body is scrubbed of the key before it can reach an error.
+pub(crate) struct Answer {
+    response: reqwest::Response,
+    key: String,
+}
 
 /// The shared state of a provider client.
 #[derive(Debug)]
@@ -62,12 +72,13 @@ impl Endpoint {
         key: &str,
         secret_header: (HeaderName, String),
         headers: Vec<(HeaderName, HeaderValue)>,
-    ) -> Result<reqwest::Response, ModelError> {
+    ) -> Result<Answer, ModelError> {
         let body = serde_json::to_vec(body).map_err(|error| {
             request_error(&self.name, format!("cannot write the request: {error}"))
         })?;
         let url = format!("{}{path}", self.base_url.trim_end_matches('/'));
-        self.http
+        let response = self
+            .http
             .send(JsonPost {
                 model: &self.name,
                 url: &url,
@@ -76,30 +87,89 @@ impl Endpoint {
                 body,
                 key,
             })
-            .await
+            .await?;
+        Ok(Answer {
+            response,
+            key: key.to_string(),
+        })
     }
 }
 
+/// Parses a whole answer's body into a response, or says why it cannot.
+pub(crate) type Parse = fn(&[u8]) -> Result<ModelResponse, String>;
+
 impl Endpoint {
-    /// A whole answer parsed by `parse`, its calls' arguments restored.
+    /// A whole answer parsed by `parse`, its calls' arguments restored. A parser's message may
+    /// quote the body, so it is scrubbed of the key.
     pub(crate) async fn whole(
         &self,
-        answer: reqwest::Response,
-        parse: fn(&[u8]) -> Result<crate::model::ModelResponse, String>,
-    ) -> Result<crate::model::ModelResponse, ModelError> {
-        let body = super::read_body(&self.name, answer, self.http.options()).await?;
-        let mut response = parse(&body).map_err(|message| request_error(&self.name, message))?;
+        answer: Answer,
+        parse: Parse,
+    ) -> Result<ModelResponse, ModelError> {
+        let reader = WholeReader {
+            name: self.name.clone(),
+            options: self.http.options().clone(),
+            tools: Arc::clone(&self.tools),
+        };
+        reader.read(answer, parse).await
+    }
+
+    /// A streamed answer assembled by `assembler`; its errors are scrubbed of the key. An
+    /// answer that is JSON instead of an event stream (a server that does not stream, or a
+    /// gateway's error sent with status 200) is read whole with `parse`.
+    pub(crate) fn streamed<A: super::Assemble>(
+        &self,
+        answer: Answer,
+        assembler: A,
+        parse: Parse,
+    ) -> ModelResponseStream {
+        if is_json(&answer.response) {
+            let reader = WholeReader {
+                name: self.name.clone(),
+                options: self.http.options().clone(),
+                tools: Arc::clone(&self.tools),
+            };
+            return stream::once(async move { reader.read(answer, parse).await })
+                .flat_map(|read| match read {
+                    Ok(response) => response_as_stream(response),
+                    Err(error) => stream::once(async move { Err(error) }).boxed(),
+                })
+                .boxed();
+        }
+        let events = super::events(&self.name, answer.response, self.http.options());
+        super::drive(
+            &self.name,
+            events,
+            assembler,
+            Arc::clone(&self.tools),
+            answer.key,
+        )
+    }
+}
+
+/// What reading a whole answer needs, owned so a stream can do it later.
+struct WholeReader {
+    name: String,
+    options: HttpOptions,
+    tools: Arc<ToolAdapter>,
+}
+
+impl WholeReader {
+    async fn read(self, answer: Answer, parse: Parse) -> Result<ModelResponse, ModelError> {
+        let body = super::read_body(&self.name, answer.response, &self.options).await?;
+        let mut response = parse(&body)
+            .map_err(|message| request_error(&self.name, scrub(&message, &answer.key)))?;
         super::restore(&self.tools, &mut response);
         Ok(response)
     }
+}
 
-    /// A streamed answer assembled by `assembler`.
-    pub(crate) fn streamed<A: super::Assemble>(
-        &self,
-        answer: reqwest::Response,
-        assembler: A,
-    ) -> crate::model::ModelResponseStream {
-        let events = super::events(&self.name, answer, self.http.options());
-        super::drive(&self.name, events, assembler, Arc::clone(&self.tools))
-    }
+/// Whether an answer says its body is JSON (`application/json`, any parameters).
+fn is_json(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|kind| kind.trim().eq_ignore_ascii_case("application/json"))
 }

@@ -15,8 +15,10 @@ mod tools;
 
 pub(crate) use api_key::ApiKey;
 pub(crate) use builders::client_builders;
-pub(crate) use client::{read_body, request_error, HttpClient, JsonPost};
-pub(crate) use endpoint::Endpoint;
+pub(crate) use client::{
+    error_text, read_body, request_error, scrub, scrubbed, HttpClient, JsonPost,
+};
+pub(crate) use endpoint::{Answer, Endpoint};
 pub use hosts::{HostPolicy, MODEL_HOSTS_VARIABLE};
 pub use options::HttpOptions;
 pub use retry::RetryPolicy;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use futures::stream::{self, BoxStream, StreamExt};
 
-use super::{request_error, SseEvent, ToolAdapter};
+use super::{request_error, scrubbed, SseEvent, ToolAdapter};
 use crate::model::{
     ModelError, ModelResponse, ModelResponseStream, ModelStreamEvent, ResponsePart,
 };
@@ -28,14 +28,18 @@ struct State<A> {
     assembler: Option<A>,
     tools: Arc<ToolAdapter>,
     queue: VecDeque<Result<ModelStreamEvent, ModelError>>,
+    /// The key the request was sent with, scrubbed from every error (a server may echo it in
+    /// an error event or a chunk the parser quotes).
+    key: String,
 }
 
-/// The runtime stream over `events`.
+/// The runtime stream over `events`; `key` is scrubbed from its errors.
 pub(crate) fn drive<A: Assemble>(
     model: &str,
     events: BoxStream<'static, Result<SseEvent, ModelError>>,
     assembler: A,
     tools: Arc<ToolAdapter>,
+    key: String,
 ) -> ModelResponseStream {
     let state = State {
         model: model.to_string(),
@@ -43,10 +47,12 @@ pub(crate) fn drive<A: Assemble>(
         assembler: Some(assembler),
         tools,
         queue: VecDeque::new(),
+        key,
     };
     stream::unfold(state, |mut state| async move {
         loop {
             if let Some(item) = state.queue.pop_front() {
+                let item = item.map_err(|error| scrubbed(error, &state.key));
                 return Some((item, state));
             }
             let assembler = state.assembler.as_mut()?;

@@ -8,7 +8,7 @@ mod stream;
 
 use reqwest::header::AUTHORIZATION;
 
-use crate::model::http::{client_builders, Endpoint};
+use crate::model::http::{client_builders, Answer, Endpoint};
 use crate::model::{
     adapt_schema, response_as_stream, AdaptedSchema, Model, ModelError, ModelMessage,
     ModelRequestParameters, ModelResponse, ModelResponseStream, ProviderKind, RequestNotice,
@@ -46,7 +46,7 @@ impl OpenAiModel {
         messages: &[ModelMessage],
         parameters: &ModelRequestParameters,
         stream: bool,
-    ) -> Result<reqwest::Response, ModelError> {
+    ) -> Result<Answer, ModelError> {
         let endpoint = &self.endpoint;
         let key = endpoint.key()?;
         let planned = endpoint.tools.plan_all(&parameters.tools);
@@ -130,7 +130,7 @@ impl Model for OpenAiModel {
                 ));
             }
             let answer = self.send(messages, parameters, true).await?;
-            Ok(endpoint.streamed(answer, stream::Assembler::default()))
+            Ok(endpoint.streamed(answer, stream::Assembler::default(), response::parse))
         })
     }
 }

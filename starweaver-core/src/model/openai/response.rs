@@ -15,6 +15,9 @@ struct Completion {
     choices: Vec<Choice>,
     #[serde(default)]
     usage: Option<WireUsage>,
+    /// An error some gateways put in a 200 answer.
+    #[serde(default)]
+    error: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -101,7 +104,17 @@ pub(super) fn assemble(
 /// Parses a whole answer.
 pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
     let completion: Completion = serde_json::from_slice(body)
-        .map_err(|error| format!("the answer is not a chat completion: {error}"))?;
+        .map_err(|error| {
+            format!(
+                "the answer is not a chat completion: {error}; check that `model.base_url` points at a Chat Completions API (the URL before `/chat/completions`)"
+            )
+        })?;
+    if let Some(error) = completion.error.filter(|error| !error.is_null()) {
+        return Err(format!(
+            "the provider reported an error: {}",
+            crate::model::http::error_text(&error)
+        ));
+    }
     let Some(choice) = completion.choices.into_iter().next() else {
         return Err("the answer holds no choices".to_string());
     };

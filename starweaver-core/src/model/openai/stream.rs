@@ -1,7 +1,11 @@
 //! Chat Completions chunks assembled into the same response a whole answer gives: text
 //! deltas joined, tool-call deltas joined by index, usage from the last chunk.
+//!
+//! Some compatible servers number every call of a turn `index: 0`, or leave the index out,
+//! and send each call whole with its own id: a delta whose id differs from the one its index
+//! holds starts a new call instead of being glued onto it.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::Deserialize;
 
@@ -69,7 +73,10 @@ struct PartialCall {
 pub(super) struct Assembler {
     text: String,
     refusal: String,
-    calls: BTreeMap<u32, PartialCall>,
+    /// Calls in the order they started, each with the index it came under.
+    calls: Vec<(u32, PartialCall)>,
+    /// Where the call an index currently names sits in `calls`.
+    slots: HashMap<u32, usize>,
     finish: Option<FinishReason>,
     usage: Option<WireUsage>,
     model: Option<String>,
@@ -115,11 +122,9 @@ impl Assembler {
                 self.refusal.push_str(&refusal);
             }
             for call in delta.tool_calls {
-                if !self.calls.contains_key(&call.index) && self.calls.len() >= MAX_CALLS {
-                    return Err(format!("the answer holds more than {MAX_CALLS} tool calls"));
-                }
-                let partial = self.calls.entry(call.index).or_default();
-                if let Some(id) = call.id.filter(|id| !id.is_empty()) {
+                let id = call.id.filter(|id| !id.is_empty());
+                let partial = self.partial(call.index, id.as_deref())?;
+                if let Some(id) = id {
                     if partial.id.is_empty() {
                         partial.id = id;
                     }
@@ -140,6 +145,27 @@ impl Assembler {
     }
 
     /// Whether `[DONE]` arrived.
+    /// The call a delta under `index` (carrying `id`, if any) adds to: the one the index
+    /// names, unless the delta brings another id, which starts a new call.
+    fn partial(&mut self, index: u32, id: Option<&str>) -> Result<&mut PartialCall, String> {
+        let current = self.slots.get(&index).copied().filter(|slot| {
+            let held = &self.calls[*slot].1.id;
+            id.is_none_or(|id| held.is_empty() || held == id)
+        });
+        let slot = match current {
+            Some(slot) => slot,
+            None => {
+                if self.calls.len() >= MAX_CALLS {
+                    return Err(format!("the answer holds more than {MAX_CALLS} tool calls"));
+                }
+                self.calls.push((index, PartialCall::default()));
+                self.slots.insert(index, self.calls.len() - 1);
+                self.calls.len() - 1
+            }
+        };
+        Ok(&mut self.calls[slot].1)
+    }
+
     pub(super) fn is_done(&self) -> bool {
         self.done
     }
@@ -148,7 +174,7 @@ impl Assembler {
     pub(super) fn finish(self) -> Result<ModelResponse, String> {
         let Some(finish) = self.finish else {
             return Err(format!(
-                "the stream ended without a finish reason ({} characters of text and {} tool call(s) arrived); the answer is incomplete",
+                "the stream ended without a finish reason ({} characters of text and {} tool call(s) arrived); the answer is incomplete (not retried: the provider may have billed it); retry the request",
                 self.text.chars().count(),
                 self.calls.len()
             ));
@@ -158,10 +184,12 @@ impl Assembler {
         } else {
             self.text
         };
-        let calls = self
-            .calls
-            .into_values()
-            .map(|call| ToolCallPart::new(call.id, call.name, call.arguments))
+        // By index, then in the order they started (a stable sort).
+        let mut calls = self.calls;
+        calls.sort_by_key(|(index, _)| *index);
+        let calls = calls
+            .into_iter()
+            .map(|(_, call)| ToolCallPart::new(call.id, call.name, call.arguments))
             .collect();
         Ok(assemble(
             text,
@@ -215,6 +243,30 @@ mod tests {
         assert_eq!(calls[1], ToolCallPart::new("b", "two", "{\"x\":1}"));
         assert_eq!(response.usage.output_tokens, 7);
         assert_eq!(response.finish_reason, Some(FinishReason::ToolCalls));
+    }
+
+    #[test]
+    fn calls_under_one_index_with_their_own_ids_stay_apart() {
+        let mut assembler = Assembler::default();
+        for data in [
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":"{}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"two","arguments":"{\"x\":"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"c","function":{"name":"three","arguments":"{}"}}]}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ] {
+            assembler.push(data).unwrap_or_default();
+        }
+        let response = assembler.finish().unwrap_or_default();
+        let calls: Vec<_> = response.calls().cloned().collect();
+        assert_eq!(
+            calls,
+            [
+                ToolCallPart::new("a", "one", "{}"),
+                ToolCallPart::new("b", "two", "{\"x\":1}"),
+                ToolCallPart::new("c", "three", "{}"),
+            ]
+        );
     }
 
     #[test]
