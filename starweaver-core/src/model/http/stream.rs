@@ -57,6 +57,7 @@ pub(crate) fn drive<A: Assemble>(
             }
             let assembler = state.assembler.as_mut()?;
             let next = if assembler.is_done() {
+                drain(&mut state.events).await;
                 None
             } else {
                 state.events.next().await
@@ -104,6 +105,21 @@ pub(crate) fn drive<A: Assemble>(
         }
     })
     .boxed()
+}
+
+/// Reads what follows the protocol's end marker (normally only the body's end), so the
+/// connection goes back to the pool for the next step instead of a new (TLS) connection; a
+/// server that keeps the stream open past its end is left after a moment and a few events.
+async fn drain(events: &mut BoxStream<'static, Result<SseEvent, ModelError>>) {
+    const MOST_EVENTS: usize = 16;
+    let _ = tokio::time::timeout(std::time::Duration::from_millis(250), async {
+        for _ in 0..MOST_EVENTS {
+            if !matches!(events.next().await, Some(Ok(_))) {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 /// Restores the arguments of every call in `response` (see [`ToolAdapter::restore`]).
