@@ -101,7 +101,7 @@ impl HttpClient {
             return Err(request_error(
                 post.model,
                 format!(
-                    "host `{host}` is not allowed (allowed: {}; set by {})",
+                    "host `{host}` is not allowed (allowed: {}; the host policy comes from {} or the client's HttpOptions); point `model.base_url` at an allowed host",
                     self.options.hosts.describe(),
                     super::MODEL_HOSTS_VARIABLE
                 ),
