@@ -10,6 +10,13 @@ use crate::model::ToolReturnPart;
 pub(crate) fn return_text(part: &ToolReturnPart) -> Cow<'_, str> {
     match &part.content {
         Value::String(text) => Cow::Borrowed(text),
-        other => Cow::Owned(other.to_string()),
+        other => Cow::Owned(compact(other)),
     }
+}
+
+/// `value` as compact JSON text. `serde_json::to_string` writes straight into the string;
+/// `Value`'s `Display` (`to_string()`) goes through a formatter per token and is several
+/// times slower on the large returns every request carries again.
+pub(crate) fn compact(value: &Value) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| value.to_string())
 }
