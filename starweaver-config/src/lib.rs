@@ -23,4 +23,5 @@ pub mod template;
 pub mod validate;
 pub mod yaml;
 
+#[cfg(feature = "cli")]
 pub use check::entry::check_main;
