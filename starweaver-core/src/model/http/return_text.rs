@@ -20,3 +20,22 @@ pub(crate) fn return_text(part: &ToolReturnPart) -> Cow<'_, str> {
 pub(crate) fn compact(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| value.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn compact_text_is_what_display_writes() {
+        let value = json!({
+            "entries": [{"name": "a \"quoted\"\nname", "size": 1.5e3, "ok": true}, null],
+            "unicode": "héllo \u{1F600} \u{0007}",
+            "big": u64::MAX,
+            "negative": -12,
+        });
+        assert_eq!(compact(&value), value.to_string());
+        assert_eq!(compact(&json!("plain")), "\"plain\"");
+    }
+}

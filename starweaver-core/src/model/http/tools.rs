@@ -165,17 +165,27 @@ impl ToolAdapter {
 /// compared entry by entry, and only objects whose keys are in another order are compared as
 /// maps (`==`, a hash lookup per key). Runs on every request for every tool.
 fn same_definition(seen: &ToolDefinition, definition: &ToolDefinition) -> bool {
-    seen.name == definition.name
-        && seen.description == definition.description
-        && seen.strict == definition.strict
-        && seen.sequential == definition.sequential
-        && same_json(&seen.parameters, &definition.parameters, 0)
-        && match (&seen.return_schema, &definition.return_schema) {
+    // Every field, named: a field added to definitions fails to compile here until compared.
+    let ToolDefinition {
+        name,
+        description,
+        parameters,
+        return_schema,
+        strict,
+        sequential,
+        metadata,
+    } = seen;
+    *name == definition.name
+        && *description == definition.description
+        && *strict == definition.strict
+        && *sequential == definition.sequential
+        && same_json(parameters, &definition.parameters, 0)
+        && match (return_schema, &definition.return_schema) {
             (Some(left), Some(right)) => same_json(left, right, 0),
             (None, None) => true,
             _ => false,
         }
-        && same_map(&seen.metadata, &definition.metadata, 0)
+        && same_map(metadata, &definition.metadata, 0)
 }
 
 /// `left == right`, walking objects in order (see [`same_definition`]); past
