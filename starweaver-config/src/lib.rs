@@ -2,14 +2,23 @@
 //! the reference are generated), the position-keeping YAML reader, and
 //! the checker that reports every problem with its line and column.
 //!
-//! An application's own checker binary is one line, with the tools linked
-//! into it as the catalog:
-//!
-//! ```no_run
-//! fn main() -> std::process::ExitCode {
-//!     starweaver_config::check_main()
-//! }
-//! ```
+//! The `cli` feature (on by default) adds the command-line pieces: the
+//! `check` and `schema` commands, `--explain`, the human report and
+//! `check_main`. Without it the crate reads, checks and loads manifests as
+//! a library, with no argument parser or report renderer.
+#![cfg_attr(
+    feature = "cli",
+    doc = r#"
+An application's own checker binary is one line, with the tools linked
+into it as the catalog:
+
+```no_run
+fn main() -> std::process::ExitCode {
+    starweaver_config::check_main()
+}
+```
+"#
+)]
 
 pub mod check;
 pub mod diagnostics;
@@ -23,4 +32,5 @@ pub mod template;
 pub mod validate;
 pub mod yaml;
 
+#[cfg(feature = "cli")]
 pub use check::entry::check_main;

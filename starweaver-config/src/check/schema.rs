@@ -1,12 +1,14 @@
 //! `starweaver schema`: the manifest's JSON Schema, generated from the format's types, for
 //! editors (`# yaml-language-server: $schema=...`) and other tools.
 
+#[cfg(feature = "cli")]
 use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 use starweaver_core::tools::schema_for_type;
 
 use super::catalog::CatalogNames;
+#[cfg(feature = "cli")]
 use super::status::CheckStatus;
 use crate::manifest::Manifest;
 
@@ -18,6 +20,7 @@ pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 const CATALOG_TOOLSETS: [&str; 2] = ["tools", "deferred"];
 
 /// The arguments of `starweaver schema`.
+#[cfg(feature = "cli")]
 #[derive(Clone, Debug, Default, clap::Args)]
 #[command(
     after_help = "Examples:\n  starweaver schema > schema/agent.schema.json\n  starweaver schema --catalog catalog.json"
@@ -100,6 +103,7 @@ fn variants_mut(items: &mut Value) -> Option<&mut Vec<Value>> {
 ///
 /// # Errors
 /// When the catalog cannot be read or parsed; the message names the file.
+#[cfg(feature = "cli")]
 pub fn run_schema(args: &SchemaArgs) -> Result<String, (String, CheckStatus)> {
     let catalog = args
         .catalog

@@ -22,7 +22,7 @@ pub(crate) use endpoint::{Answer, Endpoint};
 pub use hosts::{HostPolicy, MODEL_HOSTS_VARIABLE};
 pub use options::HttpOptions;
 pub use retry::RetryPolicy;
-pub(crate) use return_text::return_text;
+pub(crate) use return_text::{compact, return_text};
 pub(crate) use sse::{events, SseEvent};
 pub(crate) use stream::{drive, restore, Assemble};
 pub(crate) use tools::{Adapt, PlannedTool, ToolAdapter};

@@ -5,8 +5,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
+use crate::bounds::MAX_JSON_DEPTH;
 use crate::model::{
     check_tool_name, AdaptedSchema, RequestNotice, RequestNoticeKind, SchemaIncompatible,
     ToolCallArguments, ToolDefinition,
@@ -62,7 +63,7 @@ impl ToolAdapter {
     pub(crate) fn plan(&self, definition: &ToolDefinition) -> Arc<Planned> {
         if let Ok(cache) = self.cache.lock() {
             if let Some((seen, planned)) = cache.get(&definition.name) {
-                if seen == definition {
+                if same_definition(seen, definition) {
                     return Arc::clone(planned);
                 }
             }
@@ -123,7 +124,8 @@ impl ToolAdapter {
         }
     }
 
-    /// The plans of these definitions, in order.
+    /// The plans of these definitions, in order (every request asks: a cached plan costs one
+    /// comparison of the definition with the one it was made for).
     pub(crate) fn plan_all<'a>(&self, definitions: &'a [ToolDefinition]) -> Vec<PlannedTool<'a>> {
         definitions
             .iter()
@@ -156,5 +158,151 @@ impl ToolAdapter {
             wire.adapted.restore_arguments(&mut value);
             *arguments = ToolCallArguments::Json(value);
         }
+    }
+}
+
+/// Whether `seen` and `definition` are equal, as `==` says, without hashing in the common case:
+/// a definition rebuilt from the same source keeps its JSON keys in order, so its schema is
+/// compared entry by entry, and only objects whose keys are in another order are compared as
+/// maps (`==`, a hash lookup per key). Runs on every request for every tool.
+fn same_definition(seen: &ToolDefinition, definition: &ToolDefinition) -> bool {
+    // Every field, named: a field added to definitions fails to compile here until compared.
+    let ToolDefinition {
+        name,
+        description,
+        parameters,
+        return_schema,
+        strict,
+        sequential,
+        metadata,
+    } = seen;
+    *name == definition.name
+        && *description == definition.description
+        && *strict == definition.strict
+        && *sequential == definition.sequential
+        && same_json(parameters, &definition.parameters, 0)
+        && match (return_schema, &definition.return_schema) {
+            (Some(left), Some(right)) => same_json(left, right, 0),
+            (None, None) => true,
+            _ => false,
+        }
+        && same_map(metadata, &definition.metadata, 0)
+}
+
+/// `left == right`, walking objects in order (see [`same_definition`]); past
+/// [`MAX_JSON_DEPTH`] it leaves the rest to `==`.
+fn same_json(left: &Value, right: &Value, depth: usize) -> bool {
+    match (left, right) {
+        (Value::Object(left), Value::Object(right)) => same_map(left, right, depth),
+        (Value::Array(left), Value::Array(right)) if depth < MAX_JSON_DEPTH => {
+            left.len() == right.len()
+                && left
+                    .iter()
+                    .zip(right)
+                    .all(|(left, right)| same_json(left, right, depth + 1))
+        }
+        _ => left == right,
+    }
+}
+
+/// Two objects compared entry by entry while their keys are in the same order, as maps when
+/// they are not.
+fn same_map(left: &Map<String, Value>, right: &Map<String, Value>, depth: usize) -> bool {
+    if left.len() != right.len() {
+        return false;
+    }
+    if depth >= MAX_JSON_DEPTH {
+        return left == right;
+    }
+    for ((left_key, left_value), (right_key, right_value)) in left.iter().zip(right) {
+        if left_key != right_key {
+            return left == right;
+        }
+        if !same_json(left_value, right_value, depth + 1) {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn definition(parameters: Value) -> ToolDefinition {
+        ToolDefinition::new("lookup", Some("Find a record.".into()), parameters)
+    }
+
+    #[test]
+    fn definitions_compare_as_equality_does() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]});
+        let reordered = json!({"required": ["a"], "type": "object", "properties": {"b": {"type": "integer"}, "a": {"type": "string"}}});
+        let changed = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a"]});
+        let cases = [
+            (definition(schema.clone()), definition(schema.clone())),
+            (definition(schema.clone()), definition(reordered)),
+            (definition(schema.clone()), definition(changed)),
+            (
+                definition(schema.clone()),
+                definition(json!({"type": "object"})),
+            ),
+            (definition(json!([1, 2])), definition(json!([1, 3]))),
+            (definition(schema.clone()), {
+                let mut other = definition(schema.clone());
+                other.strict = Some(true);
+                other
+            }),
+            (definition(schema.clone()), {
+                let mut other = definition(schema.clone());
+                other.metadata.insert("tag".into(), json!("x"));
+                other
+            }),
+        ];
+        for (left, right) in &cases {
+            assert_eq!(
+                same_definition(left, right),
+                left == right,
+                "{left:?} vs {right:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn deep_schemas_compare_past_the_walk_limit() {
+        let mut deep = json!({"type": "string"});
+        for _ in 0..(MAX_JSON_DEPTH + 10) {
+            deep = json!({"items": deep});
+        }
+        assert!(same_definition(
+            &definition(deep.clone()),
+            &definition(deep.clone())
+        ));
+        let mut other = json!({"type": "integer"});
+        for _ in 0..(MAX_JSON_DEPTH + 10) {
+            other = json!({"items": other});
+        }
+        assert!(!same_definition(&definition(deep), &definition(other)));
+    }
+
+    #[test]
+    fn a_changed_definition_is_planned_again() {
+        let adapter = ToolAdapter::new("Test", |definition| {
+            Ok((
+                crate::model::adapt_schema(
+                    &definition.parameters,
+                    crate::model::SchemaDialect::OpenAi,
+                )?,
+                false,
+            ))
+        });
+        let first = adapter.plan(&definition(json!({"type": "object"})));
+        let again = adapter.plan(&definition(json!({"type": "object"})));
+        assert!(Arc::ptr_eq(&first, &again));
+        let changed = adapter.plan(&definition(json!({"type": "object", "properties": {}})));
+        assert!(!Arc::ptr_eq(&first, &changed));
+        let schema = changed.wire.as_ref().map(|wire| wire.schema.clone());
+        assert_eq!(schema, Some(json!({"type": "object", "properties": {}})));
     }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::capabilities;
-use crate::model::http::{return_text, PlannedTool};
+use crate::model::http::{compact, return_text, PlannedTool};
 use crate::model::{
     ModelMessage, ModelRequestParameters, RequestPart, ResponsePart, ToolCallArguments,
 };
@@ -198,6 +198,6 @@ pub(super) fn body<'a>(
 fn arguments_text(arguments: &ToolCallArguments) -> Cow<'_, str> {
     match arguments {
         ToolCallArguments::Raw(text) => Cow::Borrowed(text),
-        ToolCallArguments::Json(value) => Cow::Owned(value.to_string()),
+        ToolCallArguments::Json(value) => Cow::Owned(compact(value)),
     }
 }
