@@ -64,7 +64,7 @@ struct Tool<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
-    input_schema: &'a Value,
+    input_schema: &'a serde_json::value::RawValue,
 }
 
 /// The body for `model`.

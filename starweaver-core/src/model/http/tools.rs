@@ -16,8 +16,9 @@ use crate::model::{
 /// A tool as it goes on the wire.
 #[derive(Debug)]
 pub(crate) struct WireTool {
-    /// The schema to send.
-    pub schema: Value,
+    /// The schema to send, serialized once: every request copies these bytes instead of
+    /// writing the schema again.
+    pub schema: Box<serde_json::value::RawValue>,
     /// Whether to ask for strict argument decoding (OpenAI).
     pub strict: bool,
     /// The adaptation, kept to restore arguments.
@@ -83,8 +84,17 @@ impl ToolAdapter {
 
     fn compute(&self, definition: &ToolDefinition) -> Planned {
         let adapted = check_tool_name(&definition.name).and_then(|()| (self.adapt)(definition));
-        match adapted {
-            Ok((adapted, strict)) => {
+        let serialized = adapted.and_then(|(adapted, strict)| {
+            serde_json::value::to_raw_value(&adapted.schema)
+                .map(|schema| (adapted, strict, schema))
+                .map_err(|error| SchemaIncompatible {
+                    path: String::new(),
+                    reason: format!("the schema cannot be written as JSON: {error}"),
+                    help: "give the tool a schema of plain JSON values".to_string(),
+                })
+        });
+        match serialized {
+            Ok((adapted, strict, schema)) => {
                 let notice = (!adapted.changes.is_empty()).then(|| RequestNotice {
                     kind: RequestNoticeKind::ToolSchemaAdapted,
                     subject: definition.name.clone(),
@@ -104,7 +114,7 @@ impl ToolAdapter {
                 });
                 Planned {
                     wire: Some(WireTool {
-                        schema: adapted.schema.clone(),
+                        schema,
                         strict,
                         adapted,
                     }),
@@ -302,7 +312,10 @@ mod tests {
         assert!(Arc::ptr_eq(&first, &again));
         let changed = adapter.plan(&definition(json!({"type": "object", "properties": {}})));
         assert!(!Arc::ptr_eq(&first, &changed));
-        let schema = changed.wire.as_ref().map(|wire| wire.schema.clone());
+        let schema = changed
+            .wire
+            .as_ref()
+            .and_then(|wire| serde_json::from_str::<Value>(wire.schema.get()).ok());
         assert_eq!(schema, Some(json!({"type": "object", "properties": {}})));
     }
 }

@@ -81,7 +81,7 @@ struct Function<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
-    parameters: &'a Value,
+    parameters: &'a serde_json::value::RawValue,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     strict: bool,
 }
