@@ -56,7 +56,7 @@
 //!   `dependent*`/`dependencies`, `contains`/`minContains`/`maxContains`,
 //!   `minProperties`/`maxProperties`; unknown keywords.
 //! - Strict mode also refuses, as [`SchemaIncompatible`]: a remote
-//!   `$ref`, a required property whose schema is `false`, more than 5000
+//!   `$ref`, a local one that names nothing in the schema, a required property whose schema is `false`, more than 5000
 //!   properties, or objects nested more than 10 levels below the root
 //!   (the limits the provider documents).
 
@@ -214,7 +214,7 @@ impl SchemaIncompatible {
 /// [`SchemaIncompatible`] when the provider cannot take the schema in
 /// any form: a root that is not an object schema, a root combinator the
 /// provider refuses, nesting deeper than [`MAX_JSON_DEPTH`], and for
-/// strict mode a remote `$ref`, a required property whose schema is
+/// strict mode a remote `$ref` or one naming nothing, a required property whose schema is
 /// `false`, or more properties or object nesting than the provider
 /// allows.
 pub fn adapt_schema(

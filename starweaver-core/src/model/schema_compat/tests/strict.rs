@@ -168,13 +168,13 @@ fn a_ref_with_siblings_moves_into_a_one_branch_any_of() {
 fn schemars_0_8_style_all_of_ref_becomes_any_of() {
     let adapted = strict(&json!({
         "type": "object",
-        "properties": {"m": {"allOf": [{"$ref": "#/$defs/M"}], "description": "Mode."}},
+        "properties": {"m": {"allOf": [{"$ref": "#/definitions/M"}], "description": "Mode."}},
         "required": ["m"],
         "definitions": {"M": {"type": "string", "enum": ["x"]}}
     }));
     assert_eq!(
         adapted.schema["properties"]["m"],
-        json!({"anyOf": [{"$ref": "#/$defs/M"}], "description": "Mode."})
+        json!({"anyOf": [{"$ref": "#/definitions/M"}], "description": "Mode."})
     );
     assert!(adapted.schema.get("definitions").is_some());
     assert!(adapted.is_lossless());
@@ -470,4 +470,29 @@ fn arrays_without_items_get_scalar_items() {
         json!({"type": "array", "items": {"type": ["string", "number", "boolean", "null"]}})
     );
     assert_eq!(lossy_paths(&adapted), vec!["/properties/list"]);
+}
+
+#[test]
+fn refs_to_missing_definitions_are_refused() {
+    // The provider refuses a schema whose local `$ref` names nothing.
+    for schema in [
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing", "description": "A."}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/Gone"}}}),
+    ] {
+        let error = adapt_schema(&schema, SchemaDialect::OpenAiStrict).unwrap_err();
+        assert!(error.path.ends_with("/$ref"), "{error}");
+        assert!(error.reason.contains("names nothing"), "{error}");
+    }
+    // References that resolve, the root and escaped names included, are kept.
+    let adapted = strict(&json!({
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/a~1b"}, "r": {"$ref": "#"}},
+        "required": ["a", "r"],
+        "$defs": {"a/b": {"type": "string"}}
+    }));
+    assert_eq!(
+        adapted.schema["properties"]["a"],
+        json!({"$ref": "#/$defs/a~1b"})
+    );
 }
