@@ -299,7 +299,9 @@ impl<'a> Walker<'a> {
                                 self.changes.truncate(reported);
                                 self.properties = counted;
                             }
-                            if node.has_work() {
+                            // An object definition is kept even with nothing to undo:
+                            // its keys tell `anyOf` branches that refer to it apart.
+                            if node.has_work() || node.object.is_some() {
                                 self.defs.insert(format!("#{def_path}"), node);
                             }
                             adapted.insert(name.clone(), schema);
