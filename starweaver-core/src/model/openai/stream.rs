@@ -1,7 +1,7 @@
 //! Chat Completions chunks assembled into the same response a whole answer gives: text
 //! deltas joined, tool-call deltas joined by index, usage from the last chunk.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::Deserialize;
 
@@ -42,7 +42,7 @@ struct Delta {
 #[derive(Deserialize)]
 struct CallDelta {
     #[serde(default)]
-    index: u32,
+    index: Option<u32>,
     #[serde(default)]
     id: Option<String>,
     #[serde(default)]
@@ -69,7 +69,10 @@ struct PartialCall {
 pub(super) struct Assembler {
     text: String,
     refusal: String,
-    calls: BTreeMap<u32, PartialCall>,
+    /// The calls in the order they opened.
+    calls: Vec<PartialCall>,
+    /// Which call each protocol index last named.
+    by_index: HashMap<u32, usize>,
     finish: Option<FinishReason>,
     usage: Option<WireUsage>,
     model: Option<String>,
@@ -115,10 +118,8 @@ impl Assembler {
                 self.refusal.push_str(&refusal);
             }
             for call in delta.tool_calls {
-                if !self.calls.contains_key(&call.index) && self.calls.len() >= MAX_CALLS {
-                    return Err(format!("the answer holds more than {MAX_CALLS} tool calls"));
-                }
-                let partial = self.calls.entry(call.index).or_default();
+                let slot = self.slot(&call)?;
+                let partial = &mut self.calls[slot];
                 if let Some(id) = call.id.filter(|id| !id.is_empty()) {
                     if partial.id.is_empty() {
                         partial.id = id;
@@ -137,6 +138,33 @@ impl Assembler {
             }
         }
         Ok((!added.is_empty()).then_some(added))
+    }
+
+    /// The call a delta continues, or a new one: a delta with an id other than its index's
+    /// call opens a new call (some servers label every call `index: 0`), and one without an
+    /// index continues the last call unless its id says it is new.
+    fn slot(&mut self, call: &CallDelta) -> Result<usize, String> {
+        let id = call.id.as_deref().filter(|id| !id.is_empty());
+        let current = match call.index {
+            Some(index) => self.by_index.get(&index).copied(),
+            None => self.calls.len().checked_sub(1),
+        };
+        let continues = current.filter(|slot| {
+            let known = &self.calls[*slot].id;
+            id.is_none_or(|id| known.is_empty() || known == id)
+        });
+        if let Some(slot) = continues {
+            return Ok(slot);
+        }
+        if self.calls.len() >= MAX_CALLS {
+            return Err(format!("the answer holds more than {MAX_CALLS} tool calls"));
+        }
+        self.calls.push(PartialCall::default());
+        let slot = self.calls.len() - 1;
+        if let Some(index) = call.index {
+            self.by_index.insert(index, slot);
+        }
+        Ok(slot)
     }
 
     /// Whether `[DONE]` arrived.
@@ -160,7 +188,7 @@ impl Assembler {
         };
         let calls = self
             .calls
-            .into_values()
+            .into_iter()
             .map(|call| ToolCallPart::new(call.id, call.name, call.arguments))
             .collect();
         Ok(assemble(
@@ -215,6 +243,40 @@ mod tests {
         assert_eq!(calls[1], ToolCallPart::new("b", "two", "{\"x\":1}"));
         assert_eq!(response.usage.output_tokens, 7);
         assert_eq!(response.finish_reason, Some(FinishReason::ToolCalls));
+    }
+
+    #[test]
+    fn calls_that_share_or_omit_an_index_stay_apart() {
+        // Some compatible servers label every call `index: 0`, others send no index at all;
+        // a new call id starts a new call either way.
+        for chunks in [
+            [
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":"{\"p\":1}"}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"two","arguments":"{}"}}]}}]}"#,
+            ],
+            [
+                r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{\"p\""}}]}}]}"#,
+                r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":":1}"}},{"id":"b","function":{"name":"two","arguments":"{}"}}]}}]}"#,
+            ],
+        ] {
+            let mut assembler = Assembler::default();
+            for data in chunks {
+                assert!(assembler.push(data).is_ok(), "{data}");
+            }
+            assert!(assembler
+                .push(r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#)
+                .is_ok());
+            let response = assembler.finish().unwrap_or_default();
+            let calls: Vec<_> = response.calls().cloned().collect();
+            assert_eq!(
+                calls,
+                [
+                    ToolCallPart::new("a", "one", "{\"p\":1}"),
+                    ToolCallPart::new("b", "two", "{}")
+                ],
+                "{chunks:?}"
+            );
+        }
     }
 
     #[test]
