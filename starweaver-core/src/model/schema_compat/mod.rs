@@ -56,9 +56,13 @@
 //!   `dependent*`/`dependencies`, `contains`/`minContains`/`maxContains`,
 //!   `minProperties`/`maxProperties`; unknown keywords.
 //! - Strict mode also refuses, as [`SchemaIncompatible`]: a remote
-//!   `$ref`, a local one that names nothing in the schema, a required property whose schema is `false`, more than 5000
-//!   properties, or objects nested more than 10 levels below the root
-//!   (the limits the provider documents).
+//!   `$ref`, a local one that names nothing in the schema, a required
+//!   property whose schema is `false`, and what passes the limits the
+//!   provider documents: more than 5000 properties, objects nested more
+//!   than 10 levels below the root, more than 1000 enum values in all,
+//!   an enum of more than 250 strings holding more than 15,000
+//!   characters, or more than 120,000 characters of property names,
+//!   definition names and enum and const values together.
 
 mod name;
 mod pointer;
@@ -215,8 +219,8 @@ impl SchemaIncompatible {
 /// any form: a root that is not an object schema, a root combinator the
 /// provider refuses, nesting deeper than [`MAX_JSON_DEPTH`], and for
 /// strict mode a remote `$ref` or one naming nothing, a required property whose schema is
-/// `false`, or more properties or object nesting than the provider
-/// allows.
+/// `false`, or more properties, object nesting, enum values or name
+/// characters than the provider allows.
 pub fn adapt_schema(
     schema: &Value,
     dialect: SchemaDialect,

@@ -62,6 +62,7 @@ impl<'a> Walker<'a> {
                 );
                 continue;
             }
+            self.sizes.name(name);
             let (mut adapted, node) = self.node(schema, property_path, depth + 2, level)?;
             if !is_required {
                 if accepts_null(schema, self.root, &mut NULL_CHECK_BUDGET.clone()) {
@@ -71,6 +72,7 @@ impl<'a> Walker<'a> {
                     );
                 } else {
                     adapted = make_nullable(adapted);
+                    self.sizes.null_joined_enum(schema, &adapted);
                     undo.drop_null.push((*name).to_string());
                     self.change(
                         property_path.clone(),

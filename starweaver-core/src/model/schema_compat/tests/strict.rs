@@ -496,3 +496,42 @@ fn refs_to_missing_definitions_are_refused() {
         json!({"$ref": "#/$defs/a~1b"})
     );
 }
+
+#[test]
+fn more_enum_values_or_name_characters_than_strict_mode_takes_are_refused() {
+    // 1000 enum values across the schema is the most strict mode takes.
+    let values: Vec<String> = (0..600).map(|index| format!("v{index}")).collect();
+    let two_enums = json!({
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "enum": values},
+            "b": {"type": "string", "enum": values}
+        },
+        "required": ["a", "b"]
+    });
+    let error = adapt_schema(&two_enums, SchemaDialect::OpenAiStrict).unwrap_err();
+    assert!(error.reason.contains("1000 enum values"), "{error}");
+    assert!(adapt_schema(&two_enums, SchemaDialect::OpenAi).is_ok());
+    strict(&json!({"type": "object", "properties": {"a": {"enum": values}}, "required": ["a"]}));
+
+    // More than 250 string values of one enum may hold at most 15,000 characters.
+    let long: Vec<String> = (0..300).map(|index| format!("{index:0>60}")).collect();
+    let error = adapt_schema(
+        &json!({"type": "object", "properties": {"a": {"type": "string", "enum": long}}, "required": ["a"]}),
+        SchemaDialect::OpenAiStrict,
+    )
+    .unwrap_err();
+    assert_eq!(error.path, "/properties/a/enum");
+    assert!(error.reason.contains("15000 characters"), "{error}");
+
+    // Property names, definition names and enum and const values: 120,000 characters at most.
+    let properties: serde_json::Map<String, serde_json::Value> = (0..1_000)
+        .map(|index| (format!("{index:0>121}"), json!({"type": "string"})))
+        .collect();
+    let error = adapt_schema(
+        &json!({"type": "object", "properties": properties}),
+        SchemaDialect::OpenAiStrict,
+    )
+    .unwrap_err();
+    assert!(error.reason.contains("120000 characters"), "{error}");
+}
