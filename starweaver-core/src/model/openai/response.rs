@@ -36,7 +36,9 @@ struct ChoiceMessage {
 
 #[derive(Deserialize)]
 struct WireCall {
-    id: String,
+    /// Some compatible servers send no id (or `null`); the run gives such calls one.
+    #[serde(default)]
+    id: Option<String>,
     function: WireFunction,
 }
 
@@ -118,7 +120,13 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
         .message
         .tool_calls
         .into_iter()
-        .map(|call| ToolCallPart::new(call.id, call.function.name, call.function.arguments))
+        .map(|call| {
+            ToolCallPart::new(
+                call.id.unwrap_or_default(),
+                call.function.name,
+                call.function.arguments,
+            )
+        })
         .collect();
     Ok(assemble(
         text,
@@ -127,4 +135,26 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
         choice.finish_reason.as_deref().map(finish_reason),
         completion.model,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn calls_without_an_id_still_parse() {
+        // The streamed path already took these; the whole answer refused them.
+        let body = br#"{"choices":[{"message":{"content":null,"tool_calls":[
+            {"type":"function","function":{"name":"a","arguments":"{}"}},
+            {"id":null,"type":"function","function":{"name":"b","arguments":"{}"}}
+        ]},"finish_reason":"tool_calls"}]}"#;
+        let response = parse(body).unwrap();
+        let names: Vec<(&str, &str)> = response
+            .calls()
+            .map(|call| (call.id.as_str(), call.name.as_str()))
+            .collect();
+        assert_eq!(names, [("", "a"), ("", "b")]);
+    }
 }
