@@ -145,7 +145,7 @@ impl Restore {
             }
             _ => {}
         }
-        if let Some(branch) = self.choose_branch(value, &node.branches, depth) {
+        if let Some(branch) = self.choose_branch(value, &node.branches) {
             self.apply_node(value, branch, depth + 1, walk);
         }
     }
@@ -190,13 +190,12 @@ impl Restore {
         &'a self,
         value: &Value,
         branches: &'a [RestoreNode],
-        depth: usize,
     ) -> Option<&'a RestoreNode> {
         match value {
             Value::Object(map) => branches
                 .iter()
                 .filter_map(|branch| {
-                    let object = self.object_of(branch, depth)?;
+                    let object = self.object_of(branch)?;
                     let present = object.keys.iter().all(|key| map.contains_key(key));
                     let tagged = object
                         .tags
@@ -208,20 +207,30 @@ impl Restore {
                 .rev()
                 .max_by_key(|(keys, _)| *keys)
                 .map(|(_, branch)| branch),
-            Value::Array(_) => branches.iter().find(|branch| branch.items.is_some()),
+            Value::Array(_) => branches
+                .iter()
+                .find(|branch| self.resolved(branch, |node| node.items.is_some()).is_some()),
             _ => None,
         }
     }
 
     /// A branch's object restore, following a few `$ref` hops.
-    fn object_of<'a>(&'a self, node: &'a RestoreNode, depth: usize) -> Option<&'a ObjectRestore> {
+    fn object_of<'a>(&'a self, node: &'a RestoreNode) -> Option<&'a ObjectRestore> {
+        self.resolved(node, |node| node.object.is_some())?
+            .object
+            .as_ref()
+    }
+
+    /// `node`, or the node a few `$ref` hops from it, that `fits`.
+    fn resolved<'a>(
+        &'a self,
+        node: &'a RestoreNode,
+        fits: impl Fn(&RestoreNode) -> bool,
+    ) -> Option<&'a RestoreNode> {
         let mut node = node;
         for _ in 0..8 {
-            if let Some(object) = &node.object {
-                return Some(object);
-            }
-            if depth > MAX_JSON_DEPTH {
-                return None;
+            if fits(node) {
+                return Some(node);
             }
             node = self.lookup(node.reference.as_deref()?)?;
         }

@@ -202,3 +202,16 @@ fn a_ref_branch_whose_definition_needs_no_undoing_still_counts_when_choosing() {
     adapted.restore_arguments(&mut from_b);
     assert_eq!(from_b, json!({"v": {"a": 1}}));
 }
+
+#[test]
+fn an_array_branch_behind_a_ref_is_restored() {
+    let adapted = strict(&json!({
+        "type": "object",
+        "properties": {"v": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/L"}]}},
+        "required": ["v"],
+        "$defs": {"L": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "integer"}}}}}
+    }));
+    let mut arguments = json!({"v": [{"x": null}, {"x": 1}]});
+    adapted.restore_arguments(&mut arguments);
+    assert_eq!(arguments, json!({"v": [{}, {"x": 1}]}));
+}
