@@ -48,7 +48,9 @@
 //! - Lossy under strict mode, each reported with what is lost: an object
 //!   that allowed extra properties (`additionalProperties: true` or a
 //!   schema, as for a `HashMap` field) or was free-form (no
-//!   `properties`); "any value" schemas (`true`, or no type at all) and
+//!   `properties`); an object with properties beside `anyOf`/`oneOf`
+//!   alternatives (a flattened enum), where each side then forbids the
+//!   other's properties; "any value" schemas (`true`, or no type at all) and
 //!   arrays without `items`, narrowed to scalars (strict mode cannot say
 //!   "any object"); tuples (`prefixItems`), whose positions become one
 //!   `anyOf` item schema; a non-mergeable `allOf`; `not`, `if`/`then`/

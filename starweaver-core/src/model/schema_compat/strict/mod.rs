@@ -284,6 +284,7 @@ impl<'a> Walker<'a> {
         }
         let inner = Level::Nested { objects };
         let has_combinator = map.contains_key("anyOf") || map.contains_key("oneOf");
+        object.beside_alternatives = has_combinator;
         let mut prefix_items: Option<(Vec<Value>, Vec<RestoreNode>, String)> = None;
 
         for (index, (key, value, key_path)) in entries.iter().enumerate() {
