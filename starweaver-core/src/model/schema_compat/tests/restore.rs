@@ -215,3 +215,20 @@ fn an_array_branch_behind_a_ref_is_restored() {
     adapted.restore_arguments(&mut arguments);
     assert_eq!(arguments, json!({"v": [{}, {"x": 1}]}));
 }
+
+#[test]
+fn a_null_type_whose_enum_leaves_null_out_is_made_nullable() {
+    // `type` allows null but `enum` does not, so the original never took null: the
+    // property is made nullable (null joins the enum) and its null removed again.
+    let adapted = strict(&json!({
+        "type": "object",
+        "properties": {"unit": {"type": ["string", "null"], "enum": ["c", "f"]}}
+    }));
+    assert_eq!(
+        adapted.schema["properties"]["unit"]["enum"],
+        json!(["c", "f", null])
+    );
+    let mut arguments = json!({"unit": null});
+    adapted.restore_arguments(&mut arguments);
+    assert_eq!(arguments, json!({}));
+}
