@@ -141,17 +141,26 @@ impl Assembler {
     }
 
     /// The call a delta continues, or a new one: a delta with an id other than its index's
-    /// call opens a new call (some servers label every call `index: 0`), and one without an
-    /// index continues the last call unless its id says it is new.
+    /// call opens a new call (some servers label every call `index: 0`), one without an
+    /// index continues the last call unless its id says it is new, and one without an id
+    /// that names a tool when its call already has a name opens a new call.
     fn slot(&mut self, call: &CallDelta) -> Result<usize, String> {
         let id = call.id.as_deref().filter(|id| !id.is_empty());
         let current = match call.index {
             Some(index) => self.by_index.get(&index).copied(),
             None => self.calls.len().checked_sub(1),
         };
+        let name = call
+            .function
+            .as_ref()
+            .and_then(|function| function.name.as_deref())
+            .filter(|name| !name.is_empty());
         let continues = current.filter(|slot| {
-            let known = &self.calls[*slot].id;
-            id.is_none_or(|id| known.is_empty() || known == id)
+            let known = &self.calls[*slot];
+            let same_id = id.is_none_or(|id| known.id.is_empty() || known.id == id);
+            // A name arrives once per call: a second one starts the next call.
+            let same_call = id.is_some() || name.is_none() || known.name.is_empty();
+            same_id && same_call
         });
         if let Some(slot) = continues {
             return Ok(slot);
@@ -248,16 +257,29 @@ mod tests {
     #[test]
     fn calls_that_share_or_omit_an_index_stay_apart() {
         // Some compatible servers label every call `index: 0`, others send no index at all;
-        // a new call id starts a new call either way.
-        for chunks in [
-            [
-                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":"{\"p\":1}"}}]}}]}"#,
-                r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"two","arguments":"{}"}}]}}]}"#,
-            ],
-            [
-                r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{\"p\""}}]}}]}"#,
-                r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":":1}"}},{"id":"b","function":{"name":"two","arguments":"{}"}}]}}]}"#,
-            ],
+        // a new call id, or a second tool name, starts a new call either way.
+        for (second_id, chunks) in [
+            (
+                "b",
+                [
+                    r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":"{\"p\":1}"}}]}}]}"#,
+                    r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"two","arguments":"{}"}}]}}]}"#,
+                ],
+            ),
+            (
+                "b",
+                [
+                    r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{\"p\""}}]}}]}"#,
+                    r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":":1}"}},{"id":"b","function":{"name":"two","arguments":"{}"}}]}}]}"#,
+                ],
+            ),
+            (
+                "",
+                [
+                    r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{\"p\":1}"}}]}}]}"#,
+                    r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"two","arguments":"{}"}}]}}]}"#,
+                ],
+            ),
         ] {
             let mut assembler = Assembler::default();
             for data in chunks {
@@ -272,7 +294,7 @@ mod tests {
                 calls,
                 [
                     ToolCallPart::new("a", "one", "{\"p\":1}"),
-                    ToolCallPart::new("b", "two", "{}")
+                    ToolCallPart::new(second_id, "two", "{}")
                 ],
                 "{chunks:?}"
             );
