@@ -19,8 +19,10 @@
 //!   and `allOf`: such a root is a [`SchemaIncompatible`] (the usual
 //!   cause is arguments that are an enum; make them a struct with the
 //!   enum in a field).
-//! - [`SchemaDialect::OpenAi`] and [`SchemaDialect::Anthropic`] change
-//!   nothing else.
+//! - [`SchemaDialect::OpenAi`] gives every array schema without `items`
+//!   the items `{}` (any item), losslessly: OpenAI refuses a function
+//!   schema with an array that has none, strict or not. Otherwise it and
+//!   [`SchemaDialect::Anthropic`] change nothing else.
 //! - [`SchemaDialect::OpenAiStrict`] rewrites the whole schema to the
 //!   strict subset. Lossless, and reported as changes without loss:
 //!   `additionalProperties: false` on an object that declares
@@ -66,6 +68,7 @@
 //!   characters, or more than 120,000 characters of property names,
 //!   definition names and enum and const values together.
 
+mod items;
 mod name;
 mod pointer;
 mod restore;
@@ -237,7 +240,10 @@ pub fn adapt_schema(
     match dialect {
         SchemaDialect::OpenAiStrict => strict::adapt(schema),
         SchemaDialect::OpenAi | SchemaDialect::Anthropic => {
-            let (schema, changes) = root::normalize(schema, dialect)?;
+            let (mut schema, mut changes) = root::normalize(schema, dialect)?;
+            if dialect == SchemaDialect::OpenAi {
+                items::add_missing_items(&mut schema, "", &mut changes);
+            }
             Ok(AdaptedSchema {
                 schema,
                 changes,
