@@ -19,7 +19,7 @@ struct Message {
     #[serde(default)]
     stop_reason: Option<String>,
     #[serde(default)]
-    usage: WireUsage,
+    usage: Option<WireUsage>,
 }
 
 /// Token counts as the protocol reports them (cache reads and writes are input too).
@@ -98,7 +98,7 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
     }
     Ok(ModelResponse {
         parts: message.content.iter().filter_map(block_part).collect(),
-        usage: message.usage.usage(),
+        usage: message.usage.unwrap_or_default().usage(),
         finish_reason: message.stop_reason.as_deref().map(finish_reason),
         model_name: message.model,
     })
@@ -119,5 +119,8 @@ mod tests {
         assert_eq!(response.text_content(), "hi");
         assert_eq!(response.usage.input_tokens, 5);
         assert_eq!(response.usage.output_tokens, 2);
+        let body =
+            br#"{"content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":null}"#;
+        assert_eq!(parse(body).unwrap().usage.requests, 1);
     }
 }
