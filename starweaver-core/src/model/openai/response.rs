@@ -52,10 +52,16 @@ struct WireFunction {
 /// Token counts as the protocol reports them.
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 pub(super) struct WireUsage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     pub prompt_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     pub completion_tokens: u64,
+}
+
+/// A token count, `null` read as 0 (some compatible servers send null for counts they do
+/// not track).
+fn count<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    Ok(Option::<u64>::deserialize(deserializer)?.unwrap_or(0))
 }
 
 impl WireUsage {
@@ -156,5 +162,14 @@ mod tests {
             .map(|call| (call.id.as_str(), call.name.as_str()))
             .collect();
         assert_eq!(names, [("", "a"), ("", "b")]);
+    }
+
+    #[test]
+    fn null_token_counts_read_as_zero() {
+        let body = br#"{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],
+            "usage":{"prompt_tokens":4,"completion_tokens":null}}"#;
+        let response = parse(body).unwrap();
+        assert_eq!(response.usage.input_tokens, 4);
+        assert_eq!(response.usage.output_tokens, 0);
     }
 }
