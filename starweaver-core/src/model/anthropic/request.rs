@@ -79,13 +79,19 @@ pub(super) fn body<'a>(
 ) -> Body<'a> {
     let mut system: Vec<&str> = parameters.instructions.iter().map(String::as_str).collect();
     let mut turns: Vec<Turn<'a>> = Vec::with_capacity(messages.len());
-    let mut push = |role: &'static str, block: Block<'a>| match turns.last_mut() {
-        // The protocol wants turns to alternate: consecutive blocks of one role share a turn.
-        Some(turn) if turn.role == role => turn.content.push(block),
-        _ => turns.push(Turn {
-            role,
-            content: vec![block],
-        }),
+    let mut push = |role: &'static str, block: Block<'a>| {
+        // The protocol refuses text blocks that are empty or only whitespace; they say nothing.
+        if matches!(&block, Block::Text { text } if text.trim().is_empty()) {
+            return;
+        }
+        match turns.last_mut() {
+            // The protocol wants turns to alternate: consecutive blocks of one role share a turn.
+            Some(turn) if turn.role == role => turn.content.push(block),
+            _ => turns.push(Turn {
+                role,
+                content: vec![block],
+            }),
+        }
     };
     for message in messages {
         match message {
@@ -129,7 +135,6 @@ pub(super) fn body<'a>(
             ModelMessage::Response(response) => {
                 for part in &response.parts {
                     match part {
-                        ResponsePart::Text(part) if part.content.is_empty() => {}
                         ResponsePart::Text(part) => push(
                             "assistant",
                             Block::Text {
@@ -187,5 +192,40 @@ fn input(arguments: &ToolCallArguments) -> Cow<'_, Value> {
             _ => Cow::Owned(Value::Object(Map::new())),
         },
         ToolCallArguments::Json(_) => Cow::Owned(Value::Object(Map::new())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::model::{ModelRequest, ModelResponse, ResponsePart, TextPart, ToolCallPart};
+
+    #[test]
+    fn blank_text_is_never_sent_as_a_block() {
+        // The protocol refuses text blocks that are empty or only whitespace; models often
+        // answer "\n\n" before a tool call, and that answer goes back in the history.
+        let mut response = ModelResponse::tool_calls([ToolCallPart::new("t1", "read", "{}")]);
+        response
+            .parts
+            .insert(0, ResponsePart::Text(TextPart::new("\n\n")));
+        let messages = vec![
+            ModelMessage::Request(ModelRequest::user("hi")),
+            ModelMessage::Response(response),
+            ModelMessage::Request(ModelRequest::user(" \n")),
+        ];
+        let parameters = ModelRequestParameters::default();
+        let body = body("m", &messages, &parameters, &[], Map::new(), None, false);
+        let sent = serde_json::to_value(&body).unwrap();
+        let texts: Vec<&str> = sent["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|turn| turn["content"].as_array().unwrap())
+            .filter_map(|block| block.get("text").and_then(Value::as_str))
+            .collect();
+        assert_eq!(texts, ["hi"], "{sent}");
+        assert_eq!(sent["messages"][1]["content"][0]["type"], "tool_use");
     }
 }

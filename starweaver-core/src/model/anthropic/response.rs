@@ -19,7 +19,7 @@ struct Message {
     #[serde(default)]
     stop_reason: Option<String>,
     #[serde(default)]
-    usage: WireUsage,
+    usage: Option<WireUsage>,
     /// Set on an error object (`"type": "error"`), which some gateways answer with 200.
     #[serde(default)]
     error: Option<Value>,
@@ -28,14 +28,20 @@ struct Message {
 /// Token counts as the protocol reports them (cache reads and writes are input too).
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 pub(super) struct WireUsage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     pub input_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     pub output_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     pub cache_creation_input_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     pub cache_read_input_tokens: u64,
+}
+
+/// A token count, `null` read as 0 (the protocol allows null for counts a server does not
+/// track, and compatible servers send it).
+fn count<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    Ok(Option::<u64>::deserialize(deserializer)?.unwrap_or(0))
 }
 
 impl WireUsage {
@@ -105,8 +111,29 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
     }
     Ok(ModelResponse {
         parts: message.content.iter().filter_map(block_part).collect(),
-        usage: message.usage.usage(),
+        usage: message.usage.unwrap_or_default().usage(),
         finish_reason: message.stop_reason.as_deref().map(finish_reason),
         model_name: message.model,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn null_cache_counts_read_as_zero() {
+        // Compatible servers send `null` for counts they do not track.
+        let body = br#"{"model":"m","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn",
+            "usage":{"input_tokens":5,"output_tokens":2,"cache_creation_input_tokens":null,"cache_read_input_tokens":null}}"#;
+        let response = parse(body).unwrap();
+        assert_eq!(response.text_content(), "hi");
+        assert_eq!(response.usage.input_tokens, 5);
+        assert_eq!(response.usage.output_tokens, 2);
+        let body =
+            br#"{"content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":null}"#;
+        assert_eq!(parse(body).unwrap().usage.requests, 1);
+    }
 }

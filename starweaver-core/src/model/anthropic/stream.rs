@@ -252,6 +252,27 @@ mod tests {
     }
 
     #[test]
+    fn null_cache_counts_in_message_start_keep_the_other_counts() {
+        let mut assembler = Assembler::default();
+        for event in [
+            event(
+                "message_start",
+                r#"{"type":"message_start","message":{"model":"m","usage":{"input_tokens":10,"output_tokens":1,"cache_creation_input_tokens":null,"cache_read_input_tokens":null}}}"#,
+            ),
+            event(
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}}"#,
+            ),
+            event("message_stop", r#"{"type":"message_stop"}"#),
+        ] {
+            assert!(assembler.push(&event).is_ok());
+        }
+        let response = assembler.finish().unwrap_or_default();
+        assert_eq!(response.usage.input_tokens, 10);
+        assert_eq!(response.usage.output_tokens, 3);
+    }
+
+    #[test]
     fn an_error_event_or_a_missing_stop_fails() {
         let mut assembler = Assembler::default();
         let error = assembler

@@ -393,6 +393,8 @@ pub(crate) fn scrub(text: &str, key: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
@@ -410,6 +412,73 @@ mod tests {
         assert_eq!(provider_message(b"upstream\nbroke"), "upstream broke");
         assert_eq!(provider_message(b""), "(no message)");
         assert!(provider_message(&[b'x'; 5000]).ends_with("..."));
+    }
+
+    /// Answers one request on a loopback port with `answer`, handing back what it read.
+    async fn serve_once(answer: String) -> (String, tokio::sync::oneshot::Receiver<String>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            let Ok((mut socket, _)) = listener.accept().await else {
+                return;
+            };
+            let mut request = Vec::new();
+            let mut buffer = [0u8; 4096];
+            while !request.windows(4).any(|window| window == b"\r\n\r\n") {
+                match socket.read(&mut buffer).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(read) => request.extend_from_slice(&buffer[..read]),
+                }
+            }
+            // Handed back before answering, so a client that got the answer finds it.
+            let _ = sender.send(String::from_utf8_lossy(&request).into_owned());
+            let _ = socket.write_all(answer.as_bytes()).await;
+        });
+        (url, receiver)
+    }
+
+    #[tokio::test]
+    async fn redirects_are_not_followed_so_the_key_stays_with_its_host() {
+        // A redirect would carry `x-api-key` (and the body) to another server, past the
+        // allowed-hosts check made on the first URL only.
+        let (elsewhere, mut seen_elsewhere) = serve_once(
+            "HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}".to_string(),
+        )
+        .await;
+        let (first, _) = serve_once(format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nlocation: {elsewhere}/messages\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+        ))
+        .await;
+        let client = HttpClient::new(HttpOptions {
+            retry: super::super::RetryPolicy::none(),
+            hosts: super::super::HostPolicy::Any,
+            ..HttpOptions::default()
+        });
+        let result = client
+            .send(JsonPost {
+                model: "m",
+                url: &format!("{first}/messages"),
+                secret_header: (
+                    HeaderName::from_static("x-api-key"),
+                    "sk-secret-123".to_string(),
+                ),
+                headers: Vec::new(),
+                body: b"{}".to_vec(),
+                key: "sk-secret-123",
+            })
+            .await;
+        let error = result
+            .err()
+            .map(|error| error.to_string())
+            .unwrap_or_default();
+        assert!(error.contains("307"), "{error}");
+        assert!(error.contains("set `model.base_url`"), "{error}");
+        assert!(
+            seen_elsewhere.try_recv().is_err(),
+            "the redirect was followed"
+        );
     }
 
     #[test]

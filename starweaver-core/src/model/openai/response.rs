@@ -39,7 +39,9 @@ struct ChoiceMessage {
 
 #[derive(Deserialize)]
 struct WireCall {
-    id: String,
+    /// Some compatible servers send no id (or `null`); the run gives such calls one.
+    #[serde(default)]
+    id: Option<String>,
     function: WireFunction,
 }
 
@@ -53,10 +55,16 @@ struct WireFunction {
 /// Token counts as the protocol reports them.
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 pub(super) struct WireUsage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     pub prompt_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "count")]
     pub completion_tokens: u64,
+}
+
+/// A token count, `null` read as 0 (some compatible servers send null for counts they do
+/// not track).
+fn count<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+    Ok(Option::<u64>::deserialize(deserializer)?.unwrap_or(0))
 }
 
 impl WireUsage {
@@ -131,7 +139,13 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
         .message
         .tool_calls
         .into_iter()
-        .map(|call| ToolCallPart::new(call.id, call.function.name, call.function.arguments))
+        .map(|call| {
+            ToolCallPart::new(
+                call.id.unwrap_or_default(),
+                call.function.name,
+                call.function.arguments,
+            )
+        })
         .collect();
     Ok(assemble(
         text,
@@ -140,4 +154,35 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
         choice.finish_reason.as_deref().map(finish_reason),
         completion.model,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn calls_without_an_id_still_parse() {
+        // The streamed path already took these; the whole answer refused them.
+        let body = br#"{"choices":[{"message":{"content":null,"tool_calls":[
+            {"type":"function","function":{"name":"a","arguments":"{}"}},
+            {"id":null,"type":"function","function":{"name":"b","arguments":"{}"}}
+        ]},"finish_reason":"tool_calls"}]}"#;
+        let response = parse(body).unwrap();
+        let names: Vec<(&str, &str)> = response
+            .calls()
+            .map(|call| (call.id.as_str(), call.name.as_str()))
+            .collect();
+        assert_eq!(names, [("", "a"), ("", "b")]);
+    }
+
+    #[test]
+    fn null_token_counts_read_as_zero() {
+        let body = br#"{"choices":[{"message":{"content":"hi"},"finish_reason":"stop"}],
+            "usage":{"prompt_tokens":4,"completion_tokens":null}}"#;
+        let response = parse(body).unwrap();
+        assert_eq!(response.usage.input_tokens, 4);
+        assert_eq!(response.usage.output_tokens, 0);
+    }
 }

@@ -1,9 +1,5 @@
 //! Chat Completions chunks assembled into the same response a whole answer gives: text
 //! deltas joined, tool-call deltas joined by index, usage from the last chunk.
-//!
-//! Some compatible servers number every call of a turn `index: 0`, or leave the index out,
-//! and send each call whole with its own id: a delta whose id differs from the one its index
-//! holds starts a new call instead of being glued onto it.
 
 use std::collections::HashMap;
 
@@ -46,7 +42,7 @@ struct Delta {
 #[derive(Deserialize)]
 struct CallDelta {
     #[serde(default)]
-    index: u32,
+    index: Option<u32>,
     #[serde(default)]
     id: Option<String>,
     #[serde(default)]
@@ -73,10 +69,10 @@ struct PartialCall {
 pub(super) struct Assembler {
     text: String,
     refusal: String,
-    /// Calls in the order they started, each with the index it came under.
-    calls: Vec<(u32, PartialCall)>,
-    /// Where the call an index currently names sits in `calls`.
-    slots: HashMap<u32, usize>,
+    /// The calls in the order they opened.
+    calls: Vec<PartialCall>,
+    /// Which call each protocol index last named.
+    by_index: HashMap<u32, usize>,
     finish: Option<FinishReason>,
     usage: Option<WireUsage>,
     model: Option<String>,
@@ -122,9 +118,9 @@ impl Assembler {
                 self.refusal.push_str(&refusal);
             }
             for call in delta.tool_calls {
-                let id = call.id.filter(|id| !id.is_empty());
-                let partial = self.partial(call.index, id.as_deref())?;
-                if let Some(id) = id {
+                let slot = self.slot(&call)?;
+                let partial = &mut self.calls[slot];
+                if let Some(id) = call.id.filter(|id| !id.is_empty()) {
                     if partial.id.is_empty() {
                         partial.id = id;
                     }
@@ -144,28 +140,43 @@ impl Assembler {
         Ok((!added.is_empty()).then_some(added))
     }
 
-    /// Whether `[DONE]` arrived.
-    /// The call a delta under `index` (carrying `id`, if any) adds to: the one the index
-    /// names, unless the delta brings another id, which starts a new call.
-    fn partial(&mut self, index: u32, id: Option<&str>) -> Result<&mut PartialCall, String> {
-        let current = self.slots.get(&index).copied().filter(|slot| {
-            let held = &self.calls[*slot].1.id;
-            id.is_none_or(|id| held.is_empty() || held == id)
-        });
-        let slot = match current {
-            Some(slot) => slot,
-            None => {
-                if self.calls.len() >= MAX_CALLS {
-                    return Err(format!("the answer holds more than {MAX_CALLS} tool calls"));
-                }
-                self.calls.push((index, PartialCall::default()));
-                self.slots.insert(index, self.calls.len() - 1);
-                self.calls.len() - 1
-            }
+    /// The call a delta continues, or a new one: a delta with an id other than its index's
+    /// call opens a new call (some servers label every call `index: 0`), one without an
+    /// index continues the last call unless its id says it is new, and one without an id
+    /// that names a tool when its call already has a name opens a new call.
+    fn slot(&mut self, call: &CallDelta) -> Result<usize, String> {
+        let id = call.id.as_deref().filter(|id| !id.is_empty());
+        let current = match call.index {
+            Some(index) => self.by_index.get(&index).copied(),
+            None => self.calls.len().checked_sub(1),
         };
-        Ok(&mut self.calls[slot].1)
+        let name = call
+            .function
+            .as_ref()
+            .and_then(|function| function.name.as_deref())
+            .filter(|name| !name.is_empty());
+        let continues = current.filter(|slot| {
+            let known = &self.calls[*slot];
+            let same_id = id.is_none_or(|id| known.id.is_empty() || known.id == id);
+            // A name arrives once per call: a second one starts the next call.
+            let same_call = id.is_some() || name.is_none() || known.name.is_empty();
+            same_id && same_call
+        });
+        if let Some(slot) = continues {
+            return Ok(slot);
+        }
+        if self.calls.len() >= MAX_CALLS {
+            return Err(format!("the answer holds more than {MAX_CALLS} tool calls"));
+        }
+        self.calls.push(PartialCall::default());
+        let slot = self.calls.len() - 1;
+        if let Some(index) = call.index {
+            self.by_index.insert(index, slot);
+        }
+        Ok(slot)
     }
 
+    /// Whether `[DONE]` arrived.
     pub(super) fn is_done(&self) -> bool {
         self.done
     }
@@ -174,7 +185,7 @@ impl Assembler {
     pub(super) fn finish(self) -> Result<ModelResponse, String> {
         let Some(finish) = self.finish else {
             return Err(format!(
-                "the stream ended without a finish reason ({} characters of text and {} tool call(s) arrived); the answer is incomplete (not retried: the provider may have billed it); retry the request",
+                "the stream ended without a finish reason ({} characters of text and {} tool call(s) arrived); the answer is incomplete",
                 self.text.chars().count(),
                 self.calls.len()
             ));
@@ -184,12 +195,10 @@ impl Assembler {
         } else {
             self.text
         };
-        // By index, then in the order they started (a stable sort).
-        let mut calls = self.calls;
-        calls.sort_by_key(|(index, _)| *index);
-        let calls = calls
+        let calls = self
+            .calls
             .into_iter()
-            .map(|(_, call)| ToolCallPart::new(call.id, call.name, call.arguments))
+            .map(|call| ToolCallPart::new(call.id, call.name, call.arguments))
             .collect();
         Ok(assemble(
             text,
@@ -246,6 +255,72 @@ mod tests {
     }
 
     #[test]
+    fn calls_that_share_or_omit_an_index_stay_apart() {
+        // Some compatible servers label every call `index: 0`, others send no index at all;
+        // a new call id, or a second tool name, starts a new call either way.
+        for (second_id, chunks) in [
+            (
+                "b",
+                [
+                    r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"one","arguments":"{\"p\":1}"}}]}}]}"#,
+                    r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"b","function":{"name":"two","arguments":"{}"}}]}}]}"#,
+                ],
+            ),
+            (
+                "b",
+                [
+                    r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{\"p\""}}]}}]}"#,
+                    r#"{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":":1}"}},{"id":"b","function":{"name":"two","arguments":"{}"}}]}}]}"#,
+                ],
+            ),
+            (
+                "",
+                [
+                    r#"{"choices":[{"delta":{"tool_calls":[{"id":"a","function":{"name":"one","arguments":"{\"p\":1}"}}]}}]}"#,
+                    r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"two","arguments":"{}"}}]}}]}"#,
+                ],
+            ),
+        ] {
+            let mut assembler = Assembler::default();
+            for data in chunks {
+                assert!(assembler.push(data).is_ok(), "{data}");
+            }
+            assert!(assembler
+                .push(r#"{"choices":[{"delta":{},"finish_reason":"tool_calls"}]}"#)
+                .is_ok());
+            let response = assembler.finish().unwrap_or_default();
+            let calls: Vec<_> = response.calls().cloned().collect();
+            assert_eq!(
+                calls,
+                [
+                    ToolCallPart::new("a", "one", "{\"p\":1}"),
+                    ToolCallPart::new(second_id, "two", "{}")
+                ],
+                "{chunks:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_stream_without_a_finish_reason_is_incomplete() {
+        let mut assembler = Assembler::default();
+        let _ = assembler.push(r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#);
+        let error = assembler.finish().err().unwrap_or_default();
+        assert!(error.contains("without a finish reason"), "{error}");
+    }
+
+    #[test]
+    fn error_chunks_and_garbage_fail_cleanly() {
+        let mut assembler = Assembler::default();
+        let error = assembler
+            .push(r#"{"error":{"message":"server overloaded"}}"#)
+            .err()
+            .unwrap_or_default();
+        assert!(error.contains("server overloaded"), "{error}");
+        assert!(assembler.push("{not json").is_err());
+    }
+
+    #[test]
     fn calls_under_one_index_with_their_own_ids_stay_apart() {
         let mut assembler = Assembler::default();
         for data in [
@@ -267,24 +342,5 @@ mod tests {
                 ToolCallPart::new("c", "three", "{}"),
             ]
         );
-    }
-
-    #[test]
-    fn a_stream_without_a_finish_reason_is_incomplete() {
-        let mut assembler = Assembler::default();
-        let _ = assembler.push(r#"{"choices":[{"index":0,"delta":{"content":"Hel"}}]}"#);
-        let error = assembler.finish().err().unwrap_or_default();
-        assert!(error.contains("without a finish reason"), "{error}");
-    }
-
-    #[test]
-    fn error_chunks_and_garbage_fail_cleanly() {
-        let mut assembler = Assembler::default();
-        let error = assembler
-            .push(r#"{"error":{"message":"server overloaded"}}"#)
-            .err()
-            .unwrap_or_default();
-        assert!(error.contains("server overloaded"), "{error}");
-        assert!(assembler.push("{not json").is_err());
     }
 }

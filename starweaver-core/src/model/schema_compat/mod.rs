@@ -19,8 +19,10 @@
 //!   and `allOf`: such a root is a [`SchemaIncompatible`] (the usual
 //!   cause is arguments that are an enum; make them a struct with the
 //!   enum in a field).
-//! - [`SchemaDialect::OpenAi`] and [`SchemaDialect::Anthropic`] change
-//!   nothing else.
+//! - [`SchemaDialect::OpenAi`] gives every array schema without `items`
+//!   the items `{}` (any item), losslessly: OpenAI refuses a function
+//!   schema with an array that has none, strict or not. Otherwise it and
+//!   [`SchemaDialect::Anthropic`] change nothing else.
 //! - [`SchemaDialect::OpenAiStrict`] rewrites the whole schema to the
 //!   strict subset. Lossless, and reported as changes without loss:
 //!   `additionalProperties: false` on an object that declares
@@ -48,7 +50,9 @@
 //! - Lossy under strict mode, each reported with what is lost: an object
 //!   that allowed extra properties (`additionalProperties: true` or a
 //!   schema, as for a `HashMap` field) or was free-form (no
-//!   `properties`); "any value" schemas (`true`, or no type at all) and
+//!   `properties`); an object with properties beside `anyOf`/`oneOf`
+//!   alternatives (a flattened enum), where each side then forbids the
+//!   other's properties; "any value" schemas (`true`, or no type at all) and
 //!   arrays without `items`, narrowed to scalars (strict mode cannot say
 //!   "any object"); tuples (`prefixItems`), whose positions become one
 //!   `anyOf` item schema; a non-mergeable `allOf`; `not`, `if`/`then`/
@@ -56,10 +60,15 @@
 //!   `dependent*`/`dependencies`, `contains`/`minContains`/`maxContains`,
 //!   `minProperties`/`maxProperties`; unknown keywords.
 //! - Strict mode also refuses, as [`SchemaIncompatible`]: a remote
-//!   `$ref`, a required property whose schema is `false`, more than 5000
-//!   properties, or objects nested more than 10 levels below the root
-//!   (the limits the provider documents).
+//!   `$ref`, a local one that names nothing in the schema, a required
+//!   property whose schema is `false`, and what passes the limits the
+//!   provider documents: more than 5000 properties, objects nested more
+//!   than 10 levels below the root, more than 1000 enum values in all,
+//!   an enum of more than 250 strings holding more than 15,000
+//!   characters, or more than 120,000 characters of property names,
+//!   definition names and enum and const values together.
 
+mod items;
 mod name;
 mod pointer;
 mod restore;
@@ -214,9 +223,9 @@ impl SchemaIncompatible {
 /// [`SchemaIncompatible`] when the provider cannot take the schema in
 /// any form: a root that is not an object schema, a root combinator the
 /// provider refuses, nesting deeper than [`MAX_JSON_DEPTH`], and for
-/// strict mode a remote `$ref`, a required property whose schema is
-/// `false`, or more properties or object nesting than the provider
-/// allows.
+/// strict mode a remote `$ref` or one naming nothing, a required property whose schema is
+/// `false`, or more properties, object nesting, enum values or name
+/// characters than the provider allows.
 pub fn adapt_schema(
     schema: &Value,
     dialect: SchemaDialect,
@@ -231,7 +240,10 @@ pub fn adapt_schema(
     match dialect {
         SchemaDialect::OpenAiStrict => strict::adapt(schema),
         SchemaDialect::OpenAi | SchemaDialect::Anthropic => {
-            let (schema, changes) = root::normalize(schema, dialect)?;
+            let (mut schema, mut changes) = root::normalize(schema, dialect)?;
+            if dialect == SchemaDialect::OpenAi {
+                items::add_missing_items(&mut schema, "", &mut changes);
+            }
             Ok(AdaptedSchema {
                 schema,
                 changes,

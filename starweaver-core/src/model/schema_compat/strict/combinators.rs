@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::super::pointer::{child, local_pointer, resolve_chain};
+use super::super::pointer::{child, local_pointer, resolve, resolve_chain};
 use super::super::restore::RestoreNode;
 use super::super::root::Part;
 use super::super::SchemaIncompatible;
@@ -46,6 +46,18 @@ impl<'a> Walker<'a> {
                 "inline the referenced schema, or move it under `$defs` and refer to `#/$defs/NAME`",
             ));
         };
+        let kept = map.len() == 1 || !has_combinator;
+        if kept && resolve(self.root, reference).is_none() {
+            // The provider refuses the whole schema over a reference it cannot follow.
+            return Err(SchemaIncompatible::new(
+                key_path,
+                format!(
+                    "`$ref` `{}` names nothing in this schema",
+                    crate::bounds::echo(reference)
+                ),
+                "add the definition under `$defs`, or fix the reference's name (`#/$defs/NAME`)",
+            ));
+        }
         restore.reference = Some(format!("#{pointer}"));
         if map.len() == 1 {
             out.insert("$ref".to_string(), value.clone());

@@ -3,6 +3,7 @@
 
 mod combinators;
 mod keywords;
+mod limits;
 mod nullable;
 mod object;
 
@@ -48,6 +49,7 @@ pub(super) fn adapt(schema: &Value) -> Result<AdaptedSchema, SchemaIncompatible>
         changes: Vec::new(),
         defs: HashMap::new(),
         properties: 0,
+        sizes: limits::Sizes::default(),
         inlined: None,
     };
     let any_object = json!({"type": "object"});
@@ -68,6 +70,7 @@ pub(super) fn adapt(schema: &Value) -> Result<AdaptedSchema, SchemaIncompatible>
         ensure_object_type(map, &mut walker.changes)?;
         refuse_root_keywords(map, SchemaDialect::OpenAiStrict)?;
     }
+    walker.sizes.check()?;
     let mut defs = walker.defs;
     defs.shrink_to_fit();
     Ok(AdaptedSchema {
@@ -100,6 +103,8 @@ struct Walker<'a> {
     changes: Vec<SchemaChange>,
     defs: HashMap<String, RestoreNode>,
     properties: usize,
+    /// What counts toward strict mode's limits on enum values and name lengths.
+    sizes: limits::Sizes,
     /// Where the root `$ref` pointed: that definition is walked twice (as
     /// the root and under `$defs`), and reported and counted once.
     inlined: Option<String>,
@@ -279,6 +284,7 @@ impl<'a> Walker<'a> {
         }
         let inner = Level::Nested { objects };
         let has_combinator = map.contains_key("anyOf") || map.contains_key("oneOf");
+        object.beside_alternatives = has_combinator;
         let mut prefix_items: Option<(Vec<Value>, Vec<RestoreNode>, String)> = None;
 
         for (index, (key, value, key_path)) in entries.iter().enumerate() {
@@ -291,15 +297,20 @@ impl<'a> Walker<'a> {
                     let mut adapted = Map::new();
                     if let Some(defs) = value.as_object() {
                         for (name, def) in defs {
+                            self.sizes.name(name);
                             let def_path = child(key_path, name);
                             let again = self.inlined.as_deref() == Some(def_path.as_str());
-                            let (reported, counted) = (self.changes.len(), self.properties);
+                            let (reported, counted, sizes) =
+                                (self.changes.len(), self.properties, self.sizes);
                             let (schema, node) = self.node(def, &def_path, depth + 1, Level::Nested { objects: 0 })?;
                             if again {
                                 self.changes.truncate(reported);
                                 self.properties = counted;
+                                self.sizes = sizes;
                             }
-                            if node.has_work() {
+                            // An object definition is kept even with nothing to undo:
+                            // its keys tell `anyOf` branches that refer to it apart.
+                            if node.has_work() || node.object.is_some() {
                                 self.defs.insert(format!("#{def_path}"), node);
                             }
                             adapted.insert(name.clone(), schema);
@@ -368,6 +379,7 @@ impl<'a> Walker<'a> {
                 }
                 _ => match classify(key, value) {
                     Action::Keep => {
+                        self.sizes.keyword(key, value, key_path)?;
                         out.insert(key.to_string(), (*value).clone());
                     }
                     Action::Describe(note) => {

@@ -44,6 +44,15 @@ pub(super) fn accepts_null(schema: &Value, root: &Value, budget: &mut usize) -> 
     if is_untyped(map) {
         return true;
     }
+    // `enum` and `const` hold beside `type`: one that leaves null out refuses it.
+    let enum_refuses = map
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|values| !values.contains(&Value::Null));
+    let const_refuses = map.get("const").is_some_and(|fixed| !fixed.is_null());
+    if enum_refuses || const_refuses {
+        return false;
+    }
     let null_type = match map.get("type") {
         Some(Value::String(kind)) => kind == "null",
         Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "null"),

@@ -21,6 +21,8 @@ pub(super) struct ObjectParts<'a> {
     pub required: HashSet<&'a str>,
     pub additional: Option<(&'a Value, String)>,
     pub declares_properties: bool,
+    /// The object also has `anyOf`/`oneOf` alternatives (a flattened enum).
+    pub beside_alternatives: bool,
 }
 
 impl<'a> Walker<'a> {
@@ -62,6 +64,7 @@ impl<'a> Walker<'a> {
                 );
                 continue;
             }
+            self.sizes.name(name);
             let (mut adapted, node) = self.node(schema, property_path, depth + 2, level)?;
             if !is_required {
                 if accepts_null(schema, self.root, &mut NULL_CHECK_BUDGET.clone()) {
@@ -71,6 +74,7 @@ impl<'a> Walker<'a> {
                     );
                 } else {
                     adapted = make_nullable(adapted);
+                    self.sizes.null_joined_enum(schema, &adapted);
                     undo.drop_null.push((*name).to_string());
                     self.change(
                         property_path.clone(),
@@ -112,6 +116,11 @@ impl<'a> Walker<'a> {
                     "entries beyond the declared properties (a map whose values match {})",
                     crate::bounds::shorten(&compact(schema), 120)
                 ),
+            ),
+            None if object.declares_properties && object.beside_alternatives => self.loss(
+                path,
+                "added `additionalProperties: false` to an object that also has `anyOf`/`oneOf` alternatives",
+                "the alternatives' properties beside the object's own: each side now forbids the other's (a flattened enum needs strict mode off, or its fields in each alternative)",
             ),
             None if object.declares_properties => {
                 self.change(path, "added `additionalProperties: false`");

@@ -144,3 +144,91 @@ fn a_deep_or_odd_answer_does_not_break_restoring() {
         assert_eq!(odd, before);
     }
 }
+
+#[test]
+fn restoring_through_ref_cycles_with_siblings_stays_bounded() {
+    // `$ref`s beside other keywords that lead back to their own definition: each level of
+    // the answer used to be walked once per hop still allowed by the depth bound, so a
+    // ten-level answer took longer than any run lasts.
+    let adapted = strict(&json!({
+        "type": "object",
+        "properties": {"n": {"$ref": "#/$defs/N"}},
+        "required": ["n"],
+        "$defs": {"N": {
+            "$ref": "#/$defs/N",
+            "type": "object",
+            "properties": {"x": {"$ref": "#/$defs/N"}, "o": {"type": "string"}}
+        }}
+    }));
+    let mut answer = json!({"x": null, "o": null});
+    for _ in 0..12 {
+        answer = json!({"x": answer, "o": null});
+    }
+    let mut arguments = json!({ "n": answer });
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        adapted.restore_arguments(&mut arguments);
+        let _ = sender.send(arguments);
+    });
+    // A generous bound only so a regression fails instead of hanging the suite.
+    let restored = receiver
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("restoring finishes");
+    let mut inner = &restored["n"];
+    for _ in 0..12 {
+        assert!(inner.get("o").is_none(), "{inner}");
+        inner = &inner["x"];
+    }
+    assert_eq!(inner, &json!({}));
+}
+
+#[test]
+fn a_ref_branch_whose_definition_needs_no_undoing_still_counts_when_choosing() {
+    // `A` requires all of `a`, a nullable `b` and `c`; `B` has `b` optional. An answer
+    // from `A` with `b: null` keeps its null: `A` is the branch with the most fitting keys.
+    let adapted = strict(&json!({
+        "type": "object",
+        "properties": {"v": {"anyOf": [{"$ref": "#/$defs/B"}, {"$ref": "#/$defs/A"}]}},
+        "required": ["v"],
+        "$defs": {
+            "A": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": ["string", "null"]}, "c": {"type": "string"}}, "required": ["a", "b", "c"]},
+            "B": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["a"]}
+        }
+    }));
+    let mut from_a = json!({"v": {"a": "x", "b": null, "c": "y"}});
+    adapted.restore_arguments(&mut from_a);
+    assert_eq!(from_a, json!({"v": {"a": "x", "b": null, "c": "y"}}));
+    let mut from_b = json!({"v": {"a": 1, "b": null}});
+    adapted.restore_arguments(&mut from_b);
+    assert_eq!(from_b, json!({"v": {"a": 1}}));
+}
+
+#[test]
+fn an_array_branch_behind_a_ref_is_restored() {
+    let adapted = strict(&json!({
+        "type": "object",
+        "properties": {"v": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/L"}]}},
+        "required": ["v"],
+        "$defs": {"L": {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "integer"}}}}}
+    }));
+    let mut arguments = json!({"v": [{"x": null}, {"x": 1}]});
+    adapted.restore_arguments(&mut arguments);
+    assert_eq!(arguments, json!({"v": [{}, {"x": 1}]}));
+}
+
+#[test]
+fn a_null_type_whose_enum_leaves_null_out_is_made_nullable() {
+    // `type` allows null but `enum` does not, so the original never took null: the
+    // property is made nullable (null joins the enum) and its null removed again.
+    let adapted = strict(&json!({
+        "type": "object",
+        "properties": {"unit": {"type": ["string", "null"], "enum": ["c", "f"]}}
+    }));
+    assert_eq!(
+        adapted.schema["properties"]["unit"]["enum"],
+        json!(["c", "f", null])
+    );
+    let mut arguments = json!({"unit": null});
+    adapted.restore_arguments(&mut arguments);
+    assert_eq!(arguments, json!({}));
+}

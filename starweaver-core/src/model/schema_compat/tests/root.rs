@@ -385,3 +385,49 @@ fn a_root_ref_target_is_reported_and_counted_once() {
         1
     );
 }
+
+#[test]
+fn openai_gets_items_on_every_array_that_has_none() {
+    // OpenAI refuses any function schema with an array that has no `items`, strict or not.
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "tags": {"type": "array"},
+            "either": {"type": ["string", "array"]},
+            "typed": {"type": "array", "items": {"type": "string"}},
+            "nested": {"anyOf": [{"type": "array"}, {"type": "null"}]},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}]}
+        },
+        "$defs": {"D": {"type": "object", "properties": {"list": {"type": "array"}}}}
+    });
+    let adapted = adapt_schema(&schema, SchemaDialect::OpenAi).unwrap();
+    let properties = &adapted.schema["properties"];
+    assert_eq!(properties["tags"], json!({"type": "array", "items": {}}));
+    assert_eq!(properties["either"]["items"], json!({}));
+    assert_eq!(properties["typed"]["items"], json!({"type": "string"}));
+    assert_eq!(properties["nested"]["anyOf"][0]["items"], json!({}));
+    assert_eq!(properties["pair"]["items"], json!({}));
+    assert_eq!(
+        adapted.schema["$defs"]["D"]["properties"]["list"]["items"],
+        json!({})
+    );
+    assert!(adapted.is_lossless());
+    let paths: Vec<&str> = adapted
+        .changes
+        .iter()
+        .map(|change| change.path.as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "/properties/tags",
+            "/properties/either",
+            "/properties/nested/anyOf/0",
+            "/properties/pair",
+            "/$defs/D/properties/list"
+        ]
+    );
+    // Anthropic takes such arrays as they are.
+    let adapted = adapt_schema(&schema, SchemaDialect::Anthropic).unwrap();
+    assert_eq!(adapted.schema, schema);
+}

@@ -188,3 +188,38 @@ fn schemars_root_refs_and_tagged_enums() {
         adapt_schema(&wrapped, dialect).unwrap();
     }
 }
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Step {
+    Move { to: String },
+    Stop,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Flattened {
+    name: String,
+    #[serde(flatten)]
+    step: Step,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct HoldsFlattened {
+    flat: Flattened,
+}
+
+#[test]
+fn a_flattened_enum_beside_fields_is_a_reported_loss() {
+    // `additionalProperties: false` on the object forbids the alternatives' fields, and on
+    // each alternative forbids the object's own: no answer fits, so it is not lossless.
+    let adapted = strict(&serde_json::to_value(schema_for!(HoldsFlattened)).unwrap());
+    assert!(!adapted.is_lossless(), "{:?}", adapted.changes);
+    assert!(
+        lossy_paths(&adapted).contains(&"/$defs/Flattened".to_string()),
+        "{:?}",
+        lossy_paths(&adapted)
+    );
+}

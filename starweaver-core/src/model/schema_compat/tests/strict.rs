@@ -168,13 +168,13 @@ fn a_ref_with_siblings_moves_into_a_one_branch_any_of() {
 fn schemars_0_8_style_all_of_ref_becomes_any_of() {
     let adapted = strict(&json!({
         "type": "object",
-        "properties": {"m": {"allOf": [{"$ref": "#/$defs/M"}], "description": "Mode."}},
+        "properties": {"m": {"allOf": [{"$ref": "#/definitions/M"}], "description": "Mode."}},
         "required": ["m"],
         "definitions": {"M": {"type": "string", "enum": ["x"]}}
     }));
     assert_eq!(
         adapted.schema["properties"]["m"],
-        json!({"anyOf": [{"$ref": "#/$defs/M"}], "description": "Mode."})
+        json!({"anyOf": [{"$ref": "#/definitions/M"}], "description": "Mode."})
     );
     assert!(adapted.schema.get("definitions").is_some());
     assert!(adapted.is_lossless());
@@ -470,4 +470,68 @@ fn arrays_without_items_get_scalar_items() {
         json!({"type": "array", "items": {"type": ["string", "number", "boolean", "null"]}})
     );
     assert_eq!(lossy_paths(&adapted), vec!["/properties/list"]);
+}
+
+#[test]
+fn refs_to_missing_definitions_are_refused() {
+    // The provider refuses a schema whose local `$ref` names nothing.
+    for schema in [
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing"}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Missing", "description": "A."}}}),
+        json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/Gone"}}}),
+    ] {
+        let error = adapt_schema(&schema, SchemaDialect::OpenAiStrict).unwrap_err();
+        assert!(error.path.ends_with("/$ref"), "{error}");
+        assert!(error.reason.contains("names nothing"), "{error}");
+    }
+    // References that resolve, the root and escaped names included, are kept.
+    let adapted = strict(&json!({
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/a~1b"}, "r": {"$ref": "#"}},
+        "required": ["a", "r"],
+        "$defs": {"a/b": {"type": "string"}}
+    }));
+    assert_eq!(
+        adapted.schema["properties"]["a"],
+        json!({"$ref": "#/$defs/a~1b"})
+    );
+}
+
+#[test]
+fn more_enum_values_or_name_characters_than_strict_mode_takes_are_refused() {
+    // 1000 enum values across the schema is the most strict mode takes.
+    let values: Vec<String> = (0..600).map(|index| format!("v{index}")).collect();
+    let two_enums = json!({
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "enum": values},
+            "b": {"type": "string", "enum": values}
+        },
+        "required": ["a", "b"]
+    });
+    let error = adapt_schema(&two_enums, SchemaDialect::OpenAiStrict).unwrap_err();
+    assert!(error.reason.contains("1000 enum values"), "{error}");
+    assert!(adapt_schema(&two_enums, SchemaDialect::OpenAi).is_ok());
+    strict(&json!({"type": "object", "properties": {"a": {"enum": values}}, "required": ["a"]}));
+
+    // More than 250 string values of one enum may hold at most 15,000 characters.
+    let long: Vec<String> = (0..300).map(|index| format!("{index:0>60}")).collect();
+    let error = adapt_schema(
+        &json!({"type": "object", "properties": {"a": {"type": "string", "enum": long}}, "required": ["a"]}),
+        SchemaDialect::OpenAiStrict,
+    )
+    .unwrap_err();
+    assert_eq!(error.path, "/properties/a/enum");
+    assert!(error.reason.contains("15000 characters"), "{error}");
+
+    // Property names, definition names and enum and const values: 120,000 characters at most.
+    let properties: serde_json::Map<String, serde_json::Value> = (0..1_000)
+        .map(|index| (format!("{index:0>121}"), json!({"type": "string"})))
+        .collect();
+    let error = adapt_schema(
+        &json!({"type": "object", "properties": properties}),
+        SchemaDialect::OpenAiStrict,
+    )
+    .unwrap_err();
+    assert!(error.reason.contains("120000 characters"), "{error}");
 }
