@@ -185,7 +185,7 @@ impl Assembler {
     pub(super) fn finish(self) -> Result<ModelResponse, String> {
         let Some(finish) = self.finish else {
             return Err(format!(
-                "the stream ended without a finish reason ({} characters of text and {} tool call(s) arrived); the answer is incomplete",
+                "the stream ended without a finish reason ({} characters of text and {} tool call(s) arrived); the answer is incomplete (not retried: the provider may have billed it); retry the request",
                 self.text.chars().count(),
                 self.calls.len()
             ));
