@@ -10,7 +10,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 /// The protocol version sent in `anthropic-version`.
 const API_VERSION: &str = "2023-06-01";
 
-use crate::model::http::{client_builders, Answer, Endpoint};
+use crate::model::http::{client_builders, Answer, Endpoint, Plans};
 use crate::model::{
     adapt_schema, response_as_stream, AdaptedSchema, Model, ModelError, ModelMessage,
     ModelRequestParameters, ModelResponse, ModelResponseStream, ProviderKind, RequestNotice,
@@ -72,6 +72,7 @@ impl AnthropicModel {
                     HeaderName::from_static("anthropic-version"),
                     HeaderValue::from_static(API_VERSION),
                 )],
+                Plans::of(&planned),
             )
             .await
     }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use futures::stream::{self, StreamExt};
 use reqwest::header::{HeaderName, HeaderValue};
 
-use super::{request_error, scrub, Adapt, ApiKey, HttpClient, HttpOptions, JsonPost, ToolAdapter};
+use super::{
+    request_error, scrub, Adapt, ApiKey, HttpClient, HttpOptions, JsonPost, Plans, ToolAdapter,
+};
 use crate::model::{
     response_as_stream, ModelError, ModelResponse, ModelResponseStream, ProviderKind,
 };
@@ -16,6 +18,8 @@ use crate::model::{
 pub(crate) struct Answer {
     response: reqwest::Response,
     key: String,
+    /// The plans of the tools the request carried, to restore the answer's calls with.
+    plans: Plans,
 }
 
 /// The shared state of a provider client.
@@ -72,6 +76,7 @@ impl Endpoint {
         key: &str,
         secret_header: (HeaderName, String),
         headers: Vec<(HeaderName, HeaderValue)>,
+        plans: Plans,
     ) -> Result<Answer, ModelError> {
         let body = serde_json::to_vec(body).map_err(|error| {
             request_error(&self.name, format!("cannot write the request: {error}"))
@@ -91,6 +96,7 @@ impl Endpoint {
         Ok(Answer {
             response,
             key: key.to_string(),
+            plans,
         })
     }
 }
@@ -109,7 +115,6 @@ impl Endpoint {
         let reader = WholeReader {
             name: self.name.clone(),
             options: self.http.options().clone(),
-            tools: Arc::clone(&self.tools),
         };
         reader.read(answer, parse).await
     }
@@ -127,7 +132,6 @@ impl Endpoint {
             let reader = WholeReader {
                 name: self.name.clone(),
                 options: self.http.options().clone(),
-                tools: Arc::clone(&self.tools),
             };
             return stream::once(async move { reader.read(answer, parse).await })
                 .flat_map(|read| match read {
@@ -137,13 +141,7 @@ impl Endpoint {
                 .boxed();
         }
         let events = super::events(&self.name, answer.response, self.http.options());
-        super::drive(
-            &self.name,
-            events,
-            assembler,
-            Arc::clone(&self.tools),
-            answer.key,
-        )
+        super::drive(&self.name, events, assembler, answer.plans, answer.key)
     }
 }
 
@@ -151,7 +149,6 @@ impl Endpoint {
 struct WholeReader {
     name: String,
     options: HttpOptions,
-    tools: Arc<ToolAdapter>,
 }
 
 impl WholeReader {
@@ -159,7 +156,7 @@ impl WholeReader {
         let body = super::read_body(&self.name, answer.response, &self.options).await?;
         let mut response = parse(&body)
             .map_err(|message| request_error(&self.name, scrub(&message, &answer.key)))?;
-        super::restore(&self.tools, &mut response);
+        answer.plans.restore(&mut response);
         Ok(response)
     }
 }

@@ -24,5 +24,5 @@ pub use options::HttpOptions;
 pub use retry::RetryPolicy;
 pub(crate) use return_text::{compact, return_text};
 pub(crate) use sse::{events, SseEvent};
-pub(crate) use stream::{drive, restore, Assemble};
-pub(crate) use tools::{Adapt, PlannedTool, ToolAdapter};
+pub(crate) use stream::{drive, Assemble};
+pub(crate) use tools::{Adapt, PlannedTool, Plans, ToolAdapter};

@@ -3,14 +3,11 @@
 //! marker; a stream that breaks or ends early is an error, never a partial answer.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 use futures::stream::{self, BoxStream, StreamExt};
 
-use super::{request_error, scrubbed, SseEvent, ToolAdapter};
-use crate::model::{
-    ModelError, ModelResponse, ModelResponseStream, ModelStreamEvent, ResponsePart,
-};
+use super::{request_error, scrubbed, Plans, SseEvent};
+use crate::model::{ModelError, ModelResponse, ModelResponseStream, ModelStreamEvent};
 
 /// A protocol's stream state.
 pub(crate) trait Assemble: Send + 'static {
@@ -26,7 +23,7 @@ struct State<A> {
     model: String,
     events: BoxStream<'static, Result<SseEvent, ModelError>>,
     assembler: Option<A>,
-    tools: Arc<ToolAdapter>,
+    plans: Plans,
     queue: VecDeque<Result<ModelStreamEvent, ModelError>>,
     /// The key the request was sent with, scrubbed from every error (a server may echo it in
     /// an error event or a chunk the parser quotes).
@@ -38,14 +35,14 @@ pub(crate) fn drive<A: Assemble>(
     model: &str,
     events: BoxStream<'static, Result<SseEvent, ModelError>>,
     assembler: A,
-    tools: Arc<ToolAdapter>,
+    plans: Plans,
     key: String,
 ) -> ModelResponseStream {
     let state = State {
         model: model.to_string(),
         events,
         assembler: Some(assembler),
-        tools,
+        plans,
         queue: VecDeque::new(),
         key,
     };
@@ -83,7 +80,7 @@ pub(crate) fn drive<A: Assemble>(
                     let finished = state.assembler.take().map(Assemble::finish);
                     match finished {
                         Some(Ok(mut response)) => {
-                            restore(&state.tools, &mut response);
+                            state.plans.restore(&mut response);
                             for call in response.calls() {
                                 state
                                     .queue
@@ -120,13 +117,4 @@ async fn drain(events: &mut BoxStream<'static, Result<SseEvent, ModelError>>) {
         }
     })
     .await;
-}
-
-/// Restores the arguments of every call in `response` (see [`ToolAdapter::restore`]).
-pub(crate) fn restore(tools: &ToolAdapter, response: &mut ModelResponse) {
-    for part in &mut response.parts {
-        if let ResponsePart::ToolCall(call) = part {
-            tools.restore(&call.name, &mut call.arguments);
-        }
-    }
 }

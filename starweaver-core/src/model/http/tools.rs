@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::bounds::MAX_JSON_DEPTH;
 use crate::model::{
-    check_tool_name, AdaptedSchema, RequestNotice, RequestNoticeKind, SchemaIncompatible,
-    ToolCallArguments, ToolDefinition,
+    check_tool_name, AdaptedSchema, ModelResponse, RequestNotice, RequestNoticeKind, ResponsePart,
+    SchemaIncompatible, ToolCallArguments, ToolDefinition,
 };
 
 /// A tool as it goes on the wire.
@@ -150,23 +150,44 @@ impl ToolAdapter {
             .filter_map(|definition| self.plan(definition).notice.clone())
             .collect()
     }
+}
 
-    /// Undoes the adaptation on a call's arguments (strict mode's nulls for absent optional
-    /// fields). Arguments that do not parse are left as they are: dispatch reports them.
-    pub(crate) fn restore(&self, tool: &str, arguments: &mut ToolCallArguments) {
-        let planned = match self.cache.lock() {
-            Ok(cache) => cache.get(tool).map(|(_, planned)| Arc::clone(planned)),
-            Err(_) => None,
-        };
-        let Some(wire) = planned.as_ref().and_then(|planned| planned.wire.as_ref()) else {
-            return;
-        };
-        if wire.adapted.changes.is_empty() {
-            return;
-        }
-        if let Ok(mut value) = arguments.to_json() {
-            wire.adapted.restore_arguments(&mut value);
-            *arguments = ToolCallArguments::Json(value);
+/// The plans one request was built with, by tool name. The answer's calls are restored with
+/// these, never with what the shared cache holds by the time the answer arrives (another
+/// request may have planned a same-named tool with another schema, or the cache may have been
+/// cleared).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Plans(Arc<HashMap<String, Arc<Planned>>>);
+
+impl Plans {
+    /// The plans of a request's tools.
+    pub(crate) fn of(planned: &[PlannedTool<'_>]) -> Self {
+        Self(Arc::new(
+            planned
+                .iter()
+                .map(|(definition, plan)| (definition.name.clone(), Arc::clone(plan)))
+                .collect(),
+        ))
+    }
+
+    /// Undoes the adaptation on the arguments of every call in `response` (strict mode's
+    /// nulls for absent optional fields). Arguments that do not parse are left as they are:
+    /// dispatch reports them.
+    pub(crate) fn restore(&self, response: &mut ModelResponse) {
+        for part in &mut response.parts {
+            let ResponsePart::ToolCall(call) = part else {
+                continue;
+            };
+            let Some(wire) = self.0.get(&call.name).and_then(|plan| plan.wire.as_ref()) else {
+                continue;
+            };
+            if wire.adapted.changes.is_empty() {
+                continue;
+            }
+            if let Ok(mut value) = call.arguments.to_json() {
+                wire.adapted.restore_arguments(&mut value);
+                call.arguments = ToolCallArguments::Json(value);
+            }
         }
     }
 }
@@ -243,6 +264,51 @@ mod tests {
 
     fn definition(parameters: Value) -> ToolDefinition {
         ToolDefinition::new("lookup", Some("Find a record.".into()), parameters)
+    }
+
+    // Regression: a call was restored with whatever plan the shared cache held when its answer
+    // arrived, so a request planned meanwhile for a same-named tool with another schema (or a
+    // cleared cache) decided which nulls were removed.
+    #[test]
+    fn calls_are_restored_with_the_plans_their_request_was_built_with() {
+        let adapter = ToolAdapter::new("Test", |definition| {
+            Ok((
+                crate::model::adapt_schema(
+                    &definition.parameters,
+                    crate::model::SchemaDialect::OpenAiStrict,
+                )?,
+                true,
+            ))
+        });
+        let optional =
+            definition(json!({"type": "object", "properties": {"limit": {"type": "integer"}}}));
+        let nullable = definition(
+            json!({"type": "object", "properties": {"limit": {"type": ["integer", "null"]}}, "required": ["limit"]}),
+        );
+        let first = [optional];
+        let plans = Plans::of(&adapter.plan_all(&first));
+        // Another request plans the same name with a schema whose null is meaningful.
+        let second = [nullable];
+        let _ = adapter.plan_all(&second);
+        let answer = || {
+            crate::model::ModelResponse::tool_calls([crate::model::ToolCallPart::new(
+                "c1",
+                "lookup",
+                "{\"limit\": null}",
+            )])
+        };
+        let mut response = answer();
+        plans.restore(&mut response);
+        assert_eq!(
+            response.calls().next().map(|call| call.arguments.clone()),
+            Some(ToolCallArguments::Json(json!({})))
+        );
+        let mut response = answer();
+        Plans::of(&adapter.plan_all(&second)).restore(&mut response);
+        assert_eq!(
+            response.calls().next().map(|call| call.arguments.to_json()),
+            Some(Ok(json!({"limit": null})))
+        );
     }
 
     #[test]

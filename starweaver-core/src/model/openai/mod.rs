@@ -8,7 +8,7 @@ mod stream;
 
 use reqwest::header::AUTHORIZATION;
 
-use crate::model::http::{client_builders, Answer, Endpoint};
+use crate::model::http::{client_builders, Answer, Endpoint, Plans};
 use crate::model::{
     adapt_schema, response_as_stream, AdaptedSchema, Model, ModelError, ModelMessage,
     ModelRequestParameters, ModelResponse, ModelResponseStream, ProviderKind, RequestNotice,
@@ -69,6 +69,7 @@ impl OpenAiModel {
                 &key,
                 (AUTHORIZATION, bearer),
                 Vec::new(),
+                Plans::of(&planned),
             )
             .await
     }
