@@ -28,20 +28,14 @@ struct Message {
 /// Token counts as the protocol reports them (cache reads and writes are input too).
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 pub(super) struct WireUsage {
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::model::http::count")]
     pub input_tokens: u64,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::model::http::count")]
     pub output_tokens: u64,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::model::http::count")]
     pub cache_creation_input_tokens: u64,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::model::http::count")]
     pub cache_read_input_tokens: u64,
-}
-
-/// A token count, `null` read as 0 (the protocol allows null for counts a server does not
-/// track, and compatible servers send it).
-fn count<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
-    Ok(Option::<u64>::deserialize(deserializer)?.unwrap_or(0))
 }
 
 impl WireUsage {

@@ -4,6 +4,7 @@
 mod api_key;
 mod builders;
 mod client;
+mod counts;
 mod endpoint;
 mod hosts;
 mod options;
@@ -18,6 +19,7 @@ pub(crate) use builders::client_builders;
 pub(crate) use client::{
     error_text, read_body, request_error, scrub, scrubbed, HttpClient, JsonPost,
 };
+pub(crate) use counts::count;
 pub(crate) use endpoint::{Answer, Endpoint};
 pub use hosts::{HostPolicy, MODEL_HOSTS_VARIABLE};
 pub use options::HttpOptions;

@@ -55,16 +55,10 @@ struct WireFunction {
 /// Token counts as the protocol reports them.
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 pub(super) struct WireUsage {
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::model::http::count")]
     pub prompt_tokens: u64,
-    #[serde(default, deserialize_with = "count")]
+    #[serde(default, deserialize_with = "crate::model::http::count")]
     pub completion_tokens: u64,
-}
-
-/// A token count, `null` read as 0 (some compatible servers send null for counts they do
-/// not track).
-fn count<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
-    Ok(Option::<u64>::deserialize(deserializer)?.unwrap_or(0))
 }
 
 impl WireUsage {
