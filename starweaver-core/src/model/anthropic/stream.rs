@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::response::{block_part, finish_reason, WireUsage, MAX_BLOCKS};
 use crate::model::http::{Assemble, SseEvent};
-use crate::model::{FinishReason, ModelResponse};
+use crate::model::{FinishReason, ModelResponse, ResponsePart, ToolCallArguments};
 
 /// One block being built.
 struct Partial {
@@ -145,6 +145,7 @@ impl Assemble for Assembler {
         };
         let mut parts = Vec::with_capacity(self.blocks.len());
         for (_, mut partial) in self.blocks {
+            let mut cut_off = None;
             if let Value::Object(block) = &mut partial.block {
                 match block.get("type").and_then(Value::as_str) {
                     Some("text") => {
@@ -157,16 +158,27 @@ impl Assemble for Assembler {
                                 .cloned()
                                 .unwrap_or_else(|| Value::Object(serde_json::Map::new()))
                         } else {
-                            serde_json::from_str(&partial.json).map_err(|error| {
-                                format!("a tool call's streamed input is not JSON: {error}")
-                            })?
+                            match serde_json::from_str(&partial.json) {
+                                Ok(input) => input,
+                                // Input cut off (at `max_tokens`, say) stays a call whose raw
+                                // arguments dispatch answers with a retry prompt; the answer
+                                // is not lost.
+                                Err(_) => {
+                                    cut_off = Some(std::mem::take(&mut partial.json));
+                                    Value::Object(serde_json::Map::new())
+                                }
+                            }
                         };
                         block.insert("input".into(), input);
                     }
                     _ => {}
                 }
             }
-            parts.extend(block_part(&partial.block));
+            let mut part = block_part(&partial.block);
+            if let (Some(ResponsePart::ToolCall(call)), Some(raw)) = (&mut part, cut_off) {
+                call.arguments = ToolCallArguments::Raw(raw);
+            }
+            parts.extend(part);
         }
         Ok(ModelResponse {
             parts,
@@ -270,6 +282,41 @@ mod tests {
         let response = assembler.finish().unwrap_or_default();
         assert_eq!(response.usage.input_tokens, 10);
         assert_eq!(response.usage.output_tokens, 3);
+    }
+
+    // Regression: a tool call whose streamed input was cut off (at `max_tokens`) failed the
+    // whole answer, text and other calls included.
+    #[test]
+    fn a_cut_off_tool_input_stays_a_call_with_its_raw_arguments() {
+        let mut assembler = Assembler::default();
+        for event in [
+            event(
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Reading."}}"#,
+            ),
+            event(
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"read","input":{}}}"#,
+            ),
+            event(
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"pa"}}"#,
+            ),
+            event(
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":9}}"#,
+            ),
+            event("message_stop", r#"{"type":"message_stop"}"#),
+        ] {
+            let _ = assembler.push(&event);
+        }
+        let response = assembler.finish().unwrap_or_default();
+        assert_eq!(response.text_content(), "Reading.");
+        assert_eq!(
+            response.calls().next(),
+            Some(&ToolCallPart::new("t1", "read", "{\"pa"))
+        );
+        assert_eq!(response.finish_reason, Some(FinishReason::Length));
     }
 
     #[test]
