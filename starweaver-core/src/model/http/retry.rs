@@ -4,7 +4,7 @@
 use std::time::{Duration, SystemTime};
 
 /// How failed requests are retried. Only failures that cannot have been billed are retried:
-/// a rate limit or overload answer (408, 409, 429, 5xx, 529), or a connection that was never
+/// a rate limit or overload answer (408, 409, 429, 5xx but 501 and 505, 529), or a connection that was never
 /// made. A request that timed out or broke mid-answer is not sent again.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -56,10 +56,11 @@ impl RetryPolicy {
     }
 }
 
-/// Whether an HTTP status means "try again later" rather than "this request is wrong".
+/// Whether an HTTP status means "try again later" rather than "this request is wrong": 408,
+/// 409, 429 and the server errors, except 501 and 505 (the server will never do it).
 #[must_use]
 pub fn is_retryable_status(status: u16) -> bool {
-    matches!(status, 408 | 409 | 429) || status >= 500
+    matches!(status, 408 | 409 | 429) || (status >= 500 && !matches!(status, 501 | 505))
 }
 
 /// The wait a server asked for: `retry-after-ms` (milliseconds), or `retry-after` as seconds
@@ -140,7 +141,7 @@ mod tests {
         for status in [408, 409, 429, 500, 502, 503, 529] {
             assert!(is_retryable_status(status), "{status}");
         }
-        for status in [400, 401, 403, 404, 413, 422] {
+        for status in [400, 401, 403, 404, 413, 422, 501, 505] {
             assert!(!is_retryable_status(status), "{status}");
         }
     }
