@@ -234,32 +234,25 @@ impl Setup {
 
     fn concrete(self) -> Concrete {
         let options = self.options.with_hosts(HostPolicy::loopback());
+        // The same builder chain on either client.
+        macro_rules! configured {
+            ($client:expr) => {{
+                let mut model = $client
+                    .with_http_options(options)
+                    .with_streaming(self.streaming);
+                if let Some(url) = self.base_url {
+                    model = model.with_base_url(url);
+                }
+                match self.key_variable {
+                    Some(variable) => model.with_api_key_env(variable),
+                    None => model.with_api_key(KEY),
+                }
+            }};
+        }
         match self.provider {
-            Provider::OpenAi => {
-                let mut model = OpenAiModel::new(self.model)
-                    .with_http_options(options)
-                    .with_streaming(self.streaming);
-                if let Some(url) = self.base_url {
-                    model = model.with_base_url(url);
-                }
-                model = match self.key_variable {
-                    Some(variable) => model.with_api_key_env(variable),
-                    None => model.with_api_key(KEY),
-                };
-                Concrete::OpenAi(model)
-            }
+            Provider::OpenAi => Concrete::OpenAi(configured!(OpenAiModel::new(self.model))),
             Provider::Anthropic => {
-                let mut model = AnthropicModel::new(self.model)
-                    .with_http_options(options)
-                    .with_streaming(self.streaming);
-                if let Some(url) = self.base_url {
-                    model = model.with_base_url(url);
-                }
-                model = match self.key_variable {
-                    Some(variable) => model.with_api_key_env(variable),
-                    None => model.with_api_key(KEY),
-                };
-                Concrete::Anthropic(model)
+                Concrete::Anthropic(configured!(AnthropicModel::new(self.model)))
             }
         }
     }

@@ -24,15 +24,19 @@ fn project(id: &str, server: &LoopbackServer, stream: bool) -> tempfile::TempDir
     dir
 }
 
-fn run_reader(dir: &Path, extra: &[&str]) -> std::process::Output {
+/// `starweaver run reader.yaml` in `dir` with a question about the folder, no standard input.
+fn reader(dir: &Path) -> std::process::Command {
     let mut command = starweaver_binary();
     command
         .current_dir(dir)
         .args(["run", "reader.yaml", "--prompt", "What is in the folder?"])
-        .args(extra)
-        .env(KEY_VARIABLE, KEY)
         .stdin(std::process::Stdio::null());
-    command.output().unwrap()
+    command
+}
+
+/// Runs the reader with its key set.
+fn run_reader(dir: &Path) -> std::process::Output {
+    reader(dir).env(KEY_VARIABLE, KEY).output().unwrap()
 }
 
 /// Runs the scripted two-round conversation and checks the answer, the tool results that
@@ -51,7 +55,7 @@ fn completes(provider: &str, id: &str, stream: bool) {
     };
     let server = LoopbackServer::start(vec![round, last]);
     let dir = project(id, &server, stream);
-    let output = run_reader(dir.path(), &[]);
+    let output = run_reader(dir.path());
     assert_status(&output, 0);
     let out = stdout(&output);
     assert!(out.contains("The folder holds notes.txt"), "{out}");
@@ -106,12 +110,8 @@ fn an_anthropic_model_completes_a_whole_answer_tool_run() {
 fn a_missing_key_variable_fails_before_any_request_and_names_it() {
     let server = LoopbackServer::start(Vec::new());
     let dir = project("openai:gpt-4o-mini", &server, true);
-    let mut command = starweaver_binary();
-    let output = command
-        .current_dir(dir.path())
-        .args(["run", "reader.yaml", "--prompt", "hi"])
+    let output = reader(dir.path())
         .env_remove(KEY_VARIABLE)
-        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
     assert_status(&output, 1);
@@ -127,7 +127,7 @@ fn a_missing_key_variable_fails_before_any_request_and_names_it() {
 fn a_provider_error_shows_the_providers_own_message() {
     let server = LoopbackServer::start(vec![Reply::json_file(400, "openai", "bad_request.json")]);
     let dir = project("openai:gpt-4o-mini", &server, false);
-    let output = run_reader(dir.path(), &[]);
+    let output = run_reader(dir.path());
     assert_status(&output, 1);
     let err = stderr(&output);
     let expected = crate::common::loopback::fixture_json("openai", "bad_request.json");
@@ -144,12 +144,8 @@ fn a_manifest_without_a_base_url_cannot_leave_loopback_in_tests() {
         "version: 1\nname: reader\nmodel: {id: 'openai:gpt-4o-mini'}\n",
     )
     .unwrap();
-    let mut command = starweaver_binary();
-    let output = command
-        .current_dir(dir.path())
-        .args(["run", "reader.yaml", "--prompt", "hi"])
+    let output = reader(dir.path())
         .env("OPENAI_API_KEY", KEY)
-        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
     assert_status(&output, 1);
