@@ -149,7 +149,11 @@ mod tests {
             agents.join("a.script.yaml")
         );
         assert!(script_file(&agents, "scripts/../a.yaml").is_ok());
-        for escaping in ["../outside.yaml", "scripts/../../outside.yaml", "/etc/hostname"] {
+        for escaping in [
+            "../outside.yaml",
+            "scripts/../../outside.yaml",
+            "/etc/hostname",
+        ] {
             assert_eq!(
                 script_file(&agents, escaping),
                 Err(FileProblem::OutsideFolder),

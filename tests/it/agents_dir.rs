@@ -417,7 +417,11 @@ async fn a_host_plays_an_agents_script_in_code_and_its_own_turns() {
     )
     .await
     .unwrap();
-    let result = loaded.session.run("Where is the manifest loader?").await.unwrap();
+    let result = loaded
+        .session
+        .run("Where is the manifest loader?")
+        .await
+        .unwrap();
     assert!(
         result.output.contains("starweaver-config/src/load/"),
         "{}",

@@ -149,7 +149,9 @@ mod tests {
         assert!(!is_manifest_name(Path::new("b.json")));
         assert!(!is_manifest_name(Path::new("yaml")));
         // A model script beside its manifest is not a manifest.
-        assert!(!is_manifest_name(Path::new("agents/repo-helper.script.yaml")));
+        assert!(!is_manifest_name(Path::new(
+            "agents/repo-helper.script.yaml"
+        )));
         assert!(!is_manifest_name(Path::new("a.script.yml")));
         assert!(is_manifest_name(Path::new("script.yaml")));
     }

@@ -19,7 +19,8 @@ pub struct ModelSpec {
     /// inside it: each turn is `calls: [{tool, args}]` or `answer: TEXT`, and an answer or a
     /// string argument can quote what earlier calls returned (`{{ calls[0].result }}`). CI
     /// can then run an agent's tools end to end with no network (the format is in
-    /// docs/models.md). Required with `id: script`, refused with any other id.
+    /// docs/models.md). Unset: no script; `id: script` needs one, and any other id refuses
+    /// it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"repo-helper.script.yaml")]
     pub script: Option<String>,

@@ -35,5 +35,6 @@ pub enum ScriptError {
 
 /// ` (turn N)`, or nothing.
 fn in_turn(turn: Option<usize>) -> String {
-    turn.map(|turn| format!(" (turn {turn})")).unwrap_or_default()
+    turn.map(|turn| format!(" (turn {turn})"))
+        .unwrap_or_default()
 }

@@ -121,7 +121,11 @@ pub(crate) fn turns(document: &Document) -> (Vec<ParsedTurn<'_>>, Vec<Problem>) 
 }
 
 /// One turn, or `None` with its problems recorded.
-fn one_turn<'a>(node: &'a Node, turn: usize, problems: &mut Vec<Problem>) -> Option<ParsedTurn<'a>> {
+fn one_turn<'a>(
+    node: &'a Node,
+    turn: usize,
+    problems: &mut Vec<Problem>,
+) -> Option<ParsedTurn<'a>> {
     let problem = |kind, at: Position, message: String, help: &str| Problem {
         kind,
         at,
@@ -289,7 +293,9 @@ fn call_list<'a>(
                 None
             }
         };
-        let args_node = item.get("args").filter(|args| !matches!(args.value, Value::Null));
+        let args_node = item
+            .get("args")
+            .filter(|args| !matches!(args.value, Value::Null));
         let args = match args_node {
             None => Some(serde_json::Value::Object(serde_json::Map::new())),
             Some(args) if args.as_mapping().is_none() => {

@@ -69,7 +69,9 @@ impl<'a> Template<'a> {
                 .template_from_str(self.0)
                 .map(|compiled| compiled.undeclared_variables(false)),
         };
-        names.map(|set| set.into_iter().collect()).unwrap_or_default()
+        names
+            .map(|set| set.into_iter().collect())
+            .unwrap_or_default()
     }
 
     /// The string's value in `context`: itself without tags, the expression's value for a
@@ -90,10 +92,10 @@ impl<'a> Template<'a> {
         let environment = environment();
         let compiled = environment
             .compile_expression(expression)
-            .map_err(|error| message(&error, expression))?;
+            .map_err(|error| message(&error, self.0))?;
         let value = compiled
             .eval(context.clone())
-            .map_err(|error| message(&error, expression))?;
+            .map_err(|error| message(&error, self.0))?;
         if value.is_undefined() {
             return Err(format!(
                 "`{}` is undefined (no such call, item or field)",
@@ -111,22 +113,19 @@ impl<'a> Template<'a> {
     }
 }
 
-/// The engine's error in one line, with its detail and the part of `source` it is about.
+/// The engine's error in one line, with its detail and the template it is about (its first 80
+/// characters).
 fn message(error: &minijinja::Error, source: &str) -> String {
     let mut text = error.kind().to_string();
     if let Some(detail) = error.detail() {
         text = format!("{text}: {detail}");
     }
-    let part = error
-        .range()
-        .and_then(|range| source.get(range))
-        .map(str::trim)
-        .filter(|part| !part.is_empty());
-    if let Some(part) = part {
-        let part: String = part.chars().take(80).collect();
-        text = format!("{text} (at `{part}`)");
+    let source = source.trim();
+    let mut shown: String = source.chars().take(80).collect();
+    if shown.len() < source.len() {
+        shown.push_str("...");
     }
-    text
+    format!("{text} in `{shown}`")
 }
 
 /// A YAML value's kind as a message says it: `a string`, `a list`, ...

@@ -177,8 +177,18 @@ fn malformed_scripts_are_refused_with_their_place() {
         ("- {}\n", "neither `calls` nor `answer`", 1, 3),
         ("- calls: []\n", "`calls` is empty", 1, 10),
         ("- calls: [{args: {}}]\n", "has no `tool`", 1, 11),
-        ("- calls: [{tool: a, arg: {}}]\n", "a call has no key `arg`", 1, 21),
-        ("- calls: [{tool: a, args: [1]}]\n", "`args` must be a mapping", 1, 27),
+        (
+            "- calls: [{tool: a, arg: {}}]\n",
+            "a call has no key `arg`",
+            1,
+            21,
+        ),
+        (
+            "- calls: [{tool: a, args: [1]}]\n",
+            "`args` must be a mapping",
+            1,
+            27,
+        ),
         ("- answer: 3\n", "`answer` must be text", 1, 11),
         (
             "- answer: '{{ calls[0'\n",
@@ -211,7 +221,10 @@ fn script_files_are_read_bounded() {
     let missing = ScriptModel::from_file(dir.path().join("none.yaml")).unwrap_err();
     assert!(missing.to_string().contains("does not exist"), "{missing}");
     let folder = ScriptModel::from_file(dir.path()).unwrap_err();
-    assert!(folder.to_string().contains("not a regular file"), "{folder}");
+    assert!(
+        folder.to_string().contains("not a regular file"),
+        "{folder}"
+    );
     let big = dir.path().join("big.yaml");
     std::fs::write(&big, "#".repeat(MAX_SCRIPT_BYTES + 10)).unwrap();
     let error = ScriptModel::from_file(&big).unwrap_err().to_string();

@@ -137,7 +137,11 @@ fn every_agent_plays_its_script_in_place_and_its_tool_calls_succeed() {
         }
     }
     if let Some(before) = before {
-        assert_eq!(git_status(&root), Some(before), "a run changed the checkout");
+        assert_eq!(
+            git_status(&root),
+            Some(before),
+            "a run changed the checkout"
+        );
     }
 }
 
@@ -178,7 +182,11 @@ fn the_main_job_finds_the_loader_with_grep_and_read_file_and_answers_with_its_pa
     let source = std::fs::read_to_string(root.join(found)).unwrap();
     assert!(source.contains("pub async fn load("), "{found}");
     if let Some(before) = before {
-        assert_eq!(git_status(&root), Some(before), "the run changed the checkout");
+        assert_eq!(
+            git_status(&root),
+            Some(before),
+            "the run changed the checkout"
+        );
     }
 }
 

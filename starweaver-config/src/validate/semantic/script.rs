@@ -118,7 +118,11 @@ fn script_checks(
             .with_help(help)]
         }
         Err(other) => {
-            return vec![Diagnostic::error(Rule::InvalidValue, span, other.to_string())]
+            return vec![Diagnostic::error(
+                Rule::InvalidValue,
+                span,
+                other.to_string(),
+            )]
         }
     };
     let report = Report { file: shown, span };
@@ -188,11 +192,10 @@ struct Report {
 impl Report {
     /// `` `FILE` LINE:COLUMN, turn N: MESSAGE ``.
     fn at(&self, at: Position, turn: Option<usize>, message: &str) -> String {
-        let turn = turn.map(|turn| format!(", turn {turn}")).unwrap_or_default();
-        format!(
-            "`{}` {}:{}{turn}: {message}",
-            self.file, at.line, at.column
-        )
+        let turn = turn
+            .map(|turn| format!(", turn {turn}"))
+            .unwrap_or_default();
+        format!("`{}` {}:{}{turn}: {message}", self.file, at.line, at.column)
     }
 
     /// A parse problem under its rule.
@@ -616,5 +619,99 @@ fn short_message(message: &str) -> String {
         format!("{head}...")
     } else {
         head
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use crate::diagnostics::{Rule, Severity};
+    use crate::validate::{check, CheckContext};
+
+    const MANIFEST: &str = "version: 1\nname: a\nmodel: {id: script, script: a.script.yaml}\n\
+environment: {type: virtual}\ntoolsets: [{type: filesystem, read_only: true}]\n";
+
+    fn checked(script: &str) -> Vec<crate::diagnostics::Diagnostic> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.script.yaml"), script).unwrap();
+        check(
+            MANIFEST.as_bytes(),
+            &CheckContext::new().with_base_dir(dir.path()),
+        )
+    }
+
+    #[test]
+    fn an_unknown_tool_is_named_with_its_place_in_the_script_and_a_suggestion() {
+        let found = checked("- calls:\n    - {tool: gerp, args: {pattern: x}}\n- answer: done\n");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule, Rule::UnknownTool);
+        assert_eq!(
+            found[0].message,
+            "`a.script.yaml` 2:14, turn 1: the agent has no tool `gerp`"
+        );
+        // The diagnostic points at the manifest's `model.script`.
+        assert_eq!(
+            (found[0].span.start.line, found[0].span.start.column),
+            (3, 29)
+        );
+        let help = found[0].help.as_deref().unwrap();
+        assert!(help.starts_with("did you mean `grep`?"), "{help}");
+        assert!(help.contains("`read_file`"), "{help}");
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_schema_except_a_templates_value() {
+        let found = checked(
+            "- calls:\n    - {tool: read_file, args: {path: a, limit: many}}\n\
+             - calls:\n    - {tool: read_file, args: {path: a, limit: '{{ calls[0].result.total_lines }}'}}\n\
+             - answer: done\n",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule, Rule::InvalidValue);
+        assert!(
+            found[0]
+                .message
+                .starts_with("`a.script.yaml` 2:48, turn 1: the arguments of `read_file` do not match its schema: at `/limit`"),
+            "{}",
+            found[0].message
+        );
+        let help = found[0].help.as_deref().unwrap();
+        assert!(help.contains("`path`, `offset`, `limit`"), "{help}");
+    }
+
+    #[test]
+    fn what_only_fails_when_played_is_a_warning() {
+        let found =
+            checked("- calls:\n    - {tool: ls}\n- answer: '{{ promt }}'\n- calls: [{tool: ls}]\n");
+        let rules: Vec<(Rule, Severity)> = found.iter().map(|d| (d.rule, d.severity)).collect();
+        assert_eq!(
+            rules,
+            [
+                (Rule::UndefinedVariable, Severity::Warning),
+                (Rule::InvalidValue, Severity::Warning)
+            ],
+            "{found:?}"
+        );
+        assert!(found[0]
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("did you mean `prompt`?"));
+    }
+
+    #[test]
+    fn the_file_is_read_only_when_the_manifests_folder_is_known() {
+        assert_eq!(check(MANIFEST.as_bytes(), &CheckContext::new()), []);
+        let found = check(
+            MANIFEST.as_bytes(),
+            &CheckContext::new().with_base_dir("/nonexistent-folder"),
+        );
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains("it does not exist"),
+            "{}",
+            found[0].message
+        );
     }
 }
