@@ -449,3 +449,34 @@ async fn a_host_plays_an_agents_script_in_code_and_its_own_turns() {
         result.output
     );
 }
+
+#[test]
+fn check_explains_a_scripted_agent_with_its_script_as_the_model() {
+    let output = crate::common::starweaver_binary()
+        .current_dir(repository())
+        .args(["check", "--explain", "agents/repo-helper.yaml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("Model     script (plays the turns in repo-helper.script.yaml)\n"),
+        "{text}"
+    );
+    let json = crate::common::starweaver_binary()
+        .current_dir(repository())
+        .args([
+            "check",
+            "--explain",
+            "--format",
+            "json",
+            "agents/repo-helper.yaml",
+        ])
+        .output()
+        .unwrap();
+    let facts: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        facts["agents"][0]["model"],
+        json!({"id": "script", "script": "repo-helper.script.yaml", "base_url": null, "api_key_env": null, "settings": {}})
+    );
+}
