@@ -46,6 +46,8 @@ pub(crate) struct Problem {
 /// One turn as read, with the nodes it came from.
 #[derive(Debug)]
 pub(crate) struct ParsedTurn<'a> {
+    /// The turn's 1-based number.
+    pub number: usize,
     /// The turn's mapping.
     pub node: &'a Node,
     /// The turn itself.
@@ -179,6 +181,7 @@ fn one_turn<'a>(
             Value::String { text, .. } => {
                 template(text, answer.span.start, turn, "the answer", problems);
                 Some(ParsedTurn {
+                    number: turn,
                     node,
                     turn: ScriptTurn::Answer(text.clone()),
                     calls: Vec::new(),
@@ -332,6 +335,7 @@ fn call_list<'a>(
         return None;
     }
     Some(ParsedTurn {
+        number: turn,
         node: turn_node,
         turn: ScriptTurn::Calls(out),
         calls: nodes,

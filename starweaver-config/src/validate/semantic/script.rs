@@ -135,7 +135,7 @@ fn script_checks(
     let tools = Tools::of(entries, context);
     let mut searched = BTreeSet::new();
     for turn in &parsed {
-        let number = turn_number(turn, &parsed_document.root);
+        let number = turn.number;
         found.extend(names(turn, number, &report));
         if let ScriptTurn::Calls(calls) = &turn.turn {
             for (call, (tool_node, args_node)) in calls.iter().zip(&turn.calls) {
@@ -154,7 +154,7 @@ fn script_checks(
     if problems.is_empty() {
         if let Some(last) = parsed.last() {
             if matches!(last.turn, ScriptTurn::Calls(_)) {
-                let number = turn_number(last, &parsed_document.root);
+                let number = last.number;
                 found.push(
                     Diagnostic::warning(
                         Rule::InvalidValue,
@@ -172,13 +172,6 @@ fn script_checks(
     }
     found.truncate(MAX_REPORTED);
     found
-}
-
-/// The 1-based number of `turn` in the script.
-fn turn_number(turn: &ParsedTurn<'_>, root: &Node) -> usize {
-    root.as_sequence()
-        .and_then(|items| items.iter().position(|item| std::ptr::eq(item, turn.node)))
-        .map_or(0, |index| index + 1)
 }
 
 /// How a script's diagnostics are worded and placed.
