@@ -235,6 +235,42 @@ mod tests {
     }
 
     #[test]
+    fn the_script_model_reads_its_file_inside_the_manifest_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.script.yaml"), "- answer: done\n").unwrap();
+        let spec =
+            |value: serde_json::Value| -> ModelSpec { serde_json::from_value(value).unwrap() };
+        let loaded = model(
+            &spec(serde_json::json!({"id": "script", "script": "a.script.yaml"})),
+            dir.path(),
+        )
+        .unwrap();
+        assert_eq!(loaded.name(), "script");
+        let error = |value| model(&spec(value), dir.path()).err().unwrap().to_string();
+        let missing = error(serde_json::json!({"id": "script", "script": "b.script.yaml"}));
+        assert!(
+            missing.starts_with("model.script: cannot read the script `")
+                && missing.contains("does not exist"),
+            "{missing}"
+        );
+        let outside = error(serde_json::json!({"id": "script", "script": "../a.script.yaml"}));
+        assert!(
+            outside.contains("outside the manifest's folder"),
+            "{outside}"
+        );
+        let unnamed = error(serde_json::json!({"id": "script"}));
+        assert!(unnamed.contains("needs `model.script`"), "{unnamed}");
+        let other = error(serde_json::json!({"id": "test", "script": "a.script.yaml"}));
+        assert!(other.starts_with("model.script: not supported"), "{other}");
+        let keyed =
+            error(serde_json::json!({"id": "script", "script": "a.script.yaml", "stream": false}));
+        assert!(
+            keyed.contains("the `script` model makes no network requests"),
+            "{keyed}"
+        );
+    }
+
+    #[test]
     fn a_setting_the_provider_lacks_is_refused() {
         let error = settings(&spec(
             "anthropic:claude-sonnet-4-5",
