@@ -28,6 +28,7 @@ pub mod manifest;
 pub mod paths;
 pub mod reference;
 pub mod report;
+pub mod script;
 pub mod template;
 pub mod validate;
 pub mod yaml;

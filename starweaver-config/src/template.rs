@@ -12,6 +12,16 @@ pub const TEMPLATE_FUEL: u64 = 100_000;
 /// The most bytes rendered instructions may hold: they go to the model with every request.
 pub const MAX_RENDERED_BYTES: usize = 1024 * 1024;
 
+/// The engine every template of the crate uses (instructions and model scripts): strict
+/// undefined names and [`TEMPLATE_FUEL`] steps per render or evaluation.
+#[must_use]
+pub fn environment() -> Environment<'static> {
+    let mut environment = Environment::new();
+    environment.set_undefined_behavior(UndefinedBehavior::Strict);
+    environment.set_fuel(Some(TEMPLATE_FUEL));
+    environment
+}
+
 /// Renders `template` with `vars` under `vars.*` and the manifest's `name` as `name`.
 ///
 /// # Errors
@@ -22,13 +32,20 @@ pub fn render_instructions(
     vars: &BTreeMap<String, serde_json::Value>,
     name: &str,
 ) -> Result<String, minijinja::Error> {
-    let mut environment = Environment::new();
-    environment.set_undefined_behavior(UndefinedBehavior::Strict);
-    environment.set_fuel(Some(TEMPLATE_FUEL));
     let context = minijinja::context! {
         vars => Value::from_serialize(vars),
         name => name,
     };
+    render(template, context, "the instructions")
+}
+
+/// Renders `template` with `context` on [`environment`], stopping at [`MAX_RENDERED_BYTES`];
+/// `what` names the text in the errors (`the instructions`).
+///
+/// # Errors
+/// As [`render_instructions`].
+pub fn render(template: &str, context: Value, what: &str) -> Result<String, minijinja::Error> {
+    let environment = environment();
     let template = environment.template_from_str(template)?;
     let mut out = Capped::default();
     template
@@ -37,7 +54,7 @@ pub fn render_instructions(
             if out.overflowed {
                 minijinja::Error::new(
                     minijinja::ErrorKind::InvalidOperation,
-                    format!("the instructions render to more than {MAX_RENDERED_BYTES} bytes"),
+                    format!("{what} would render to more than {MAX_RENDERED_BYTES} bytes"),
                 )
             } else {
                 error
@@ -47,7 +64,7 @@ pub fn render_instructions(
     String::from_utf8(out.bytes).map_err(|_| {
         minijinja::Error::new(
             minijinja::ErrorKind::InvalidOperation,
-            "the instructions do not render to UTF-8 text",
+            format!("{what} would not render to UTF-8 text"),
         )
     })
 }

@@ -130,10 +130,29 @@ async fn run_to_answer(loaded: &mut LoadedAgent) -> Result<String, String> {
 
 const HEAD: &str = "version: 1\nname: a\nmodel: {id: test}\n";
 
+/// A project with model scripts beside the manifest: one that plays, one that does not parse.
+fn project_with_scripts() -> tempfile::TempDir {
+    let dir = project();
+    std::fs::write(
+        dir.path().join("ok.script.yaml"),
+        "- calls: [{tool: read_file, args: {path: notes.txt}}]\n- answer: 'notes: {{ calls[0].result.content | trim }}'\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("bad.script.yaml"), "- answr: hi\n").unwrap();
+    dir
+}
+
 #[tokio::test]
 async fn whatever_loading_refuses_the_checker_reports_first() {
-    let dir = project();
+    let dir = project_with_scripts();
     let cases: &[(&str, Rule)] = &[
+        ("model: {id: script}", Rule::MissingField),
+        ("model: {id: test, script: ok.script.yaml}", Rule::InvalidValue),
+        ("model: {id: script, script: ../ok.script.yaml}", Rule::PathEscape),
+        ("model: {id: script, script: missing.script.yaml}", Rule::InvalidValue),
+        ("model: {id: script, script: sub}", Rule::InvalidValue),
+        ("model: {id: script, script: bad.script.yaml}", Rule::UnknownField),
+        ("model: {id: script, script: ok.script.yaml, timeout_ms: 5}", Rule::InvalidValue),
         ("model: {id: 'gemini:pro'}", Rule::UnknownModel),
         ("shell: {allow_execute: true, allowed_programs: [git]}", Rule::MissingField),
         ("toolsets: [{type: user_input}, {type: filesystem}]", Rule::MissingField),
@@ -348,4 +367,15 @@ fn the_fuzzers_reproducers_agree() {
         let builtin = file.ends_with("template-builtin-function.yaml");
         assert_eq!(found.is_empty(), builtin, "{}: {found:?}", file.display());
     }
+}
+
+#[tokio::test]
+async fn a_script_the_checker_accepts_loads_and_plays_to_its_answer() {
+    let dir = project_with_scripts();
+    let text = "version: 1\nname: a\nmodel: {id: script, script: ok.script.yaml}\n\
+environment: {type: local}\ntoolsets: [{type: filesystem, read_only: true}]\n";
+    assert!(errors(text, dir.path()).is_empty());
+    let mut loaded = load_unchecked(text, dir.path()).await.unwrap();
+    let answer = run_to_answer(&mut loaded).await.unwrap();
+    assert_eq!(answer, "notes: remember the milk");
 }

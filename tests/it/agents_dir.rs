@@ -1,16 +1,20 @@
 //! The manifests in `agents/`: `starweaver check` (which checks that folder by default) finds
-//! nothing wrong with them, each names the committed schema, together they use every
-//! first-party feature, and each loads and runs to its answer on the embedded `test` model
-//! (its approvals, questions and deferred calls answered) without changing the checkout.
+//! nothing wrong with them, each names the committed schema and plays a script beside it,
+//! together they use every first-party feature, each loads and runs to its answer on the
+//! embedded `test` model given in place of its script (its approvals, questions and deferred
+//! calls answered) without changing the checkout, and a host plays a script in code.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
 use serde_json::json;
 use starweaver::config::load::{load, read, LoadOptions, LoadedAgent};
 use starweaver::config::manifest::{ApprovalRequired, EnvironmentKind, Manifest, ToolsetSpec};
+use starweaver::config::script::{ScriptCall, ScriptModel, ScriptTurn};
 use starweaver::{
-    AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction, AgentRunResult,
+    AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction, AgentRunResult, TestModel,
     CLARIFYING_QUESTIONS_REQUEST_KIND,
 };
 
@@ -25,7 +29,7 @@ fn agents_dir() -> PathBuf {
     repository().join("agents")
 }
 
-/// Every `*.yaml`/`*.yml` directly in `agents/`, sorted.
+/// Every `*.yaml`/`*.yml` directly in `agents/` but the scripts (`*.script.yaml`), sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = std::fs::read_dir(agents_dir())
         .unwrap()
@@ -33,6 +37,7 @@ fn manifests() -> Vec<PathBuf> {
         .filter(|path| {
             path.extension()
                 .is_some_and(|extension| extension == "yaml" || extension == "yml")
+                && !path.to_string_lossy().contains(".script.")
         })
         .collect();
     found.sort();
@@ -146,6 +151,12 @@ fn load_agent(name: &str) -> (Manifest, PathBuf) {
     (read(&std::fs::read(&path).unwrap()).unwrap(), path)
 }
 
+/// Loading options in `base` with the embedded `test` model in place of the manifest's script,
+/// which calls every tool it is offered.
+fn on_the_test_model(base: &Path) -> LoadOptions {
+    LoadOptions::new(base).with_model(Arc::new(TestModel::auto()))
+}
+
 #[test]
 fn together_the_manifests_use_every_first_party_feature() {
     let all: Vec<Manifest> = manifests()
@@ -210,7 +221,7 @@ fn together_the_manifests_use_every_first_party_feature() {
 #[tokio::test]
 async fn the_release_checklist_asks_the_maintainer_and_waits_for_approval_to_write() {
     let (manifest, _) = load_agent("release-checklist.yaml");
-    let mut loaded = load(&manifest, &LoadOptions::new(agents_dir()))
+    let mut loaded = load(&manifest, &on_the_test_model(&agents_dir()))
         .await
         .unwrap();
     let (result, waited) = run_to_answer(&mut loaded, "release-checklist").await;
@@ -228,7 +239,7 @@ async fn the_release_checklist_asks_the_maintainer_and_waits_for_approval_to_wri
 async fn the_triage_agent_hands_its_proposed_edit_to_a_person_and_changes_nothing() {
     let before = snapshot(&agents_dir());
     let (manifest, _) = load_agent("triage.yaml");
-    let mut loaded = load(&manifest, &LoadOptions::new(agents_dir()))
+    let mut loaded = load(&manifest, &on_the_test_model(&agents_dir()))
         .await
         .unwrap();
     // `grep` is preloaded; the other file tools wait for `tool_search`.
@@ -332,7 +343,11 @@ async fn every_manifest_runs_to_an_answer_on_the_test_model_and_changes_nothing(
     for path in manifests() {
         let shown = path.display().to_string();
         let manifest = read(&std::fs::read(&path).unwrap()).unwrap();
-        assert_eq!(manifest.model.id, "test", "{shown}");
+        // Each plays a script beside it (`run_cli::agents` plays them); here the `test` model
+        // takes its place and calls every tool.
+        assert_eq!(manifest.model.id, "script", "{shown}");
+        let script = manifest.model.script.as_deref().unwrap_or_default();
+        assert!(agents_dir().join(script).is_file(), "{shown}: {script}");
         // A manifest that could write runs on a copy of the folder, with the same layout
         // (`root: ..` then names the copy's parent, a fresh temporary folder).
         let copy = tempfile::tempdir().unwrap();
@@ -343,7 +358,7 @@ async fn every_manifest_runs_to_an_answer_on_the_test_model_and_changes_nothing(
         } else {
             agents_dir()
         };
-        let mut loaded = load(&manifest, &LoadOptions::new(&base))
+        let mut loaded = load(&manifest, &on_the_test_model(&base))
             .await
             .unwrap_or_else(|error| panic!("{shown}: {error}"));
         assert!(!loaded.tool_names.is_empty(), "{shown} offers tools");
@@ -388,4 +403,80 @@ async fn the_docs_assistant_finds_its_skills_and_reads_files_through_search() {
     for skill in ["write-manifest", "review-manifest"] {
         assert!(events.contains(skill), "{skill} not found: {events}");
     }
+}
+
+#[tokio::test]
+async fn a_host_plays_an_agents_script_in_code_and_its_own_turns() {
+    let (manifest, _) = load_agent("repo-helper.yaml");
+    let script = agents_dir().join(manifest.model.script.as_deref().unwrap());
+    // The manifest's script, read by the host itself: the same run as `starweaver run`.
+    let model = ScriptModel::from_file(&script).unwrap();
+    let mut loaded = load(
+        &manifest,
+        &LoadOptions::new(agents_dir()).with_model(Arc::new(model)),
+    )
+    .await
+    .unwrap();
+    let result = loaded
+        .session
+        .run("Where is the manifest loader?")
+        .await
+        .unwrap();
+    assert!(
+        result.output.contains("starweaver-config/src/load/"),
+        "{}",
+        result.output
+    );
+    // Turns built in code, on the same agent: a call the model could not make (`read_file`
+    // without a path) gets the runtime's retry request, which the next turn quotes.
+    let model = ScriptModel::new([
+        ScriptTurn::calls([ScriptCall::new("read_file", json!({}))]),
+        ScriptTurn::calls([ScriptCall::new("ls", json!({"path": "agents"}))]),
+        ScriptTurn::answer(
+            "{{ calls[0].kind }} then {{ calls[1].result.entries | length }} entries in agents/",
+        ),
+    ]);
+    let mut loaded = load(
+        &manifest,
+        &LoadOptions::new(agents_dir()).with_model(Arc::new(model)),
+    )
+    .await
+    .unwrap();
+    let result = loaded.session.run("look around").await.unwrap();
+    assert!(
+        result.output.starts_with("retry then ") && result.output.ends_with("entries in agents/"),
+        "{}",
+        result.output
+    );
+}
+
+#[test]
+fn check_explains_a_scripted_agent_with_its_script_as_the_model() {
+    let output = crate::common::starweaver_binary()
+        .current_dir(repository())
+        .args(["check", "--explain", "agents/repo-helper.yaml"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("Model     script (plays the turns in repo-helper.script.yaml)\n"),
+        "{text}"
+    );
+    let json = crate::common::starweaver_binary()
+        .current_dir(repository())
+        .args([
+            "check",
+            "--explain",
+            "--format",
+            "json",
+            "agents/repo-helper.yaml",
+        ])
+        .output()
+        .unwrap();
+    let facts: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        facts["agents"][0]["model"],
+        json!({"id": "script", "script": "repo-helper.script.yaml", "base_url": null, "api_key_env": null, "settings": {}})
+    );
 }

@@ -1,5 +1,5 @@
 //! Which files a check reads: files named on the command line as given, folders searched for
-//! `*.yaml` and `*.yml` files.
+//! `*.yaml` and `*.yml` files (leaving out `script` model turns, `*.script.yaml`).
 
 use std::path::{Path, PathBuf};
 
@@ -124,11 +124,18 @@ fn walk(
     }
 }
 
+/// A `*.yaml`/`*.yml` file that is not a `script` model's turns (`*.script.yaml`), which sit
+/// beside the manifests that play them.
 fn is_manifest_name(path: &Path) -> bool {
-    matches!(
+    let yaml = matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml")
-    )
+    );
+    let script = path
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .is_some_and(|stem| stem.ends_with(".script"));
+    yaml && !script
 }
 
 #[cfg(test)]
@@ -141,6 +148,12 @@ mod tests {
         assert!(is_manifest_name(Path::new("b.yml")));
         assert!(!is_manifest_name(Path::new("b.json")));
         assert!(!is_manifest_name(Path::new("yaml")));
+        // A model script beside its manifest is not a manifest.
+        assert!(!is_manifest_name(Path::new(
+            "agents/repo-helper.script.yaml"
+        )));
+        assert!(!is_manifest_name(Path::new("a.script.yml")));
+        assert!(is_manifest_name(Path::new("script.yaml")));
     }
 
     #[test]

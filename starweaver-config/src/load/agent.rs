@@ -66,7 +66,7 @@ impl std::fmt::Debug for LoadedAgent {
 pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAgent, LoadError> {
     let chosen = match &options.model {
         Some(given) => given.clone(),
-        None => model(&manifest.model)?,
+        None => model(&manifest.model, &options.base_dir)?,
     };
     let mut builder = AgentBuilder::new(chosen).model_settings(settings(&manifest.model)?);
     let instructions = render(manifest, &options.vars)?;

@@ -8,10 +8,17 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum LoadError {
     /// `model.id` names a model this build cannot create.
-    #[error("model.id: unknown model `{id}`; use `test` (the embedded offline model), `openai:<model>` or `anthropic:<model>`")]
+    #[error("model.id: unknown model `{id}`; use `test` (the embedded offline model), `script` (a file of turns), `openai:<model>` or `anthropic:<model>`")]
     UnknownModel {
         /// The id as written.
         id: String,
+    },
+    /// The `script` model's file cannot be played: outside the manifest's folder, unreadable,
+    /// or not a list of well-formed turns.
+    #[error("model.script: {message}")]
+    Script {
+        /// What is wrong, where in the script, and how to fix it.
+        message: String,
     },
     /// `model.id` names a provider whose client this build leaves out.
     #[error("model.id: `{id}` needs the `{feature}` feature of starweaver, which this build was made without; build with it (it is on by default)")]

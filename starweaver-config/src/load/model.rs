@@ -1,23 +1,41 @@
 //! `model:` to a runtime model and its settings.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use starweaver_core::model::{DynModel, ModelSettings, ProviderKind, TestModel};
 
 use super::LoadError;
 use crate::manifest::ModelSpec;
+use crate::paths::{script_file, FileProblem};
+use crate::script::ScriptModel;
 
-/// The model `model.id` names: the embedded `test` model, or a provider's client with the
-/// manifest's base URL, key variable, streaming and HTTP settings.
-pub(super) fn model(spec: &ModelSpec) -> Result<DynModel, LoadError> {
-    if spec.id == "test" {
+/// The model `model.id` names: the embedded `test` model, the `script` model playing the file
+/// `model.script` names (relative to the manifest's folder `base_dir`), or a provider's client
+/// with the manifest's base URL, key variable, streaming and HTTP settings.
+pub(super) fn model(spec: &ModelSpec, base_dir: &Path) -> Result<DynModel, LoadError> {
+    if spec.id == "test" || spec.id == "script" {
         if let Some(field) = set_client_keys(spec).first() {
             return Err(LoadError::Unsupported {
                 field: format!("model.{field}"),
-                reason: "the `test` model makes no network requests".to_string(),
+                reason: format!("the `{}` model makes no network requests", spec.id),
             });
         }
+    }
+    if spec.id == "script" {
+        return script(spec, base_dir);
+    }
+    if spec.script.is_some() {
+        return Err(LoadError::Unsupported {
+            field: "model.script".to_string(),
+            reason: format!(
+                "only the `script` model plays a script, and `model.id` is `{}` (set `id: script` to play it)",
+                spec.id
+            ),
+        });
+    }
+    if spec.id == "test" {
         return Ok(Arc::new(TestModel::auto()));
     }
     let Some((kind, name)) = ProviderKind::from_model_id(&spec.id) else {
@@ -32,6 +50,26 @@ pub(super) fn model(spec: &ModelSpec) -> Result<DynModel, LoadError> {
         })?;
     }
     client(kind, name, spec)
+}
+
+/// The `script` model, reading `model.script` inside the manifest's folder.
+fn script(spec: &ModelSpec, base_dir: &Path) -> Result<DynModel, LoadError> {
+    let Some(file) = &spec.script else {
+        return Err(LoadError::Missing {
+            field: "model.id".to_string(),
+            needs: "model.script".to_string(),
+            help: "add `script: NAME.script.yaml`, the file of turns the model plays (relative to the manifest's folder)".to_string(),
+        });
+    };
+    let path = script_file(base_dir, file).map_err(|FileProblem::OutsideFolder| LoadError::Script {
+        message: format!(
+            "`{file}` is outside the manifest's folder; put the script beside the manifest (or in a folder inside it) and name it relative to the manifest"
+        ),
+    })?;
+    let model = ScriptModel::from_file(&path).map_err(|error| LoadError::Script {
+        message: error.to_string(),
+    })?;
+    Ok(Arc::new(model.with_script_name(file.clone())))
 }
 
 /// The client keys a manifest sets.
@@ -194,6 +232,42 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(error.contains("model.settings.top_p"), "{error}");
+    }
+
+    #[test]
+    fn the_script_model_reads_its_file_inside_the_manifest_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.script.yaml"), "- answer: done\n").unwrap();
+        let spec =
+            |value: serde_json::Value| -> ModelSpec { serde_json::from_value(value).unwrap() };
+        let loaded = model(
+            &spec(serde_json::json!({"id": "script", "script": "a.script.yaml"})),
+            dir.path(),
+        )
+        .unwrap();
+        assert_eq!(loaded.name(), "script");
+        let error = |value| model(&spec(value), dir.path()).err().unwrap().to_string();
+        let missing = error(serde_json::json!({"id": "script", "script": "b.script.yaml"}));
+        assert!(
+            missing.starts_with("model.script: cannot read the script `")
+                && missing.contains("does not exist"),
+            "{missing}"
+        );
+        let outside = error(serde_json::json!({"id": "script", "script": "../a.script.yaml"}));
+        assert!(
+            outside.contains("outside the manifest's folder"),
+            "{outside}"
+        );
+        let unnamed = error(serde_json::json!({"id": "script"}));
+        assert!(unnamed.contains("needs `model.script`"), "{unnamed}");
+        let other = error(serde_json::json!({"id": "test", "script": "a.script.yaml"}));
+        assert!(other.starts_with("model.script: not supported"), "{other}");
+        let keyed =
+            error(serde_json::json!({"id": "script", "script": "a.script.yaml", "stream": false}));
+        assert!(
+            keyed.contains("the `script` model makes no network requests"),
+            "{keyed}"
+        );
     }
 
     #[test]

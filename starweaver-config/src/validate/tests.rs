@@ -53,7 +53,7 @@ fn unknown_fields_suggest_the_closest_name_or_list_them() {
     assert_eq!(found[0].message, "unknown field `temprature` in `model`");
     assert_eq!(
         found[0].help.as_deref(),
-        Some("the fields allowed here are `id`, `base_url`, `api_key_env`, `settings`, `stream`, `timeout_ms`, `connect_timeout_ms`, `max_retries`, `retry_budget_ms`")
+        Some("the fields allowed here are `id`, `script`, `base_url`, `api_key_env`, `settings`, `stream`, `timeout_ms`, `connect_timeout_ms`, `max_retries`, `retry_budget_ms`")
     );
     let found = check("version: 1\nname: a\nmodel: {id: test}\ninstruction: hi\n");
     assert_eq!(

@@ -56,6 +56,17 @@ pub enum ModelError {
         /// 1-based request number.
         request: usize,
     },
+    /// A turn of a model script could not be played: its template did not render, or the
+    /// script ended before an answer.
+    #[error("model script `{script}`, turn {turn}: {message}")]
+    Script {
+        /// The script, as its host named it (the file as the manifest wrote it).
+        script: String,
+        /// 1-based turn number.
+        turn: usize,
+        /// What went wrong and how to fix it.
+        message: String,
+    },
 }
 
 /// One streamed piece of a response.

@@ -133,13 +133,23 @@ impl ToolProxyToolset {
                             "attempts": outcome.execution_attempts,
                             "max_retries": outcome.max_retries,
                         });
+                        // The return names the tool that ran, so a host watching the events
+                        // (or a `--json` reader) sees `shell_exec`, not only `call_tool`; a
+                        // nested proxy's innermost name wins.
+                        let named = |result: ToolResult| {
+                            if result.metadata.contains_key("inner_tool") {
+                                result
+                            } else {
+                                result.with_metadata("inner_tool", json!(args.name))
+                            }
+                        };
                         match outcome.result {
                             Ok(result) if outcome.execution_attempts > 1 => {
                                 let mut retry = attempts;
                                 retry["exhausted"] = json!(false);
-                                Ok(result.with_metadata("retry", retry))
+                                Ok(named(result).with_metadata("retry", retry))
                             }
-                            Ok(result) => Ok(result),
+                            Ok(result) => Ok(named(result)),
                             Err(error) => Err(as_proxy_request(error, own)
                                 .with_private_metadata(DELEGATED_EXECUTION_KEY, attempts)),
                         }

@@ -163,6 +163,8 @@ async fn proxy_call_tool_runs_inner_tool_with_arguments() {
     assert_kind(&part, ToolReturnKind::Success);
     assert_eq!(part.tool_name, "call_tool");
     assert_eq!(part.content, json!({"from": "docs", "value": "toolsets"}));
+    // The return names the tool that ran, so an event reader sees it behind `call_tool`.
+    assert_eq!(part.metadata["inner_tool"], "lookup_docs");
 }
 
 #[tokio::test]

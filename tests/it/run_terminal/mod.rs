@@ -189,9 +189,9 @@ fn release_checklist() -> expectrl::session::OsSession {
     session
 }
 
-/// The real binary on a real agent: `agents/release-checklist.yaml` asks a clarifying question
-/// and waits for approval of its writes; every prompt is answered with Enter (approve, first
-/// choice) and the run goes on to its answer.
+/// The real binary on a real agent: `agents/release-checklist.yaml` (its script) asks a
+/// clarifying question and waits for approval of its writes; every prompt is answered with
+/// Enter (approve, first choice) and the run goes on to its answer.
 #[test]
 fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
     let mut session = release_checklist();
@@ -207,10 +207,10 @@ fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
             std::thread::sleep(Duration::from_millis(50));
         }
     };
-    // The test model asks one question (first choice), then the two writes wait for approval.
+    // Its script asks one question (first choice), then each write waits for approval.
     step(&mut session, "Choose one", &[ENTER]);
-    step(&mut session, "Run edit_file?", &[ENTER]);
     step(&mut session, "Run write_file?", &[ENTER]);
+    step(&mut session, "Run edit_file?", &[ENTER]);
     step(&mut session, "tool calls", &[]);
     let rest = session.expect(Eof).unwrap();
     seen.push_str(&String::from_utf8_lossy(rest.before()));
@@ -220,14 +220,16 @@ fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
     // The approved calls ran, the answer reached the tool, and the run ended with its answer.
     assert!(seen.contains("Run write_file?: Approve"), "{seen}");
     assert!(
-        seen.contains("✓ write_file: {\"path\":\"example\",\"bytes_written\":7"),
+        seen.contains("✓ write_file: {\"path\":\"RELEASE_NOTES.md\",\"bytes_written\":"),
         "{seen}"
     );
     assert!(
-        seen.contains("✓ ask_user_question: {\"answers\":[{\"question\":\"example\""),
+        seen.contains("✓ ask_user_question: {\"answers\":[{\"question\":\"Is the changelog"),
         "{seen}"
     );
     assert!(seen.contains("step 2 · model request"), "{seen}");
+    // The answer quotes what the maintainer chose.
+    assert!(seen.contains("The maintainer answered \"Yes\""), "{seen}");
     assert!(seen.contains("tool calls"), "{seen}");
 }
 

@@ -49,6 +49,9 @@ pub struct Explanation {
 pub struct ModelFacts {
     /// `model.id`.
     pub id: String,
+    /// `model.script`: the file of turns the `script` model plays.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
     /// `model.base_url`.
     pub base_url: Option<String>,
     /// `model.api_key_env`: the variable's name.

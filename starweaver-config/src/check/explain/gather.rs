@@ -35,6 +35,7 @@ pub(super) fn explain(
         description: manifest.description.clone(),
         model: ModelFacts {
             id: manifest.model.id.clone(),
+            script: manifest.model.script.clone(),
             base_url: manifest.model.base_url.clone(),
             api_key_env: manifest.model.api_key_env.clone(),
             settings: manifest.model.settings.clone(),

@@ -89,6 +89,9 @@ fn one(agent: &Explanation) -> String {
 fn model(agent: &Explanation) -> String {
     let model = &agent.model;
     let mut text = model.id.clone();
+    if let Some(script) = &model.script {
+        let _ = write!(text, " (plays the turns in {script})");
+    }
     if let Some(url) = &model.base_url {
         let _ = write!(text, " at {url}");
     }

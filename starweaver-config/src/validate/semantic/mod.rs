@@ -9,6 +9,7 @@ mod free_form;
 mod model;
 mod references;
 mod schema_compat;
+mod script;
 mod secrets;
 mod shell;
 mod skill_files;
@@ -33,6 +34,7 @@ pub(super) fn semantic(
     let entries = toolsets::entries(root);
     let mut found = Vec::new();
     found.extend(model::check(root, context));
+    found.extend(script::check(root, &entries, context));
     found.extend(free_form::check(root));
     found.extend(duplicate::check(&entries));
     found.extend(tool_names::check(&entries));

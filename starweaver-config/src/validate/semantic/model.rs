@@ -1,6 +1,6 @@
-//! `model:`: an id no provider recognises, client keys on the `test` model, a base URL that
-//! is not one, settings of the wrong kind or that the provider does not have, and a key
-//! variable that is not set.
+//! `model:`: an id no provider recognises, client keys on the `test` or `script` model, a base
+//! URL that is not one, settings of the wrong kind or that the provider does not have, and a
+//! key variable that is not set.
 
 use starweaver_core::model::{check_base_url, ProviderKind};
 
@@ -19,7 +19,7 @@ pub(super) fn check(root: &Node, context: &CheckContext) -> Vec<Diagnostic> {
     let provider = id
         .and_then(ProviderKind::from_model_id)
         .map(|(kind, _)| kind);
-    if id == Some("test") {
+    if let Some(offline @ ("test" | "script")) = id {
         for key in ModelSpec::CLIENT_KEYS {
             if let Some((key_node, value)) = model.entry(key) {
                 if !matches!(value.value, Value::Null) {
@@ -28,7 +28,7 @@ pub(super) fn check(root: &Node, context: &CheckContext) -> Vec<Diagnostic> {
                             Rule::InvalidValue,
                             key_node.span,
                             format!(
-                                "`{key}` cannot apply: the `test` model makes no network requests"
+                                "`{key}` cannot apply: the `{offline}` model makes no network requests"
                             ),
                         )
                         .with_help(format!(
@@ -156,7 +156,7 @@ fn settings(model: &Node, provider: Option<ProviderKind>) -> Vec<Diagnostic> {
 fn unknown(model: &Node, context: &CheckContext) -> Option<Diagnostic> {
     let id = model.get("id")?;
     let text = id.as_str()?;
-    if text == "test" || context.model_ids().contains(text) {
+    if text == "test" || text == "script" || context.model_ids().contains(text) {
         return None;
     }
     let message = match ProviderKind::from_model_id(text) {
@@ -177,7 +177,7 @@ fn unknown(model: &Node, context: &CheckContext) -> Option<Diagnostic> {
             _ => format!("unknown model `{}`", short(text)),
         },
     };
-    let mut known: Vec<String> = vec!["test".to_string()];
+    let mut known: Vec<String> = vec!["test".to_string(), "script".to_string()];
     known.extend(
         ProviderKind::ALL
             .iter()

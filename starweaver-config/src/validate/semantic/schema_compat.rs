@@ -46,7 +46,7 @@ fn provider(root: &Node) -> Option<Provider> {
 }
 
 /// The first-party tools' definitions by name, from the real builders, built once per process.
-fn first_party() -> &'static BTreeMap<String, ToolDefinition> {
+pub(super) fn first_party() -> &'static BTreeMap<String, ToolDefinition> {
     static DEFINITIONS: OnceLock<BTreeMap<String, ToolDefinition>> = OnceLock::new();
     DEFINITIONS.get_or_init(|| {
         let proxy: DynToolset = tool_proxy_toolset(Vec::<DynToolset>::new());

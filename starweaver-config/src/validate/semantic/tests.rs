@@ -41,7 +41,7 @@ fn unknown_models_name_the_known_ids() {
     assert_eq!(gemini[0].message, "unknown model `gemini:pro`");
     assert_eq!(
         gemini[0].help.as_deref(),
-        Some("the known model ids are `test`, `openai:<model>`, `anthropic:<model>`")
+        Some("the known model ids are `test`, `script`, `openai:<model>`, `anthropic:<model>`")
     );
     let empty = found("version: 1\nname: a\nmodel: {id: 'openai:'}\n");
     assert_eq!(
@@ -139,7 +139,7 @@ fn host_supplied_vars_and_models_are_known() {
     );
     assert_eq!(
         other[0].help.as_deref(),
-        Some("the known model ids are `test`, `openai:<model>`, `anthropic:<model>`, `house:gpt`")
+        Some("the known model ids are `test`, `script`, `openai:<model>`, `anthropic:<model>`, `house:gpt`")
     );
 }
 
