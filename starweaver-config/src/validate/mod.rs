@@ -32,6 +32,7 @@
 mod allow;
 mod choice;
 mod context;
+mod hint;
 mod json;
 mod kinds;
 mod object;
@@ -51,6 +52,7 @@ mod walk;
 pub use context::{catalog_definitions, catalog_names, CatalogFileError, CheckContext};
 pub use json::to_json;
 pub use structure::structure;
+pub(crate) use syntax::too_large;
 
 use crate::diagnostics::Diagnostic;
 use crate::yaml;
@@ -79,7 +81,7 @@ pub(crate) fn check_document(
     bytes: &[u8],
     context: &CheckContext,
 ) -> (Option<yaml::Document>, Vec<Diagnostic>) {
-    let document = match yaml::parse(bytes) {
+    let document = match yaml::parse_with(bytes, context.budgets()) {
         Ok(document) => document,
         Err(error) => return (None, vec![syntax::diagnostic(&error)]),
     };
