@@ -94,3 +94,48 @@ fn a_tab_is_reported_where_it_is_with_the_fix() {
         assert_eq!(found[0]["help"], "replace the tab with spaces");
     }
 }
+
+/// Regression: `run` refused a manifest over 4 MiB as "larger than 4194304 bytes; it is not a
+/// manifest" and no option could raise its limit; `run`, `tools` and `check --explain` take the
+/// same `--max-manifest-bytes` as `check`, and `run`'s message gives the real size.
+#[test]
+fn run_and_tools_take_the_same_limit() {
+    let padded = format!("{CLEAN}#{}\n", "x".repeat(4_200_000));
+    let dir = folder(&[("padded.yaml", padded.as_bytes())]);
+    let size = padded.len();
+    let output = run(dir.path(), &["run", "padded.yaml", "--prompt", "hi"]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    assert!(text.contains(&format!("is {size} bytes")), "{text}");
+    assert!(
+        text.contains(&format!("--max-manifest-bytes {size}")),
+        "{text}"
+    );
+    let raised = ["--max-manifest-bytes", "5000000"];
+    let output = run(
+        dir.path(),
+        &[&["run", "padded.yaml", "--prompt", "hi"][..], &raised[..]].concat(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = run(dir.path(), &["tools", "padded.yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stdout(&output).contains(&format!("{size} bytes"))
+            || stderr(&output).contains(&format!("{size} bytes"))
+    );
+    let output = run(
+        dir.path(),
+        &[&["tools", "padded.yaml"][..], &raised[..]].concat(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = run(
+        dir.path(),
+        &[&["check", "--explain", "padded.yaml"][..], &raised[..]].concat(),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).starts_with("Agent     scout"),
+        "{}",
+        stdout(&output)
+    );
+}
