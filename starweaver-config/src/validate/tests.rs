@@ -397,3 +397,29 @@ fn wrong_kinds_get_the_line_to_write() {
         "{helps:?}"
     );
 }
+
+/// Thousands of nameless toolsets and proxies naming missing toolsets: the references fold into
+/// one diagnostic, its notes are capped, and the fold stays proportional to the file.
+#[test]
+fn large_cascades_fold_into_capped_notes() {
+    use std::fmt::Write as _;
+    let count = 3000;
+    let mut text = String::from("version: 1\nname: big\nmodel: {id: test}\ntoolsets:\n");
+    for index in 0..count {
+        let _ = writeln!(
+            text,
+            "  - {{type: deferred, tools: [t{index}]}}\n  - {{type: proxy, name: p{index}, toolsets: [gone{index}]}}"
+        );
+    }
+    let found = check(&text);
+    let count_of = |rule: Rule| found.iter().filter(|d| d.rule == rule).count();
+    assert_eq!(count_of(Rule::UnknownToolset), 0);
+    assert_eq!(count_of(Rule::MissingField), count);
+    let noted: Vec<&Diagnostic> = found.iter().filter(|d| !d.notes.is_empty()).collect();
+    assert_eq!(noted.len(), 1);
+    assert_eq!(noted[0].notes.len(), MAX_NOTES);
+    assert_eq!(
+        noted[0].notes.last().map(String::as_str),
+        Some("and 2981 more like these")
+    );
+}

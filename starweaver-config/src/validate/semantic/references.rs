@@ -205,6 +205,16 @@ fn preload(search: &Entry<'_>, entries: &[Entry<'_>]) -> Vec<Diagnostic> {
         .iter()
         .map(|name| name.text)
         .collect();
+    // A searched toolset that does not exist is reported at its name; which tools it would
+    // offer is unknown, so `preload` cannot be judged until it is fixed.
+    let resolves = |name: &&str| {
+        entries
+            .iter()
+            .any(|entry| entry.name.as_ref().is_some_and(|own| own.text == *name))
+    };
+    if !searched.iter().all(resolves) {
+        return Vec::new();
+    }
     let targets: Vec<&Entry<'_>> = entries
         .iter()
         .filter(|entry| {
