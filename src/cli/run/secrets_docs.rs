@@ -69,7 +69,7 @@ fn manifest_md_points_at_the_rule_instead_of_restating_it() {
     assert!(row.contains("(cli.md#secrets)"), "{row}");
     assert!(!row.contains(" contain"), "{row}");
     // Its examples of names that are secret by name alone are secret by the code's rule.
-    let description = row.rsplit(" | ").nth(0).unwrap();
+    let description = row.rsplit(" | ").next().unwrap();
     let by_name = description
         .split_once("ends in a secret word (")
         .map(|(_, rest)| rest.split(')').next().unwrap())

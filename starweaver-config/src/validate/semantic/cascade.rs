@@ -126,11 +126,12 @@ fn cause(entry: &Entry<'_>) -> Option<Cause> {
     }
     if KINDS.contains(&entry.kind) {
         // A known type without a name: one that needs one (the others have defaults).
-        return (!entry
+        // A name of the wrong kind is reported as such, not as missing.
+        let absent = entry
             .node
             .get("name")
-            .is_some_and(|name| name.as_str().is_none()))
-        .then_some(Cause {
+            .is_none_or(|name| name.as_str().is_some());
+        return absent.then_some(Cause {
             kind: CauseKind::MissingName,
             span: entry.node.span,
         });
