@@ -95,8 +95,12 @@ pub(super) fn wrong_kind(place: Place<'_>, schema: &Json, found: &Value) -> Stri
         };
     }
     if wants("array") {
-        // A lone scalar where a list belongs: the same value as a list of one.
+        // A lone scalar where a list of such scalars belongs: the same value as a list of one.
+        let items_take_it = schema
+            .get("items")
+            .is_some_and(|items| items.get("type").is_some() && kinds::admits(items, found));
         let single = match found {
+            _ if !items_take_it => None,
             Value::String { text, .. } if is_plain(text) => Some(text.clone()),
             Value::Int(number) => Some(number.to_string()),
             _ => None,

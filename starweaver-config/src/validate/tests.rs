@@ -371,6 +371,8 @@ fn a_document_that_is_not_a_mapping_says_what_a_manifest_looks_like() {
     }
 }
 
+/// Regression: `allow_execute: yes` and `timeout_ms: "five seconds"` were refused with no word
+/// on what to write instead.
 #[test]
 fn wrong_kinds_get_the_line_to_write() {
     let found = check(&with_field(
