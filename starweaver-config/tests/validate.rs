@@ -1,6 +1,7 @@
 //! The manifest checker against a corpus of broken manifests: each file in `tests/corpus/`
 //! states the diagnostics it must produce in `# expect: RULE LINE:COLUMN` comments, and the
-//! checker must report exactly those, no more and no fewer.
+//! checker must report exactly those, no more and no fewer. `# expect-note: LINE:COLUMN TEXT`
+//! says the diagnostic there has a note containing TEXT (a follow-on problem folded into it).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fmt::Write as _;
@@ -26,6 +27,22 @@ fn expectations(text: &str) -> Vec<Finding> {
                 rule.to_owned(),
                 line.parse().unwrap(),
                 column.parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The `# expect-note:` lines of a corpus file: line, column and the text the note contains.
+fn expected_notes(text: &str) -> Vec<(usize, usize, String)> {
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("# expect-note:"))
+        .map(|spec| {
+            let (place, note) = spec.trim().split_once(' ').expect("`LINE:COLUMN TEXT`");
+            let (line, column) = place.split_once(':').expect("`LINE:COLUMN`");
+            (
+                line.parse().unwrap(),
+                column.parse().unwrap(),
+                note.trim().to_owned(),
             )
         })
         .collect()
@@ -128,6 +145,18 @@ fn every_corpus_file_reports_exactly_its_expected_diagnostics() {
         assert!(positions.is_sorted(), "{name}: diagnostics out of order");
         for diagnostic in &diagnostics {
             assert!(!diagnostic.message.is_empty(), "{name}: empty message");
+        }
+        for (line, column, note) in expected_notes(&String::from_utf8_lossy(&bytes)) {
+            let noted = diagnostics.iter().any(|d| {
+                (d.span.start.line, d.span.start.column) == (line, column)
+                    && d.notes.iter().any(|found| found.contains(&note))
+            });
+            if !noted {
+                let _ = writeln!(
+                    failures,
+                    "{name}: no note at {line}:{column} containing {note:?}"
+                );
+            }
         }
         let mut found: Vec<Finding> = diagnostics.iter().map(finding).collect();
         expected.sort();

@@ -26,6 +26,9 @@ pub struct RunArgs {
     /// The most model requests the run may make (overrides `runtime.max_steps`).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: Option<u32>,
+    /// How large the manifest file may be.
+    #[command(flatten)]
+    pub limit: starweaver::config::check::ManifestLimit,
     /// Saves the run to FILE when it ends (waiting, cancelled, completed or failed), to continue
     /// with --resume.
     #[arg(long, value_name = "FILE")]

@@ -144,22 +144,28 @@ pub async fn execute(
     ui: &mut dyn RunUi,
     interrupt: Interrupt,
 ) -> Result<u8, Stop> {
-    let prepared = prepare(&plan.manifest, &plan.vars, plan.max_steps, hooks)
-        .await
-        .map_err(|stop| match &plan.resumed_from {
-            // What the save file names (its manifest, its variables) is the file's, not the
-            // command line's: say where it came from.
-            Some(file) => Stop {
-                message: format!(
-                    "resuming `{}`, saved from the manifest `{}`:\n{}",
-                    file.display(),
-                    plan.manifest.display(),
-                    stop.message
-                ),
-                status: stop.status,
-            },
-            None => stop,
-        })?;
+    let prepared = prepare(
+        &plan.manifest,
+        &plan.vars,
+        plan.max_steps,
+        args.limit,
+        hooks,
+    )
+    .await
+    .map_err(|stop| match &plan.resumed_from {
+        // What the save file names (its manifest, its variables) is the file's, not the
+        // command line's: say where it came from.
+        Some(file) => Stop {
+            message: format!(
+                "resuming `{}`, saved from the manifest `{}`:\n{}",
+                file.display(),
+                plan.manifest.display(),
+                stop.message
+            ),
+            status: stop.status,
+        },
+        None => stop,
+    })?;
     if let (Some(saved), Some(file)) = (&plan.saved_agent, &plan.resumed_from) {
         if *saved != prepared.name {
             return Err(Stop::usage(format!(

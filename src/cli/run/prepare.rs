@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use starweaver::config::check::{ManifestLimit, MAX_MANIFEST_BYTES_FLAG};
 use starweaver::config::diagnostics::Severity;
 use starweaver::config::load::{load, read_with_context, LoadOptions, LoadedAgent, ToolResolver};
 use starweaver::config::manifest::Manifest;
@@ -14,9 +15,6 @@ use starweaver::DynModel;
 use super::secrets::is_secret;
 use super::Stop;
 use starweaver_config::files::{read_limited, ReadLimitedError};
-
-/// The largest manifest file read.
-const MAX_MANIFEST_BYTES: u64 = 4 * 1024 * 1024;
 
 /// What a host adds to loading besides the file: the model and tool source tests substitute.
 #[derive(Clone, Default)]
@@ -52,6 +50,7 @@ pub async fn prepare(
     path: &Path,
     vars: &BTreeMap<String, String>,
     max_steps: Option<u32>,
+    limit: ManifestLimit,
     hooks: &Hooks,
 ) -> Result<Prepared, Stop> {
     let absolute = std::fs::canonicalize(path).map_err(|error| {
@@ -60,9 +59,10 @@ pub async fn prepare(
             path.display()
         ))
     })?;
-    let bytes = read_bounded(&absolute, path)?;
+    let bytes = read_bounded(&absolute, path, limit.max_manifest_bytes)?;
     let folder = absolute.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut context = CheckContext::new()
+        .with_budgets(limit.budgets())
         .with_base_dir(&folder)
         .with_vars(vars.keys().cloned());
     if hooks.tools.is_none() {
@@ -140,24 +140,29 @@ fn api_key_variable(manifest: &Manifest) -> Option<String> {
     )
 }
 
-/// The file's bytes, refusing one too large to be a manifest.
-fn read_bounded(absolute: &Path, shown: &Path) -> Result<Vec<u8>, Stop> {
+/// The file's bytes, refusing one larger than `limit` with its size and the flag that raises it.
+fn read_bounded(absolute: &Path, shown: &Path, limit: u64) -> Result<Vec<u8>, Stop> {
     let unreadable = |error: std::io::Error| {
         Stop::usage(format!(
             "cannot read the manifest `{}`: {error}",
             shown.display()
         ))
     };
-    read_limited(absolute, MAX_MANIFEST_BYTES).map_err(|error| match error {
+    read_limited(absolute, limit).map_err(|error| match error {
         ReadLimitedError::Io(error) => unreadable(error),
         ReadLimitedError::NotAFile => Stop::usage(format!(
             "cannot read the manifest `{}`: it is not a regular file; give the path of an agent manifest (.yaml)",
             shown.display()
         )),
-        ReadLimitedError::TooLarge { .. } => Stop::usage(format!(
-            "the manifest `{}` is larger than {MAX_MANIFEST_BYTES} bytes; it is not a manifest",
-            shown.display()
-        )),
+        ReadLimitedError::TooLarge { limit } => {
+            // The size from the file itself: the read stopped one byte past the limit.
+            let size = std::fs::metadata(absolute).map_or(limit.saturating_add(1), |meta| meta.len());
+            Stop::usage(format!(
+                "the manifest `{}` is {size} bytes, over the {limit}-byte limit for one manifest; \
+                 split it, or raise the limit with `{MAX_MANIFEST_BYTES_FLAG} {size}`",
+                shown.display()
+            ))
+        }
     })
 }
 

@@ -336,6 +336,11 @@ impl Redactor {
     }
 }
 
+/// The docs state this file's rule (`secrets_docs.rs`).
+#[cfg(test)]
+#[path = "secrets_docs.rs"]
+mod docs_agree;
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]

@@ -22,4 +22,7 @@ pub struct ToolsArgs {
     /// manifest names; without it they are listed unverified, with no parameters.
     #[arg(long, value_name = "FILE")]
     pub catalog: Option<PathBuf>,
+    /// How large the manifest file may be.
+    #[command(flatten)]
+    pub limit: starweaver::config::check::ManifestLimit,
 }

@@ -41,6 +41,7 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
         paths: vec![args.manifest.clone()],
         catalog: args.catalog.clone(),
         format: Format::Human,
+        limit: args.limit,
         ..CheckArgs::default()
     };
     let checked = run_check(&check_args);

@@ -25,6 +25,16 @@ pub enum CollectError {
         /// The I/O failure.
         source: std::io::Error,
     },
+    /// A folder holds no `*.yaml`/`*.yml` file: a check pointed at the wrong folder must not
+    /// pass as if it had found nothing wrong.
+    #[error(
+        "no manifests found in `{path}`: it holds no `*.yaml` or `*.yml` file (hidden entries \
+         are skipped); name the folder or file that holds the manifests"
+    )]
+    NoManifests {
+        /// The folder as given.
+        path: String,
+    },
     /// More than [`MAX_FILES`] files were found; the rest are not checked.
     #[error("more than {MAX_FILES} manifest files under `{path}`: check a narrower folder")]
     TooMany {
@@ -38,7 +48,8 @@ pub enum CollectError {
 ///
 /// Hidden entries (names starting with `.`) and symbolic links to folders are skipped while
 /// searching, so `.git` and link loops are never walked. Paths that cannot be read are
-/// returned beside the files found, so one bad path does not hide the others' problems.
+/// returned beside the files found, so one bad path does not hide the others' problems; so is
+/// a folder with no manifest file in it.
 #[must_use]
 pub fn collect_files(paths: &[PathBuf]) -> (Vec<PathBuf>, Vec<CollectError>) {
     collect_limited(paths, MAX_FILES)
@@ -53,6 +64,11 @@ fn collect_limited(paths: &[PathBuf], limit: usize) -> (Vec<PathBuf>, Vec<Collec
                 let mut found = Vec::new();
                 let room = limit.saturating_sub(files.len());
                 walk(path, 0, limit, &mut found, &mut errors);
+                if found.is_empty() {
+                    errors.push(CollectError::NoManifests {
+                        path: path.display().to_string(),
+                    });
+                }
                 found.sort();
                 if found.len() > room {
                     found.truncate(room);
@@ -169,6 +185,24 @@ mod tests {
         let (files, errors) = collect_limited(std::slice::from_ref(&dir), 3);
         assert_eq!(files.len(), 3);
         assert!(errors.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Regression: a folder without manifests gave no files and no error, so `check emptydir`
+    /// passed with "0 errors".
+    #[test]
+    fn a_folder_without_manifests_is_an_error() {
+        let dir = std::env::temp_dir().join(format!("starweaver-empty-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(dir.join(".hidden"));
+        let _ = std::fs::write(dir.join("notes.txt"), "x");
+        let _ = std::fs::write(dir.join(".hidden/a.yaml"), "x");
+        let (files, errors) = collect_files(std::slice::from_ref(&dir));
+        assert!(files.is_empty());
+        assert!(
+            matches!(errors.as_slice(), [CollectError::NoManifests { path }] if path == &dir.display().to_string()),
+            "{errors:?}"
+        );
+        assert!(errors[0].to_string().starts_with("no manifests found in `"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

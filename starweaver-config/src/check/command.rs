@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use super::catalog::CatalogNames;
 use super::collect::{collect_files, DEFAULT_PATH};
+use super::limit::ManifestLimit;
 use super::status::{status_of, CheckStatus};
 use crate::report::{render, FileReport, Format};
-use crate::validate::{check, CheckContext};
-use crate::yaml::Budgets;
+use crate::validate::{check, too_large, CheckContext};
 
 /// The arguments of `starweaver check`.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -31,6 +31,9 @@ pub struct CheckArgs {
     /// instead of listing problems; a manifest with errors gets the usual report.
     #[arg(long)]
     pub explain: bool,
+    /// How large a manifest file may be.
+    #[command(flatten)]
+    pub limit: ManifestLimit,
     /// Count the tools registered in this binary as the catalog when `--catalog` is not given
     /// (an application's own checker, [`crate::check_main`], sets it).
     #[arg(skip)]
@@ -53,8 +56,10 @@ pub struct CheckOutcome {
 
 /// Runs a check without touching the process's streams, so it can be tested and embedded.
 ///
-/// Unreadable paths are reported on `stderr` and give [`CheckStatus::Usage`], but the readable
-/// files are still checked and reported. A file that is not UTF-8 is a `syntax` diagnostic,
+/// Unreadable paths, and folders without a manifest file, are reported on `stderr` and give
+/// [`CheckStatus::Usage`], but the readable files are still checked and reported; when no file
+/// could be checked at all, nothing is printed on `stdout` (no summary line that could pass for
+/// a clean result). A file that is not UTF-8 is a `syntax` diagnostic,
 /// not a read failure.
 ///
 /// With `--explain`, each manifest without errors is explained instead (see
@@ -105,7 +110,8 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
     }
     let mut reports = Vec::with_capacity(files.len());
     // Built once: each file's context shares the catalog's names.
-    let mut shared = CheckContext::new();
+    let budgets = args.limit.budgets();
+    let mut shared = CheckContext::new().with_budgets(budgets);
     if let Some((catalog, definitions)) = catalog {
         shared = shared
             .with_catalog(catalog.tools)
@@ -113,8 +119,13 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
     }
     for file in files {
         let shown = file.display().to_string();
-        match read_bounded(&file) {
-            Ok(bytes) => {
+        match read_bounded(&file, args.limit.max_manifest_bytes) {
+            Ok((bytes, size)) if size > args.limit.max_manifest_bytes => {
+                // Only the start was read: the size comes from the file itself.
+                let found = vec![too_large(&bytes, size, budgets.max_document_bytes)];
+                reports.push(FileReport::new(shown, bytes, found));
+            }
+            Ok((bytes, _)) => {
                 let mut context = shared.clone();
                 if let Some(folder) = file.parent() {
                     context = context.with_base_dir(folder);
@@ -133,27 +144,37 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
     } else {
         status_of(&reports, args.deny_warnings)
     };
+    // Nothing was checked because no path could be read: a report (a summary line, an empty
+    // JSON array) would read as "nothing wrong" beside the error.
+    let stdout = if unreadable && reports.is_empty() {
+        String::new()
+    } else {
+        render(args.format, &reports)
+    };
     CheckOutcome {
-        stdout: render(args.format, &reports),
+        stdout,
         stderr,
         status,
         reports,
     }
 }
 
-/// Reads at most one byte past the checker's document budget: enough for the checker to report
-/// the file as too large without holding a huge file in memory.
-fn read_bounded(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
-    if !std::fs::metadata(path)?.is_file() {
+/// Reads at most one byte past `limit`, with the file's size from its metadata: enough for the
+/// checker to report the file as too large, with its real size, without holding a huge file in
+/// memory.
+fn read_bounded(path: &std::path::Path, limit: u64) -> std::io::Result<(Vec<u8>, u64)> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
         // Opening a FIFO waits for a writer that may never come; a device may never end.
         return Err(std::io::Error::other(
             "it is not a regular file; name a manifest file",
         ));
     }
-    let limit = Budgets::DEFAULT_MAX_DOCUMENT_BYTES as u64 + 1;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
-        .take(limit)
+        .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)?;
-    Ok(bytes)
+    // A file that grew since its metadata was read is as large as what was read.
+    let size = meta.len().max(bytes.len() as u64);
+    Ok((bytes, size))
 }

@@ -17,6 +17,7 @@ mod command;
 pub(crate) mod entry;
 #[cfg(feature = "cli")]
 mod explain;
+mod limit;
 mod schema;
 mod status;
 
@@ -31,6 +32,7 @@ pub use explain::{
     load_checked, run_explain, Explanation, Explanations, FileFacts, ModelFacts, RuntimeFacts,
     ShellFacts, SkillFact, SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
 };
+pub use limit::{ManifestLimit, DEFAULT_MAX_MANIFEST_BYTES, MAX_MANIFEST_BYTES_FLAG};
 pub use schema::{manifest_schema, SCHEMA_DIALECT};
 #[cfg(feature = "cli")]
 pub use schema::{run_schema, SchemaArgs};

@@ -6,6 +6,9 @@ use super::{Rule, Severity};
 use crate::yaml::Span;
 
 /// One problem: where it is, how serious, which rule found it, what is wrong and how to fix it.
+///
+/// Problems that follow from one mistake are one diagnostic: the root cause, with what else it
+/// causes in [`Self::notes`], so the first error is not buried under its consequences.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// The source range the problem is about (a key, a value, or a whole mapping).
@@ -18,6 +21,9 @@ pub struct Diagnostic {
     pub message: String,
     /// How to fix it, when there is something concrete to suggest.
     pub help: Option<String>,
+    /// What else the problem causes, or where else it shows: the follow-on problems folded into
+    /// this one instead of being reported apart. Empty for most problems.
+    pub notes: Vec<String>,
 }
 
 impl Diagnostic {
@@ -30,6 +36,7 @@ impl Diagnostic {
             rule,
             message: message.into(),
             help: None,
+            notes: Vec::new(),
         }
     }
 
@@ -48,10 +55,34 @@ impl Diagnostic {
         self.help = Some(help.into());
         self
     }
+
+    /// Adds a note: a consequence of the problem, or another place it shows.
+    #[must_use]
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// The message, then each note and the help on lines of their own (`note: ...`,
+    /// `help: ...`): the text formats without room for them (GitHub annotations, SARIF) print.
+    #[must_use]
+    pub fn full_text(&self) -> String {
+        let mut text = self.message.clone();
+        for note in &self.notes {
+            text.push_str("\nnote: ");
+            text.push_str(note);
+        }
+        if let Some(help) = &self.help {
+            text.push_str("\nhelp: ");
+            text.push_str(help);
+        }
+        text
+    }
 }
 
 impl fmt::Display for Diagnostic {
-    /// `4:3: error[unknown-field]: message`, followed by `help: ...` on its own line.
+    /// `4:3: error[unknown-field]: message`, followed by each `note: ...` and the
+    /// `help: ...` on lines of their own.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let start = self.span.start;
         write!(
@@ -59,6 +90,9 @@ impl fmt::Display for Diagnostic {
             "{}:{}: {}[{}]: {}",
             start.line, start.column, self.severity, self.rule, self.message
         )?;
+        for note in &self.notes {
+            write!(f, "\n  note: {note}")?;
+        }
         if let Some(help) = &self.help {
             write!(f, "\n  help: {help}")?;
         }

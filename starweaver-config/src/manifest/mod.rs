@@ -36,7 +36,7 @@ pub const MANIFEST_VERSION: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
-    /// The format version; `1`.
+    /// The manifest format's version; `1`.
     #[schemars(example = 1)]
     pub version: u32,
     /// The agent's name (`repo-helper`).
@@ -58,8 +58,9 @@ pub struct Manifest {
     pub vars: BTreeMap<String, serde_json::Value>,
     /// Names of `vars` that hold secrets (a token, a password): `starweaver run` masks their
     /// values as `***` in everything it prints and in its save files, and a resumed run needs
-    /// them given again. Variables whose names contain `key`, `token`, `secret` or `password`
-    /// are secret too. Unset: only those.
+    /// them given again. A variable whose name ends in a secret word (`api_key`,
+    /// `GITHUB_TOKEN`, `db_password`) is secret without being listed: the rule is in
+    /// [cli.md](cli.md#secrets). Unset: only those.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(example = serde_json::json!(["deploy_token"]))]
     pub secret_vars: Vec<String>,

@@ -51,9 +51,9 @@ fn is_workspace(source: &SkillSource) -> bool {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SkillsSpec {
-    /// The folders to scan, relative to the environment's root (the
-    /// manifest's folder unless `environment.root` moves it); each must
-    /// exist and may not climb above it. Skills are read from
+    /// The folders to scan, each relative to the manifest's folder, like
+    /// every other path; each must exist and lie inside the environment's
+    /// root (the agent reads skills through it). Skills are read from
     /// `<path>/.agents/skills/<name>/SKILL.md` and
     /// `<path>/skills/<name>/SKILL.md`. Between scopes of one precedence, a
     /// later one wins.

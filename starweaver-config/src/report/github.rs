@@ -8,18 +8,14 @@ use super::{FileReport, Summary};
 /// One `::error`/`::warning` command per diagnostic, each file's followed by its
 /// `FILE: N errors, M warnings` line.
 ///
-/// The help text, when present, follows the message on its own line.
+/// The notes and the help text, when present, follow the message on lines of their own.
 #[must_use]
 pub fn render(reports: &[FileReport]) -> String {
     let mut out = String::new();
     for report in reports {
         let file = escape_property(&report.path);
         for d in &report.diagnostics {
-            let mut message = d.message.clone();
-            if let Some(help) = &d.help {
-                message.push_str("\nhelp: ");
-                message.push_str(help);
-            }
+            let message = d.full_text();
             let _ = writeln!(
                 out,
                 "::{} file={file},line={},col={},endLine={},endColumn={},title={}::{}",

@@ -88,6 +88,9 @@ fn snippet(renderer: &Renderer, path: &str, text: &str, diagnostic: &Diagnostic)
                 .element(Level::NOTE.message("the line is too long to quote"));
         }
     }
+    for note in &diagnostic.notes {
+        group = group.element(Level::NOTE.message(note.as_str()));
+    }
     if let Some(help) = &diagnostic.help {
         group = group.element(Level::HELP.message(help.as_str()));
     }
@@ -148,6 +151,10 @@ fn plain(path: &str, d: &Diagnostic) -> String {
         "{}[{}]: {}\n  --> {path}:{}:{}",
         d.severity, d.rule, d.message, d.span.start.line, d.span.start.column
     );
+    for note in &d.notes {
+        out.push_str("\n  = note: ");
+        out.push_str(note);
+    }
     if let Some(help) = &d.help {
         out.push_str("\n  = help: ");
         out.push_str(help);

@@ -5,8 +5,9 @@ use serde_json::{json, Value};
 use super::FileReport;
 
 /// The diagnostics of every file as one JSON array of
-/// `{file, line, column, end_line, end_column, severity, rule, message, help}` objects
-/// (`help` is `null` when there is none).
+/// `{file, line, column, end_line, end_column, severity, rule, message, help, notes}` objects
+/// (`help` is `null` when there is none; `notes`, the follow-on problems folded into this one,
+/// is an array, empty for most).
 #[must_use]
 pub fn render(reports: &[FileReport]) -> String {
     let mut text = serde_json::to_string_pretty(&to_value(reports)).unwrap_or_default();
@@ -31,6 +32,7 @@ pub fn to_value(reports: &[FileReport]) -> Value {
                     "rule": d.rule.as_str(),
                     "message": d.message,
                     "help": d.help,
+                    "notes": d.notes,
                 })
             })
         })

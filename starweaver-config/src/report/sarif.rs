@@ -29,11 +29,7 @@ pub fn to_value(reports: &[FileReport]) -> Value {
         .iter()
         .flat_map(|report| {
             report.diagnostics.iter().map(|d| {
-                let mut text = d.message.clone();
-                if let Some(help) = &d.help {
-                    text.push_str("\nhelp: ");
-                    text.push_str(help);
-                }
+                let text = d.full_text();
                 let index = Rule::ALL.iter().position(|rule| *rule == d.rule);
                 json!({
                     "ruleId": d.rule.as_str(),

@@ -4,7 +4,7 @@
 use serde_json::Value as Json;
 
 use super::walk::Walker;
-use super::{kinds, suggest};
+use super::{hint, kinds, suggest};
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::yaml::{Node, Value};
 
@@ -41,12 +41,14 @@ impl Walker {
                 kinds::found(&node.value)
             ),
         );
-        if let Some(close) = node
+        let help = match node
             .as_str()
             .and_then(|text| suggest::closest(text, &names))
         {
-            diagnostic = diagnostic.with_help(format!("did you mean `{close}`?"));
-        }
+            Some(close) => format!("did you mean `{close}`?"),
+            None => hint::not_allowed(self.path.place(), &names),
+        };
+        diagnostic = diagnostic.with_help(help);
         self.report(diagnostic);
     }
 }

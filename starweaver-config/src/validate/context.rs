@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use starweaver_core::model::ToolDefinition;
 
+use crate::yaml::Budgets;
+
 /// Why a catalog file could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CatalogFileError {
@@ -105,6 +107,8 @@ pub struct CheckContext {
     model_ids: BTreeSet<String>,
     /// The environment variables taken as set; `None` reads the process environment.
     variables: Option<std::sync::Arc<BTreeSet<String>>>,
+    /// The reading limits the file is parsed under.
+    budgets: Budgets,
 }
 
 impl CheckContext {
@@ -201,6 +205,20 @@ impl CheckContext {
             names.into_iter().map(Into::into).collect(),
         ));
         self
+    }
+
+    /// Reads the file under these limits instead of [`Budgets::default`], for a host that lets
+    /// its users raise them (the command line's `--max-manifest-bytes`).
+    #[must_use]
+    pub const fn with_budgets(mut self, budgets: Budgets) -> Self {
+        self.budgets = budgets;
+        self
+    }
+
+    /// The limits the file is read under.
+    #[must_use]
+    pub const fn budgets(&self) -> &Budgets {
+        &self.budgets
     }
 
     /// Whether the environment variable `name` is set to something other than blanks.

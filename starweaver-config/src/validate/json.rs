@@ -11,6 +11,8 @@ use crate::yaml::{Node, Value};
 /// # Errors
 /// An `invalid-value` diagnostic for what JSON cannot hold: a non-finite float (`.inf`, `.nan`)
 /// or a mapping key that is not a string.
+// One diagnostic, once per manifest read: its size costs nothing worth a box in the API.
+#[allow(clippy::result_large_err)]
 pub fn to_json(node: &Node) -> Result<Json, Diagnostic> {
     Ok(match &node.value {
         Value::Null => Json::Null,
@@ -91,6 +93,7 @@ mod tests {
     use super::*;
     use crate::yaml::parse;
 
+    #[allow(clippy::result_large_err)]
     fn convert(text: &str) -> Result<Json, Diagnostic> {
         to_json(&parse(text.as_bytes()).unwrap().root)
     }

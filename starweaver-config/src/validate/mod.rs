@@ -32,6 +32,7 @@
 mod allow;
 mod choice;
 mod context;
+mod hint;
 mod json;
 mod kinds;
 mod object;
@@ -51,6 +52,7 @@ mod walk;
 pub use context::{catalog_definitions, catalog_names, CatalogFileError, CheckContext};
 pub use json::to_json;
 pub use structure::structure;
+pub(crate) use syntax::too_large;
 
 use crate::diagnostics::Diagnostic;
 use crate::yaml;
@@ -73,18 +75,37 @@ pub fn check(bytes: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
     check_document(bytes, context).1
 }
 
+/// Notes one diagnostic keeps; the rest are counted, so a file that repeats one mistake
+/// thousands of times gets a report in proportion to the mistake, not the file.
+const MAX_NOTES: usize = 20;
+
+/// Cuts a diagnostic's notes to [`MAX_NOTES`], the last saying how many more there were.
+fn cap_notes(diagnostic: &mut Diagnostic) {
+    if diagnostic.notes.len() > MAX_NOTES {
+        let more = diagnostic.notes.len() - (MAX_NOTES - 1);
+        diagnostic.notes.truncate(MAX_NOTES - 1);
+        diagnostic.notes.push(format!("and {more} more like these"));
+    }
+}
+
 /// [`check`], also returning the tree it read (none for a file that is not YAML), so the reader
 /// builds the manifest from the same tree instead of parsing the file again.
 pub(crate) fn check_document(
     bytes: &[u8],
     context: &CheckContext,
 ) -> (Option<yaml::Document>, Vec<Diagnostic>) {
-    let document = match yaml::parse(bytes) {
+    let document = match yaml::parse_with(bytes, context.budgets()) {
         Ok(document) => document,
         Err(error) => return (None, vec![syntax::diagnostic(&error)]),
     };
     let mut found = structure(&document);
     found.extend(semantic::semantic(&document, bytes, context));
+    // A reference that names nothing because an entry lost its name to a structural problem
+    // is a note of that problem.
+    let mut found = semantic::fold(&document, found);
+    for diagnostic in &mut found {
+        cap_notes(diagnostic);
+    }
     let found = allow::apply(&document, found);
     (Some(document), found)
 }

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value as Json};
 
 use super::walk::Walker;
-use super::{kinds, suggest, version};
+use super::{hint, kinds, suggest, version};
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::yaml::Node;
 
@@ -80,15 +80,7 @@ impl Walker {
                 node.span,
                 format!("missing required field `{name}` {}", self.path.location()),
             );
-            let about = properties
-                .get(name)
-                .and_then(|property| property.get("description"))
-                .and_then(Json::as_str)
-                .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "));
-            diagnostic = diagnostic.with_help(match about {
-                Some(about) => format!("add `{name}:` ({about})"),
-                None => format!("add `{name}:`"),
-            });
+            diagnostic = diagnostic.with_help(hint::missing(name, properties.get(name)));
             self.report(diagnostic);
         }
     }

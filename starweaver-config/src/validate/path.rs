@@ -21,6 +21,15 @@ impl FieldPath {
         self.steps.is_empty()
     }
 
+    /// Where the innermost step is: the root, a key's value or a list item.
+    pub(super) fn place(&self) -> super::hint::Place<'_> {
+        match self.steps.last() {
+            None => super::hint::Place::Root,
+            Some(Step::Key(key)) => super::hint::Place::Key(key),
+            Some(Step::Index(_)) => super::hint::Place::Item,
+        }
+    }
+
     /// Enters the value under `key`.
     pub(super) fn push_key(&mut self, key: &str) {
         self.steps.push(Step::Key(key.to_owned()));

@@ -2,6 +2,7 @@
 
 use serde_json::Value as Json;
 
+use super::hint;
 use super::walk::Walker;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::yaml::Node;
@@ -24,11 +25,14 @@ impl Walker {
         } else {
             return;
         };
-        self.report(Diagnostic::error(
-            Rule::InvalidValue,
-            node.span,
-            format!("`{}` must be {problem}, found {number}", self.path),
-        ));
+        self.report(
+            Diagnostic::error(
+                Rule::InvalidValue,
+                node.span,
+                format!("`{}` must be {problem}, found {number}", self.path),
+            )
+            .with_help(hint::out_of_range(self.path.place(), schema, low, high)),
+        );
     }
 }
 

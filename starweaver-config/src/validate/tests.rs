@@ -81,7 +81,7 @@ fn a_misspelled_required_key_is_one_problem_and_an_absent_one_names_the_key() {
     );
     assert_eq!(
         found[0].help.as_deref(),
-        Some("add `name:` (The agent's name (`repo-helper`).)")
+        Some("add `name: repo-helper` (the agent's name)")
     );
 }
 
@@ -187,7 +187,11 @@ fn a_huge_wrong_value_is_cut_short_in_the_message() {
     ));
     assert_eq!(found.len(), 1);
     assert!(found[0].message.len() < 200, "{}", found[0].message);
-    assert!(found[0].help.is_none());
+    let help = found[0].help.as_deref().unwrap_or_default();
+    assert!(
+        help.len() < 200 && help.contains("tool_execution: "),
+        "{help}"
+    );
 }
 
 /// Thousands of toolsets, references, markers and template variables: every check stays
@@ -215,4 +219,209 @@ fn large_manifests_get_every_semantic_diagnostic() {
     assert!(found
         .iter()
         .all(|d| d.help.as_ref().is_none_or(|h| h.len() < 2000)));
+}
+
+/// Values of every kind, each wrong for most fields: a mapping, a list, strings (one of them a
+/// YAML 1.1 boolean), a negative, a float and an integer too wide for most fields.
+const WRONG_VALUES: [&str; 9] = [
+    "{zz: 1}",
+    "[zz]",
+    "'zz'",
+    "yes",
+    "-7",
+    "1.5",
+    "99999999999999",
+    "''",
+    "'five seconds'",
+];
+
+/// The fields of a valid manifest, each replaced in turn by a case.
+const BASE: [(&str, &str); 4] = [
+    ("version", "1"),
+    ("name", "a"),
+    ("model", "{id: test}"),
+    ("environment", "{type: local}"),
+];
+
+/// A manifest of [`BASE`] with `key` set to `value`.
+fn with_field(key: &str, value: &str) -> String {
+    let mut text = String::new();
+    for (field, default) in BASE {
+        if field != key {
+            text.push_str(&format!("{field}: {default}\n"));
+        }
+    }
+    text.push_str(&format!("{key}: {value}\n"));
+    text
+}
+
+/// Regression: `invalid-value` came without a fix hint (`timeout_ms: "five seconds"`,
+/// `allow_execute: yes`, a number out of range, a value outside an enum); every field the schema
+/// knows, given every kind of wrong value, must get one.
+#[test]
+fn every_invalid_value_has_a_fix_hint() {
+    let root = schema::manifest();
+    let mut cases = vec![
+        "42\n".to_owned(),
+        "- a\n".to_owned(),
+        "'text'\n".to_owned(),
+        with_field(
+            "shell",
+            "{allow_execute: yes, timeout_ms: \"five seconds\"}",
+        ),
+    ];
+    let properties = root["properties"].as_object().unwrap();
+    for (key, property) in properties {
+        for value in WRONG_VALUES {
+            cases.push(with_field(key, value));
+        }
+        // One level down: the fields of each section.
+        let inner = property
+            .get("properties")
+            .and_then(|inner| inner.as_object())
+            .into_iter()
+            .flatten();
+        for (field, _) in inner {
+            for value in WRONG_VALUES {
+                cases.push(with_field(key, &format!("{{{field}: {value}}}")));
+            }
+        }
+    }
+    // Every field of every toolset type, and of skill scopes.
+    let variants = root
+        .pointer("/properties/toolsets/items/oneOf")
+        .and_then(|variants| variants.as_array())
+        .unwrap();
+    for variant in variants {
+        let tag = variant["properties"]["type"]["const"].as_str().unwrap();
+        for (field, _) in variant["properties"].as_object().unwrap() {
+            for value in WRONG_VALUES {
+                cases.push(with_field(
+                    "toolsets",
+                    &format!("[{{type: {tag}, name: t, {field}: {value}}}]"),
+                ));
+            }
+        }
+    }
+    for field in ["path", "source"] {
+        for value in WRONG_VALUES {
+            cases.push(with_field(
+                "skills",
+                &format!("{{scopes: [{{path: ., {field}: {value}}}]}}"),
+            ));
+        }
+    }
+    let mut invalid = 0;
+    let mut missing_help = Vec::new();
+    for case in &cases {
+        for diagnostic in check(case) {
+            if diagnostic.rule != Rule::InvalidValue {
+                continue;
+            }
+            invalid += 1;
+            if diagnostic
+                .help
+                .as_deref()
+                .is_none_or(|help| help.trim().is_empty())
+            {
+                missing_help.push(format!("{case}=> {diagnostic}"));
+            }
+        }
+    }
+    assert!(invalid > 300, "only {invalid} invalid values were produced");
+    assert!(missing_help.is_empty(), "{}", missing_help.join("\n"));
+}
+
+/// Regression: the help of a missing field was its doc comment pasted in ("add `version:` (The
+/// format version; `1`.)"); it is the line to add and a phrase saying what the field is.
+#[test]
+fn a_missing_field_help_is_the_line_to_add() {
+    let found = check("name: a\n");
+    let helps: Vec<&str> = found.iter().filter_map(|d| d.help.as_deref()).collect();
+    assert_eq!(
+        helps,
+        [
+            "add `version: 1` (the manifest format's version)",
+            "add `model: {id: test}` (the model the agent talks to)",
+        ]
+    );
+    let found = check("version: 1\nname: a\nmodel: {id: test}\ntoolsets: [{type: proxy}]\n");
+    for diagnostic in &found {
+        let help = diagnostic.help.as_deref().unwrap_or_default();
+        assert!(help.starts_with("add `"), "{diagnostic}");
+        assert!(!help.contains(". ") && !help.contains(".)"), "{diagnostic}");
+    }
+}
+
+/// Regression: a top-level scalar was "`` must be a mapping", naming no place and no fix.
+#[test]
+fn a_document_that_is_not_a_mapping_says_what_a_manifest_looks_like() {
+    for text in ["42\n", "- a\n", "hello\n"] {
+        let found = check(text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0]
+            .message
+            .starts_with("the document must be a mapping"));
+        assert!(!found[0].message.contains("``"));
+        assert!(found[0]
+            .help
+            .as_deref()
+            .unwrap_or_default()
+            .contains("version: 1"));
+    }
+}
+
+/// Regression: `allow_execute: yes` and `timeout_ms: "five seconds"` were refused with no word
+/// on what to write instead.
+#[test]
+fn wrong_kinds_get_the_line_to_write() {
+    let found = check(&with_field(
+        "shell",
+        "{allow_execute: yes, timeout_ms: \"five seconds\", max_output_bytes: \"1000\"}",
+    ));
+    let helps: Vec<&str> = found.iter().filter_map(|d| d.help.as_deref()).collect();
+    assert!(
+        helps.iter().any(
+            |help| help.contains("`allow_execute: true` or `allow_execute: false`")
+                && help.contains("reads `yes` as a string")
+        ),
+        "{helps:?}"
+    );
+    assert!(
+        helps.iter().any(
+            |help| help.starts_with("it takes a whole number of milliseconds")
+                && help.contains("`timeout_ms: ")
+        ),
+        "{helps:?}"
+    );
+    assert!(
+        helps.contains(&"remove the quotes: `max_output_bytes: 1000`"),
+        "{helps:?}"
+    );
+}
+
+/// Thousands of nameless toolsets and proxies naming missing toolsets: the references fold into
+/// one diagnostic, its notes are capped, and the fold stays proportional to the file.
+#[test]
+fn large_cascades_fold_into_capped_notes() {
+    use std::fmt::Write as _;
+    let count = 3000;
+    let mut text = String::from("version: 1\nname: big\nmodel: {id: test}\ntoolsets:\n");
+    for index in 0..count {
+        let _ = writeln!(
+            text,
+            "  - {{type: deferred, tools: [t{index}]}}\n  - {{type: proxy, name: p{index}, toolsets: [gone{index}]}}"
+        );
+    }
+    let found = check(&text);
+    let count_of = |rule: Rule| found.iter().filter(|d| d.rule == rule).count();
+    assert_eq!(count_of(Rule::UnknownToolset), 0);
+    assert_eq!(count_of(Rule::MissingField), count);
+    let noted: Vec<&Diagnostic> = found.iter().filter(|d| !d.notes.is_empty()).collect();
+    assert_eq!(noted.len(), 1);
+    assert_eq!(noted[0].notes.len(), MAX_NOTES);
+    assert_eq!(
+        noted[0].notes.last().map(String::as_str),
+        Some("and 2981 more like these")
+    );
 }

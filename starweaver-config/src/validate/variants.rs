@@ -27,7 +27,11 @@ impl Walker {
     pub(super) fn tagged(&mut self, node: &Node, options: &[Json]) {
         let tags: Vec<&str> = options.iter().filter_map(tag_of).collect();
         if node.as_mapping().is_none() {
-            self.wrong_kind(node, format!("a mapping with a `{TAG}` key"));
+            let shown = serde_json::json!({
+                "type": "object",
+                "examples": [{TAG: tags.first().copied().unwrap_or_default()}],
+            });
+            self.wrong_kind(node, format!("a mapping with a `{TAG}` key"), &shown);
             return;
         }
         let Some((_, tag)) = node.entry(TAG) else {

@@ -7,7 +7,7 @@
 use serde_json::Value as Json;
 
 use super::path::FieldPath;
-use super::{kinds, variants};
+use super::{hint, kinds, variants};
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::yaml::{Node, Value};
 
@@ -36,7 +36,7 @@ impl Walker {
             return;
         }
         if !kinds::admits(schema, &node.value) {
-            self.wrong_kind(node, kinds::expected(schema).unwrap_or_default());
+            self.wrong_kind(node, kinds::expected(schema).unwrap_or_default(), schema);
             return;
         }
         match &node.value {
@@ -63,22 +63,26 @@ impl Walker {
         } else {
             let mut names: Vec<String> = options.iter().filter_map(kinds::expected).collect();
             names.dedup();
-            self.wrong_kind(node, names.join(" or "));
+            // The hint shows the first form that is not `null`.
+            let shown = options
+                .iter()
+                .find(|option| option.get("type").and_then(Json::as_str) != Some("null"))
+                .unwrap_or(&Json::Null);
+            self.wrong_kind(node, names.join(" or "), shown);
         }
     }
 
-    /// Reports a value of the wrong kind.
-    pub(super) fn wrong_kind(&mut self, node: &Node, expected: String) {
+    /// Reports a value of the wrong kind, with the fix `schema` (what the place takes) suggests.
+    pub(super) fn wrong_kind(&mut self, node: &Node, expected: String, schema: &Json) {
         let found = kinds::found(&node.value);
-        let mut diagnostic = Diagnostic::error(
-            Rule::InvalidValue,
-            node.span,
-            format!("`{}` must be {expected}, found {found}", self.path),
-        );
-        if expected.starts_with("a string") && is_plain_scalar(&node.value) {
-            diagnostic = diagnostic.with_help("quote the value to make it a string");
-        }
-        self.report(diagnostic);
+        let place = self.path.place();
+        let message = if self.path.is_root() {
+            format!("the document must be a mapping of the manifest's fields, found {found}")
+        } else {
+            format!("`{}` must be {expected}, found {found}", self.path)
+        };
+        let help = hint::wrong_kind(place, schema, &node.value);
+        self.report(Diagnostic::error(Rule::InvalidValue, node.span, message).with_help(help));
     }
 
     /// Checks each item of a sequence against `items`.
@@ -101,9 +105,4 @@ fn alternatives(schema: &Json) -> Option<&[Json]> {
         .or_else(|| schema.get("anyOf"))
         .and_then(Json::as_array)
         .map(Vec::as_slice)
-}
-
-/// Whether a value is an unquoted scalar that quoting would turn into a string.
-fn is_plain_scalar(value: &Value) -> bool {
-    matches!(value, Value::Bool(_) | Value::Int(_) | Value::Float(_))
 }

@@ -34,7 +34,7 @@ pub(crate) fn build(text: &str, budgets: &Budgets) -> Result<Document, YamlError
         comments: Vec::new(),
     };
     for item in parser {
-        let (event, span) = item.map_err(|error| scan_error(&error, budgets))?;
+        let (event, span) = item.map_err(|error| scan_error(&error, budgets, text))?;
         builder.event(event, span)?;
     }
     let root = builder
@@ -365,16 +365,45 @@ fn source(text: &str, span: Span) -> &str {
     text.get(span.start.offset..span.end.offset).unwrap_or("")
 }
 
-fn scan_error(error: &ScanError, budgets: &Budgets) -> YamlError {
+fn scan_error(error: &ScanError, budgets: &Budgets, text: &str) -> YamlError {
     let at = position(*error.marker());
     match error.kind() {
         ErrorKind::RecursionLimitExceeded => YamlError::TooDeep {
             limit: budgets.max_depth,
             at,
         },
+        kind @ (ErrorKind::TabNotAllowed
+        | ErrorKind::TabInBlockIndentation
+        | ErrorKind::TabAtBlockScalarStart
+        | ErrorKind::TabInIndentation
+        | ErrorKind::TabInPlainScalar) => YamlError::Tab {
+            context: kind.to_string(),
+            // The parser stops after the tab, or at the value it was reading when the next
+            // line's indentation began with one: point at the tab itself.
+            at: tab_near(text, at.offset)
+                .map_or(at, |offset| Position::of_offset(text.as_bytes(), offset)),
+        },
         kind => YamlError::Syntax {
             message: kind.to_string(),
             at,
         },
     }
+}
+
+/// How far past the parser's stop a tab is looked for.
+const TAB_SEARCH_BYTES: usize = 4096;
+
+/// The byte offset of the first tab from the start of the line holding `offset`, within
+/// [`TAB_SEARCH_BYTES`].
+fn tab_near(text: &str, offset: usize) -> Option<usize> {
+    let offset = offset.min(text.len());
+    let line_start = text.as_bytes()[..offset]
+        .iter()
+        .rposition(|byte| *byte == b'\n')
+        .map_or(0, |at| at + 1);
+    let end = offset.saturating_add(TAB_SEARCH_BYTES).min(text.len());
+    text.as_bytes()[line_start..end]
+        .iter()
+        .position(|byte| *byte == b'\t')
+        .map(|at| line_start + at)
 }

@@ -10,15 +10,23 @@ pub enum YamlError {
     /// The file is larger than [`Budgets::max_document_bytes`](super::Budgets), checked before
     /// parsing so a huge file costs nothing.
     #[error(
-        "the file is {size} bytes, over the {limit}-byte limit (reached at {at}); \
-         manifests are small: split the file or raise the document size budget"
+        "the file is {size} bytes, over the {limit}-byte limit for one manifest; manifests \
+         are small: split the file, or raise the limit"
     )]
     DocumentTooLarge {
-        /// Size of the file in bytes.
+        /// Size of the file in bytes (the whole file's, when the caller knows it).
         size: usize,
         /// The limit it exceeds.
         limit: usize,
         /// Where the limit is crossed.
+        at: Position,
+    },
+    /// A tab where YAML takes only spaces: in indentation, or in a plain value at a line break.
+    #[error("a tab at {at}: YAML indents with spaces, never tabs (the parser says: {context})")]
+    Tab {
+        /// What the parser was reading when it met the tab.
+        context: String,
+        /// Where the tab is.
         at: Position,
     },
     /// The file is not UTF-8, the only encoding manifests use.
@@ -155,6 +163,7 @@ impl YamlError {
         match self {
             Self::DocumentTooLarge { at, .. }
             | Self::InvalidUtf8 { at }
+            | Self::Tab { at, .. }
             | Self::Syntax { at, .. }
             | Self::TooDeep { at, .. }
             | Self::TooManyNodes { at, .. }

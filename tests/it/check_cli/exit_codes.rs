@@ -174,3 +174,46 @@ fn a_fifo_is_refused_not_waited_on() {
         );
     }
 }
+
+/// Regression: `check /nonexistent.yaml` printed "0 errors, 0 warnings in 0 files" beside its
+/// error, in every format a report that read as "nothing wrong".
+#[test]
+fn a_missing_path_prints_its_error_and_no_report_in_every_format() {
+    let dir = folder(&[]);
+    for format in ["human", "json", "github", "sarif"] {
+        let output = run(dir.path(), &["check", "gone.yaml", "--format", format]);
+        assert_eq!(output.status.code(), Some(2), "{format}");
+        assert_eq!(stdout(&output), "", "{format}");
+        assert!(
+            stderr(&output).contains("cannot read `gone.yaml`"),
+            "{format}: {}",
+            stderr(&output)
+        );
+        assert!(!stderr(&output).contains("0 files"), "{format}");
+    }
+}
+
+/// Regression: `check emptydir` printed "0 errors, 0 warnings in 0 files" and exited 0, so a CI
+/// job pointed at the wrong folder passed.
+#[test]
+fn a_folder_without_manifests_exits_two_in_every_format() {
+    let dir = folder(&[("emptydir/readme.txt", b"no manifests here")]);
+    for format in ["human", "json", "github", "sarif"] {
+        let output = run(dir.path(), &["check", "emptydir", "--format", format]);
+        assert_eq!(output.status.code(), Some(2), "{format}");
+        assert_eq!(stdout(&output), "", "{format}");
+        assert!(
+            stderr(&output).contains("no manifests found in `emptydir`"),
+            "{format}: {}",
+            stderr(&output)
+        );
+    }
+    // Beside a folder that has manifests, the empty one still fails the check.
+    let dir = folder(&[
+        ("emptydir/readme.txt", b"x"),
+        ("agents/scout.yaml", CLEAN.as_bytes()),
+    ]);
+    let output = run(dir.path(), &["check", "agents", "emptydir"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(stdout(&output), "0 errors, 0 warnings in 1 file\n");
+}

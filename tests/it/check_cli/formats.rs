@@ -34,7 +34,8 @@ fn json_output_is_one_array_of_flat_diagnostics() {
     "severity": "error",
     "rule": "unknown-field",
     "message": "unknown field `idd` in `model`",
-    "help": "did you mean `id`?"
+    "help": "did you mean `id`?",
+    "notes": []
   },
   {
     "file": "scout.yaml",
@@ -45,7 +46,8 @@ fn json_output_is_one_array_of_flat_diagnostics() {
     "severity": "error",
     "rule": "invalid-value",
     "message": "`runtime.max_steps` must be an integer or null, found the string `x`",
-    "help": null
+    "help": "it takes a whole number, without quotes: `max_steps: 20`",
+    "notes": []
   }
 ]
 "#;
@@ -58,7 +60,7 @@ fn github_output_is_workflow_commands_and_a_summary_per_file() {
     let output = run(dir.path(), &["check", "scout.yaml", "--format", "github"]);
     assert_eq!(output.status.code(), Some(1));
     let expected = "::error file=scout.yaml,line=2,col=3,endLine=2,endColumn=6,title=unknown-field::unknown field `idd` in `model`%0Ahelp: did you mean `id`?\n\
-::error file=scout.yaml,line=5,col=22,endLine=5,endColumn=23,title=invalid-value::`runtime.max_steps` must be an integer or null, found the string `x`\n\
+::error file=scout.yaml,line=5,col=22,endLine=5,endColumn=23,title=invalid-value::`runtime.max_steps` must be an integer or null, found the string `x`%0Ahelp: it takes a whole number, without quotes: `max_steps: 20`\n\
 scout.yaml: 2 errors, 0 warnings\n";
     assert_eq!(stdout(&output), expected);
 }
@@ -92,4 +94,48 @@ fn sarif_output_is_one_run_with_rules_and_located_results() {
         location["region"],
         serde_json::json!({"startLine": 2, "startColumn": 3, "endLine": 2, "endColumn": 6})
     );
+}
+
+/// A repeated toolset name and the six tools it makes the two share.
+const REPEATED: &str = "version: 1\nname: scout\nmodel: {id: test}\nenvironment: {type: local}\ntoolsets:\n  - type: filesystem\n  - type: filesystem\n";
+
+/// Regression: a repeated toolset name gave seven errors, six of them the tools the two
+/// toolsets then share; it is one error, its consequences a note, and every format carries
+/// the note.
+#[test]
+fn a_repeated_toolset_name_is_one_error_with_its_consequences_as_a_note_in_every_format() {
+    let dir = folder(&[("scout.yaml", REPEATED.as_bytes())]);
+    let note = "so the agent would also get two of each of their tools: `ls`, `read_file`";
+    let human = stdout(&run(dir.path(), &["check", "scout.yaml"]));
+    assert!(
+        human.ends_with("1 error, 0 warnings in 1 file\n"),
+        "{human}"
+    );
+    assert!(human.contains(&format!("= note: {note}")), "{human}");
+    let json = stdout(&run(
+        dir.path(),
+        &["check", "scout.yaml", "--format", "json"],
+    ));
+    let found: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(found.as_array().unwrap().len(), 1, "{json}");
+    assert_eq!(found[0]["rule"], "duplicate-name");
+    assert!(
+        found[0]["notes"][0].as_str().unwrap().starts_with(note),
+        "{json}"
+    );
+    let github = stdout(&run(
+        dir.path(),
+        &["check", "scout.yaml", "--format", "github"],
+    ));
+    assert_eq!(github.lines().count(), 2, "{github}");
+    assert!(github.contains(&format!("%0Anote: {note}")), "{github}");
+    let sarif = stdout(&run(
+        dir.path(),
+        &["check", "scout.yaml", "--format", "sarif"],
+    ));
+    let log: serde_json::Value = serde_json::from_str(&sarif).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{sarif}");
+    let text = results[0]["message"]["text"].as_str().unwrap();
+    assert!(text.contains(&format!("\nnote: {note}")), "{text}");
 }

@@ -6,6 +6,7 @@ mod exit_codes;
 mod explain;
 mod formats;
 mod help;
+mod limits;
 mod schema;
 mod walking;
 

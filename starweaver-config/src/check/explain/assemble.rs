@@ -8,9 +8,11 @@ use super::facts::Explanation;
 use super::gather::{explain, Context};
 use super::source::ToolSource;
 use crate::check::CheckArgs;
-use crate::load::{load, read, LoadOptions, LoadedAgent};
+use crate::load::{load, read_with_context, LoadOptions, LoadedAgent};
 use crate::manifest::Manifest;
 use crate::report::FileReport;
+use crate::validate::CheckContext;
+use crate::yaml::Budgets;
 
 /// Loads a manifest the check accepted, with the code tools `args` gives (stand-ins from
 /// `--catalog`, the binary's own tools, or unverified stand-ins), so a host can show what the
@@ -24,16 +26,17 @@ pub fn load_checked(
     args: &CheckArgs,
 ) -> Result<(Manifest, LoadedAgent), String> {
     let source = ToolSource::of(args).map_err(|error| error.to_string())?;
-    load_with(report, &source)
+    load_with(report, &source, args.limit.budgets())
 }
 
 /// The explanation of one checked file, or a message saying why its agent cannot be assembled.
 pub(super) fn assemble(
     report: &FileReport,
     source: &ToolSource,
+    budgets: Budgets,
     warnings: serde_json::Value,
 ) -> Result<Explanation, String> {
-    let (manifest, loaded) = load_with(report, source)?;
+    let (manifest, loaded) = load_with(report, source, budgets)?;
     let context = Context {
         file: &report.path,
         verified: source.verified(),
@@ -42,14 +45,22 @@ pub(super) fn assemble(
     Ok(explain(&manifest, &loaded, context))
 }
 
-/// Reads the checked file and loads it in the manifest's folder.
-fn load_with(report: &FileReport, source: &ToolSource) -> Result<(Manifest, LoadedAgent), String> {
-    let manifest = read(&report.source).map_err(|found| {
-        found.first().map_or_else(
-            || "the manifest does not read".to_string(),
-            ToString::to_string,
-        )
-    })?;
+/// Reads the checked file (under the limits it was checked with) and loads it in the
+/// manifest's folder.
+fn load_with(
+    report: &FileReport,
+    source: &ToolSource,
+    budgets: Budgets,
+) -> Result<(Manifest, LoadedAgent), String> {
+    let context = CheckContext::new().with_budgets(budgets);
+    let manifest = read_with_context(&report.source, &context)
+        .map(|(manifest, _)| manifest)
+        .map_err(|found| {
+            found.first().map_or_else(
+                || "the manifest does not read".to_string(),
+                ToString::to_string,
+            )
+        })?;
     let folder = Path::new(&report.path)
         .parent()
         .filter(|folder| !folder.as_os_str().is_empty())

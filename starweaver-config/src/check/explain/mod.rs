@@ -58,7 +58,7 @@ pub fn run_explain(args: &CheckArgs) -> CheckOutcome {
     let mut failed = false;
     for report in &checked.reports {
         let warnings = report::json::to_value(std::slice::from_ref(report));
-        match assemble(report, &source, warnings) {
+        match assemble(report, &source, args.limit.budgets(), warnings) {
             Ok(explanation) => agents.push(explanation),
             Err(message) => {
                 failed = true;

@@ -1,32 +1,51 @@
 //! `duplicate-name`: two toolsets with one name, or two tools the agent would see under one
 //! final name (after prefixes). Toolsets behind a proxy are reachable only through it, so their
 //! tools do not join the agent's list.
+//!
+//! A repeated toolset name is one mistake, reported once: the tools the two toolsets then
+//! share, and a proxy or search naming a toolset that no entry has (usually the name the
+//! repeated one was meant to have), are notes of that diagnostic rather than errors of their own.
 
 use std::collections::{BTreeSet, HashMap};
 
 use super::model::short;
-use super::toolsets::{strings, Entry};
+use super::toolsets::{strings, unresolved_references, Entry, Folding, Reference};
 use crate::diagnostics::{Diagnostic, Rule};
+use crate::validate::suggest;
 use crate::yaml::Span;
+
+/// One repeated toolset name, before its notes are known.
+struct Repeat<'a> {
+    /// The name both toolsets have.
+    name: &'a str,
+    /// Where the repeated name is.
+    span: Span,
+    /// Line of the first toolset with the name.
+    first_line: usize,
+    /// The tools the two would both give the agent, in order.
+    shared_tools: Vec<String>,
+}
 
 /// Every second and later use of a toolset or final tool name.
 pub(super) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     let mut toolsets: HashMap<&str, Span> = HashMap::new();
-    for name in entries.iter().filter_map(|entry| entry.name.as_ref()) {
+    // By the index of the entry whose name repeats an earlier one.
+    let mut repeats: Vec<(usize, Repeat<'_>)> = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let Some(name) = entry.name.as_ref() else {
+            continue;
+        };
         if let Some(first) = toolsets.get(name.text) {
-            found.push(
-                Diagnostic::error(
-                    Rule::DuplicateName,
-                    name.span,
-                    format!(
-                        "two toolsets are named `{}` (the first at line {})",
-                        short(name.text),
-                        first.start.line
-                    ),
-                )
-                .with_help("give one of them another `name:`"),
-            );
+            repeats.push((
+                index,
+                Repeat {
+                    name: name.text,
+                    span: name.span,
+                    first_line: first.start.line,
+                    shared_tools: Vec::new(),
+                },
+            ));
         } else {
             toolsets.insert(name.text, name.span);
         }
@@ -38,14 +57,23 @@ pub(super) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
         .map(|name| name.text)
         .collect();
     let mut tools: HashMap<String, (Span, &str)> = HashMap::new();
-    for entry in entries {
+    for (index, entry) in entries.iter().enumerate() {
         let owner = entry.name.as_ref().map_or(entry.kind, |name| name.text);
         if proxied.contains(owner) {
             continue;
         }
+        let mut repeat = repeats
+            .iter_mut()
+            .find(|(at, _)| *at == index)
+            .map(|(_, repeat)| repeat);
         for tool in entry.tools() {
             let final_name = entry.final_name(tool.text);
             if let Some((first, first_owner)) = tools.get(&final_name) {
+                // Two toolsets of one name sharing a tool: a consequence of the name.
+                if let Some(repeat) = repeat.as_mut().filter(|_| *first_owner == owner) {
+                    repeat.shared_tools.push(final_name);
+                    continue;
+                }
                 found.push(
                     Diagnostic::error(
                         Rule::DuplicateName,
@@ -66,5 +94,63 @@ pub(super) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
             }
         }
     }
+    let folding = Folding::new(entries);
+    let unresolved: Vec<Reference<'_>> = if repeats.is_empty() {
+        Vec::new()
+    } else {
+        unresolved_references(entries)
+            .into_iter()
+            .filter(|reference| folding.folds(reference.target.text))
+            .collect()
+    };
+    for (position, (_, repeat)) in repeats.into_iter().enumerate() {
+        found.push(repeated(
+            repeat,
+            if position == 0 { &unresolved } else { &[] },
+        ));
+    }
     found
+}
+
+/// The diagnostic of one repeated name, with what it causes as notes; the references that name
+/// no toolset go on the first one.
+fn repeated(repeat: Repeat<'_>, unresolved: &[Reference<'_>]) -> Diagnostic {
+    let name = short(repeat.name);
+    let mut diagnostic = Diagnostic::error(
+        Rule::DuplicateName,
+        repeat.span,
+        format!(
+            "two toolsets are named `{name}` (the first at line {})",
+            repeat.first_line
+        ),
+    );
+    if !repeat.shared_tools.is_empty() {
+        let listed: Vec<&str> = repeat.shared_tools.iter().map(String::as_str).collect();
+        diagnostic = diagnostic.with_note(format!(
+            "so the agent would also get two of each of their tools: {}",
+            suggest::list(&listed)
+        ));
+    }
+    for reference in unresolved {
+        diagnostic = diagnostic.with_note(format!(
+            "{} `{}` (line {}) names `{}`, which no toolset is named: is one of the two `{name}` \
+             meant to be `{}`?",
+            reference.wrapper_kind,
+            short(reference.wrapper),
+            reference.target.span.start.line,
+            short(reference.target.text),
+            short(reference.target.text),
+        ));
+    }
+    let help = match (unresolved.first(), repeat.shared_tools.is_empty()) {
+        (Some(reference), _) => format!(
+            "rename the toolset meant to be `{}`",
+            short(reference.target.text)
+        ),
+        (None, true) => "give one of them another `name:`".to_owned(),
+        (None, false) => "drop one of them, or give one another `name:` and a `prefix:` so \
+                           its tools get names of their own"
+            .to_owned(),
+    };
+    diagnostic.with_help(help)
 }

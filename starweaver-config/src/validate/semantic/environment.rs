@@ -43,8 +43,10 @@ pub(super) fn root_text(root: &Node) -> Option<&str> {
 pub(super) fn check(root: &Node, entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     let Some(environment) = root.get("environment") else {
-        found.extend(needing(root, entries).into_iter().map(|(span, what)| {
-            Diagnostic::error(
+        // One missing section, one error: the other settings that need it are its notes.
+        let mut needs = needing(root, entries).into_iter();
+        if let Some((span, what)) = needs.next() {
+            let mut diagnostic = Diagnostic::error(
                 Rule::MissingField,
                 span,
                 format!("{what} needs an `environment:` section, and there is none"),
@@ -52,8 +54,13 @@ pub(super) fn check(root: &Node, entries: &[Entry<'_>], context: &CheckContext) 
             .with_help(
                 "add `environment: {type: local, root: .}` (a folder, relative to the manifest) \
                  or `environment: {type: virtual}` (in memory, starts empty)",
-            )
-        }));
+            );
+            for (span, what) in needs {
+                diagnostic =
+                    diagnostic.with_note(format!("{what} (line {}) needs it too", span.start.line));
+            }
+            found.push(diagnostic);
+        }
         return found;
     };
     match kind(root) {

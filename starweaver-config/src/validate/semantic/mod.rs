@@ -3,6 +3,7 @@
 //! skill scopes. Each rule lives in its own file and reads the tree defensively: a value of the
 //! wrong type was already reported by the structure pass and is skipped here.
 
+mod cascade;
 mod duplicate;
 mod environment;
 mod free_form;
@@ -19,6 +20,8 @@ mod template;
 mod tests;
 mod tool_names;
 mod toolsets;
+
+pub(super) use cascade::fold;
 
 use super::CheckContext;
 use crate::diagnostics::Diagnostic;

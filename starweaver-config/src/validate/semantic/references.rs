@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::model::short;
-use super::toolsets::{strings, Entry, Named, FILESYSTEM, SHELL, USER_INPUT};
+use super::toolsets::{strings, Entry, Folding, Named, FILESYSTEM, SHELL, USER_INPUT};
 use super::CheckContext;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::validate::suggest;
@@ -18,6 +18,7 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
         .filter_map(|entry| entry.name.as_ref().map(|name| name.text))
         .collect();
     let declared: HashSet<&str> = names.iter().copied().collect();
+    let folding = Folding::new(entries);
     let mut first_code_tool = None;
     let known: Vec<&str> = context
         .catalog()
@@ -54,8 +55,11 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
                     );
                     continue;
                 }
-                // A proxy or search cannot hold itself.
-                if Some(target.text) == own || !declared.contains(target.text) {
+                // A proxy or search cannot hold itself. A name no toolset has, in a manifest
+                // that repeats a toolset name, is a note of that `duplicate-name` instead.
+                if Some(target.text) == own
+                    || (!declared.contains(target.text) && !folding.folds(target.text))
+                {
                     found.push(
                         Diagnostic::error(
                             Rule::UnknownToolset,
@@ -201,6 +205,16 @@ fn preload(search: &Entry<'_>, entries: &[Entry<'_>]) -> Vec<Diagnostic> {
         .iter()
         .map(|name| name.text)
         .collect();
+    // A searched toolset that does not exist is reported at its name; which tools it would
+    // offer is unknown, so `preload` cannot be judged until it is fixed.
+    let resolves = |name: &&str| {
+        entries
+            .iter()
+            .any(|entry| entry.name.as_ref().is_some_and(|own| own.text == *name))
+    };
+    if !searched.iter().all(resolves) {
+        return Vec::new();
+    }
     let targets: Vec<&Entry<'_>> = entries
         .iter()
         .filter(|entry| {

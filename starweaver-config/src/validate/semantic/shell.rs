@@ -61,17 +61,26 @@ pub(super) fn check(root: &Node, entries: &[Entry<'_>]) -> Vec<Diagnostic> {
     // would only repeat it.
     let readable = allow.is_none_or(|(_, value)| matches!(value.value, Value::Bool(_)));
     if !executes && readable {
-        for entry in entries.iter().filter(|entry| entry.kind == "shell") {
+        // One setting makes every shell toolset inert: one error, the others as its notes.
+        let mut shells = entries.iter().filter(|entry| entry.kind == "shell");
+        if let Some(first) = shells.next() {
             let message = if shell.is_none() {
                 "a `type: shell` toolset without a `shell:` section can run nothing: no shell \
                  section means no execution"
             } else {
                 "a `type: shell` toolset while `shell.allow_execute` is false can run nothing"
             };
-            found.push(
-                Diagnostic::error(Rule::ShellPolicy, entry.kind_span, message)
-                    .with_help("set `shell: {allow_execute: true, allowed_programs: [...]}`, or drop the toolset"),
+            let mut diagnostic = Diagnostic::error(Rule::ShellPolicy, first.kind_span, message)
+                .with_help(
+                "set `shell: {allow_execute: true, allowed_programs: [...]}`, or drop the toolset",
             );
+            for other in shells {
+                diagnostic = diagnostic.with_note(format!(
+                    "the `type: shell` toolset at line {} can run nothing either",
+                    other.kind_span.start.line
+                ));
+            }
+            found.push(diagnostic);
         }
     }
     found

@@ -164,3 +164,68 @@ pub(super) fn entries(root: &Node) -> Vec<Entry<'_>> {
         })
         .collect()
 }
+
+/// A proxy's or search's `toolsets:` item that names no toolset of the manifest.
+#[derive(Debug)]
+pub(super) struct Reference<'a> {
+    /// `proxy` or `search`.
+    pub wrapper_kind: &'a str,
+    /// The proxy's or search's name (its type when it has none).
+    pub wrapper: &'a str,
+    /// The name it gives.
+    pub target: Named<'a>,
+}
+
+/// Every proxy's and search's `toolsets:` item that no entry is named (a proxy or search
+/// naming itself included), in manifest order.
+pub(super) fn unresolved_references<'a>(entries: &[Entry<'a>]) -> Vec<Reference<'a>> {
+    let declared: std::collections::HashSet<&str> = entries
+        .iter()
+        .filter_map(|entry| entry.name.as_ref().map(|name| name.text))
+        .collect();
+    entries
+        .iter()
+        .filter(|entry| matches!(entry.kind, "proxy" | "search"))
+        .flat_map(|entry| {
+            let own = entry.name.as_ref().map(|name| name.text);
+            let declared = &declared;
+            strings(entry.node.get("toolsets"))
+                .into_iter()
+                .filter(move |target| Some(target.text) == own || !declared.contains(target.text))
+                .map(move |target| Reference {
+                    wrapper_kind: entry.kind,
+                    wrapper: own.unwrap_or(entry.kind),
+                    target,
+                })
+        })
+        .collect()
+}
+
+/// Which references to names no toolset has are reported as notes of the manifest's repeated
+/// toolset name rather than as errors of their own: those in a manifest that repeats a name
+/// (the repeated toolset is most likely the one meant to have the name) that are no typo of a
+/// declared name (which would be a mistake of its own). Built once per manifest.
+pub(super) struct Folding<'a> {
+    names: Vec<&'a str>,
+    repeats: bool,
+}
+
+impl<'a> Folding<'a> {
+    /// The names `entries` declare, and whether one repeats.
+    pub fn new(entries: &[Entry<'a>]) -> Self {
+        let names: Vec<&str> = entries
+            .iter()
+            .filter_map(|entry| entry.name.as_ref().map(|name| name.text))
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        let repeats = names.iter().any(|name| !seen.insert(*name));
+        Self { names, repeats }
+    }
+
+    /// Whether a reference to `target` is folded into the `duplicate-name` diagnostic.
+    pub fn folds(&self, target: &str) -> bool {
+        self.repeats
+            && !self.names.contains(&target)
+            && crate::validate::suggest::closest(target, &self.names).is_none()
+    }
+}
