@@ -1,0 +1,199 @@
+//! The next step's calls: every tool not called yet whose arguments can
+//! be built from what is known; a tool that needs something no call has
+//! returned yet (a file to read, a process id, a tool name) waits, and is
+//! left out once nothing else is called.
+
+use serde_json::{json, Value};
+
+use super::facts::{Facts, FoundTool};
+use super::fields::{Filler, Need};
+use super::history::History;
+use super::kind::{kind, Kind};
+use super::words::Words;
+use crate::model::schema_sample::{sample_value, sample_with};
+use crate::model::ToolDefinition;
+
+/// Most responses with calls in one run; then the model answers.
+pub(super) const MAX_STEPS: usize = 8;
+/// Most calls in one response.
+pub(super) const MAX_CALLS_PER_STEP: usize = 16;
+/// Most calls in one run.
+pub(super) const MAX_CALLS: usize = 64;
+/// The second query of a search tool, after the prompt's key words: words
+/// that match the usual file and command tools.
+pub(super) const BROAD_QUERY: &str = "list read search find run command file";
+/// Deepest argument schema checked against before a call.
+const MAX_CHECKED_DEPTH: usize = 48;
+/// Most tools left out listed in the answer.
+const MAX_SKIPPED: usize = 32;
+
+/// What the next response does.
+#[derive(Debug, Default)]
+pub(super) struct Planned {
+    /// Calls to make now: tool name and arguments.
+    pub(super) calls: Vec<(String, Value)>,
+    /// Tools not called, and why (`call_tool(read_file)` for a proxied one).
+    pub(super) skipped: Vec<(String, Need)>,
+}
+
+impl Planned {
+    fn skip(&mut self, label: String, need: Need) {
+        if self.skipped.len() < MAX_SKIPPED && !self.skipped.iter().any(|(known, _)| *known == label)
+        {
+            self.skipped.push((label, need));
+        }
+    }
+}
+
+/// Plans the next step from the history and the tools offered now.
+pub(super) fn plan(history: &History, tools: &[ToolDefinition]) -> Planned {
+    let words = Words::of(&history.prompt);
+    let facts = Facts::of(history);
+    let mut planned = Planned::default();
+    let budget = MAX_CALLS
+        .saturating_sub(history.calls.len())
+        .min(MAX_CALLS_PER_STEP);
+    let out_of_steps = history.steps >= MAX_STEPS;
+    for tool in tools {
+        let room = !out_of_steps && planned.calls.len() < budget;
+        match kind(&tool.name) {
+            Kind::Search => {
+                if let Some(query) = next_query(history, &tool.name, &words) {
+                    if room {
+                        let mut filler = Filler::new(&words, &facts, Kind::Search);
+                        filler.query = Some(query);
+                        let arguments = arguments_for(&tool.parameters, &mut filler);
+                        planned.calls.push((tool.name.clone(), arguments));
+                    }
+                }
+            }
+            Kind::ProxyCall => plan_proxy(history, tool, &words, &facts, &mut planned, budget),
+            own => {
+                if history.called(&tool.name) {
+                    continue;
+                }
+                let mut filler = Filler::new(&words, &facts, own);
+                let arguments = arguments_for(&tool.parameters, &mut filler);
+                match filler.need {
+                    Some(need) => planned.skip(tool.name.clone(), need),
+                    None if room => planned.calls.push((tool.name.clone(), arguments)),
+                    None => {}
+                }
+            }
+        }
+    }
+    if out_of_steps {
+        planned.calls.clear();
+    }
+    planned
+}
+
+/// The query of a search tool's next call: the prompt's key words first,
+/// then the broad query; `None` after both.
+fn next_query(history: &History, tool: &str, words: &Words) -> Option<String> {
+    let asked: Vec<&str> = history
+        .calls
+        .iter()
+        .filter(|call| call.tool == tool)
+        .map(|call| {
+            call.arguments
+                .get("query")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        })
+        .collect();
+    if asked.len() >= 2 {
+        return None;
+    }
+    [words.phrase(), BROAD_QUERY.to_string()]
+        .into_iter()
+        .find(|query| !asked.contains(&query.as_str()))
+}
+
+/// One `call_tool` per tool a search found that was not called through it
+/// yet and whose arguments can be built.
+fn plan_proxy(
+    history: &History,
+    tool: &ToolDefinition,
+    words: &Words,
+    facts: &Facts,
+    planned: &mut Planned,
+    budget: usize,
+) {
+    let searched = history
+        .calls
+        .iter()
+        .any(|call| kind(&call.tool) == Kind::Search);
+    if facts.found.is_empty() {
+        if searched {
+            planned.skip(tool.name.clone(), Need::ToolName);
+        }
+        return;
+    }
+    for found in &facts.found {
+        let FoundTool {
+            name, parameters, ..
+        } = found;
+        let own = kind(name);
+        if matches!(own, Kind::Search | Kind::ProxyCall) {
+            continue;
+        }
+        let done = history
+            .calls
+            .iter()
+            .any(|call| call.tool == tool.name && call.inner.as_deref() == Some(name.as_str()));
+        if done {
+            continue;
+        }
+        let mut filler = Filler::new(words, facts, own);
+        let arguments = arguments_for(parameters, &mut filler);
+        match filler.need {
+            Some(need) => planned.skip(format!("{}({name})", tool.name), need),
+            None if planned.calls.len() < budget => planned.calls.push((
+                tool.name.clone(),
+                json!({"name": name, "arguments": arguments}),
+            )),
+            None => {}
+        }
+    }
+}
+
+/// Arguments from the filler, checked against the schema: when they do
+/// not validate and the plain sample does, the plain sample.
+fn arguments_for(schema: &Value, filler: &mut Filler<'_>) -> Value {
+    let filled = sample_with(schema, filler);
+    // A schema nested deeper than any real tool's is not compiled (the
+    // compiler recurses); the tool's own validation answers for it.
+    if !nested_within(schema, MAX_CHECKED_DEPTH) {
+        return filled;
+    }
+    let Ok(validator) = jsonschema::validator_for(schema) else {
+        return filled;
+    };
+    if validator.is_valid(&filled) {
+        return filled;
+    }
+    let plain = sample_value(schema);
+    if validator.is_valid(&plain) {
+        plain
+    } else {
+        filled
+    }
+}
+
+/// Whether `value` nests at most `limit` levels deep (checked without
+/// recursion).
+fn nested_within(value: &Value, limit: usize) -> bool {
+    let mut pending = vec![(value, 0usize)];
+    while let Some((value, depth)) = pending.pop() {
+        if depth > limit {
+            return false;
+        }
+        match value {
+            Value::Object(map) => pending.extend(map.values().map(|child| (child, depth + 1))),
+            Value::Array(items) => pending.extend(items.iter().map(|child| (child, depth + 1))),
+            _ => {}
+        }
+    }
+    true
+}
