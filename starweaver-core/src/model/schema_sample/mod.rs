@@ -206,13 +206,17 @@ impl<'a> Sampler<'a> {
                     .collect()
             })
             .unwrap_or_default();
+        // Optional properties the filler asked for get a value, not their
+        // default (`null` for an `Option`).
+        let mut chosen: Vec<String> = Vec::new();
         if wanted.is_empty() && name.is_none() && depth <= 2 {
-            wanted = self
+            chosen = self
                 .fill
                 .optional(properties)
                 .into_iter()
                 .filter(|wanted| properties.contains_key(wanted))
                 .collect();
+            wanted.clone_from(&chosen);
         }
         let dependents = map.get("dependentRequired").and_then(Value::as_object);
         let mut index = 0;
@@ -223,9 +227,15 @@ impl<'a> Sampler<'a> {
             if object.contains_key(&property_name) {
                 continue;
             }
-            let value = properties.get(&property_name).map_or(Value::Null, |property| {
-                self.sample(property, Some(&property_name), depth + 1)
-            });
+            let value = match properties.get(&property_name) {
+                Some(Value::Object(property)) if chosen.contains(&property_name) => {
+                    let mut property = property.clone();
+                    property.remove("default");
+                    self.sample(&Value::Object(property), Some(&property_name), depth + 1)
+                }
+                Some(property) => self.sample(property, Some(&property_name), depth + 1),
+                None => Value::Null,
+            };
             object.insert(property_name.clone(), value);
             let needed = dependents
                 .and_then(|dependents| dependents.get(&property_name))

@@ -118,7 +118,7 @@ fn count(map: &Map<String, Value>, key: &str, items: &[Value]) -> u64 {
 }
 
 /// What a successful return holds, in a few words: matches, entries,
-/// files, a file's lines, a command's exit code and output, tools found,
+/// files, processes, a file's lines, a command's exit code and output, tools found,
 /// bytes written; else its JSON, shortened.
 fn describe(content: &Value) -> String {
     let Value::Object(map) = content else {
@@ -149,15 +149,24 @@ fn describe(content: &Value) -> String {
     }
     if let Some(entries) = list("entries") {
         let total = count(map, "total", entries);
+        if total == 0 {
+            return "no entries".to_string();
+        }
         let listed = names(entries.iter().filter_map(|entry| entry.get("name")?.as_str()));
         return format!("{total} entries: {listed}");
     }
     if let Some(files) = list("files") {
         let total = count(map, "count", files);
+        if total == 0 {
+            return "no files".to_string();
+        }
         return format!(
             "{total} file(s): {}",
             names(files.iter().filter_map(Value::as_str))
         );
+    }
+    if let Some(processes) = list("processes") {
+        return format!("{} process(es)", count(map, "count", processes));
     }
     if let Some(tools) = list("tools") {
         return format!(

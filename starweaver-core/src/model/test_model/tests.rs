@@ -46,9 +46,9 @@ fn shell_tool() -> ToolDefinition {
         json!({"type": "object", "properties": {
             "args": {"type": "array", "items": {"type": "string"}, "default": []},
             "background": {"type": "boolean", "default": false},
-            "command": {"type": ["string", "null"], "description": "A shell script. Give either this or `program`."},
+            "command": {"type": ["string", "null"], "default": null, "description": "A shell script. Give either this or `program`."},
             "cwd": {"type": ["string", "null"]},
-            "program": {"type": ["string", "null"], "description": "A program run directly. Give either this or `command`."}
+            "program": {"type": ["string", "null"], "default": null, "description": "A program run directly. Give either this or `command`."}
         }, "required": [], "additionalProperties": false}),
     )
 }
