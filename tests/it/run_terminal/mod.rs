@@ -207,10 +207,11 @@ fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
             std::thread::sleep(Duration::from_millis(50));
         }
     };
-    // The test model asks one question (first choice), then the two writes wait for approval.
+    // The test model asks one question (first choice) and writes its note (approval), then
+    // edits the note it wrote (approval again).
     step(&mut session, "Choose one", &[ENTER]);
-    step(&mut session, "Run edit_file?", &[ENTER]);
     step(&mut session, "Run write_file?", &[ENTER]);
+    step(&mut session, "Run edit_file?", &[ENTER]);
     step(&mut session, "tool calls", &[]);
     let rest = session.expect(Eof).unwrap();
     seen.push_str(&String::from_utf8_lossy(rest.before()));
@@ -220,11 +221,13 @@ fn the_binary_asks_at_the_terminal_and_the_run_continues_with_the_answers() {
     // The approved calls ran, the answer reached the tool, and the run ended with its answer.
     assert!(seen.contains("Run write_file?: Approve"), "{seen}");
     assert!(
-        seen.contains("✓ write_file: {\"path\":\"example\",\"bytes_written\":7"),
+        seen.contains("✓ write_file: {\"path\":\"test-model-note.txt\",\"bytes_written\":28"),
         "{seen}"
     );
     assert!(
-        seen.contains("✓ ask_user_question: {\"answers\":[{\"question\":\"example\""),
+        seen.contains(
+            "✓ ask_user_question: {\"answers\":[{\"question\":\"Walk me through the release.\""
+        ),
         "{seen}"
     );
     assert!(seen.contains("step 2 · model request"), "{seen}");

@@ -46,6 +46,10 @@ pub(super) struct Facts {
     pub(super) ids: Vec<String>,
     /// Tools searches returned, in the order returned.
     pub(super) found: Vec<FoundTool>,
+    /// One exact line of a file (a match, a file's first line), by path.
+    lines: Vec<(String, String)>,
+    /// Directories listed, in the order listed.
+    pub(super) dirs: Vec<String>,
 }
 
 impl Facts {
@@ -84,6 +88,24 @@ impl Facts {
     /// globbed, listed, read or written file.
     pub(super) fn best_file(&self) -> Option<&str> {
         self.files.first().map(|(_, path)| path.as_str())
+    }
+
+    /// A line known to be in the file at `path`.
+    pub(super) fn line_of(&self, path: &str) -> Option<&str> {
+        self.lines
+            .iter()
+            .find(|(known, _)| known == path)
+            .map(|(_, line)| line.as_str())
+    }
+
+    fn add_line(&mut self, path: &str, line: &str) {
+        let line = line.trim();
+        if !line.is_empty()
+            && self.lines.len() < MAX_FILES
+            && !self.lines.iter().any(|(known, _)| known == path)
+        {
+            self.lines.push((path.to_string(), line.to_string()));
+        }
     }
 
     fn add_file(&mut self, rank: Rank, path: &str) {
@@ -129,10 +151,20 @@ impl Facts {
         if let Some(path) = text("path") {
             if map.contains_key("line_number") {
                 self.add_file(Rank::Match, path);
+                if let Some(line) = text("line") {
+                    self.add_line(path, line);
+                }
             } else if text("kind") == Some("file") {
                 self.add_file(Rank::Listed, path);
-            } else if map.get("content").is_some_and(Value::is_string) {
+            } else if text("kind") == Some("directory") {
+                if self.dirs.len() < MAX_FILES && !self.dirs.iter().any(|known| known == path) {
+                    self.dirs.push(path.to_string());
+                }
+            } else if let Some(content) = text("content") {
                 self.add_file(Rank::Read, path);
+                if let Some(line) = content.lines().find(|line| !line.trim().is_empty()) {
+                    self.add_line(path, line);
+                }
             }
         }
         if let Some(id) = text("id") {

@@ -48,6 +48,10 @@ pub(super) struct Filler<'a> {
     pub(super) kind: Kind,
     /// The query of a search tool's call.
     pub(super) query: Option<String>,
+    /// The tool's calls are handed to a person or a worker instead of
+    /// run (`deferred_call` in its definition's metadata): an edit may
+    /// then propose a change to a file found, not only to the note.
+    pub(super) hands_off: bool,
     /// The first thing the call needs and does not have.
     pub(super) need: Option<Need>,
 }
@@ -59,8 +63,26 @@ impl<'a> Filler<'a> {
             facts,
             kind,
             query: None,
+            hands_off: false,
             need: None,
         }
+    }
+
+    /// What an edit changes: the file this run wrote and its content, or
+    /// (for a handed-off edit) the best file found and a line known to be
+    /// in it.
+    fn edit_target(&self) -> Option<(String, Option<String>)> {
+        if let Some((path, content)) = self.facts.written.first() {
+            return Some((path.clone(), Some(content.clone())));
+        }
+        if !self.hands_off {
+            return None;
+        }
+        let path = self.facts.best_file()?;
+        Some((
+            path.to_string(),
+            self.facts.line_of(path).map(str::to_string),
+        ))
     }
 
     fn needs(&mut self, need: Need) {
@@ -72,8 +94,12 @@ impl<'a> Filler<'a> {
     fn path(&mut self, name: &str, description: &str) -> String {
         match self.kind {
             Kind::Write => NOTE_FILE.to_string(),
-            Kind::Edit => match self.facts.written.first() {
-                Some((path, _)) => path.clone(),
+            Kind::Edit => match self.edit_target() {
+                Some((path, _)) => path,
+                None if self.hands_off => {
+                    self.needs(Need::File);
+                    NOTE_FILE.to_string()
+                }
                 None => {
                     self.needs(Need::WrittenFile);
                     NOTE_FILE.to_string()
@@ -98,7 +124,7 @@ fn name_words(name: &str) -> Vec<&str> {
         .collect()
 }
 
-fn is_directory(name: &str, description: &str) -> bool {
+pub(super) fn is_directory(name: &str, description: &str) -> bool {
     let words = name_words(name);
     let dir_name = words.iter().any(|word| {
         matches!(
@@ -211,12 +237,20 @@ impl Fill for Filler<'_> {
             return Some("echo".to_string());
         }
         if self.kind == Kind::Edit {
-            let written = self.facts.written.first().map(|(_, content)| content.clone());
+            let old = self
+                .edit_target()
+                .and_then(|(_, old)| old)
+                .unwrap_or_else(|| words.sentence());
             if name.starts_with("old") || matches!(name.as_str(), "original" | "target") {
-                return Some(written.unwrap_or_else(|| words.sentence()));
+                return Some(old);
             }
             if name.starts_with("new") || name.starts_with("replace") {
-                return Some(format!("{} (edited)", words.sentence()));
+                let written = !self.facts.written.is_empty();
+                return Some(if written {
+                    format!("{} (edited)", words.sentence())
+                } else {
+                    format!("{old} (edited)")
+                });
             }
         }
         if name == "glob" || description.contains("glob") {

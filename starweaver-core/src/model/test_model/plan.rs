@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::facts::{Facts, FoundTool};
-use super::fields::{Filler, Need};
+use super::fields::{is_directory, Filler, Need};
 use super::history::History;
 use super::kind::{kind, Kind};
 use super::words::Words;
@@ -70,9 +70,15 @@ pub(super) fn plan(history: &History, tools: &[ToolDefinition]) -> Planned {
             Kind::ProxyCall => plan_proxy(history, tool, &words, &facts, &mut planned, budget),
             own => {
                 if history.called(&tool.name) {
+                    if let Some(arguments) = descend(history, tool, &facts) {
+                        if room {
+                            planned.calls.push((tool.name.clone(), arguments));
+                        }
+                    }
                     continue;
                 }
                 let mut filler = Filler::new(&words, &facts, own);
+                filler.hands_off = hands_off(tool);
                 let arguments = arguments_for(&tool.parameters, &mut filler);
                 match filler.need {
                     Some(need) => planned.skip(tool.name.clone(), need),
@@ -86,6 +92,44 @@ pub(super) fn plan(history: &History, tools: &[ToolDefinition]) -> Planned {
         planned.calls.clear();
     }
     planned
+}
+
+/// A listing tool (nothing required, a directory `path`) is called once
+/// more, on the first directory listed, when no file was found yet: a
+/// root holding only folders still leads to files.
+fn descend(history: &History, tool: &ToolDefinition, facts: &Facts) -> Option<Value> {
+    if facts.best_file().is_some() {
+        return None;
+    }
+    let schema = &tool.parameters;
+    let requires = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_some_and(|required| !required.is_empty());
+    if requires || history.calls.iter().filter(|call| call.tool == tool.name).count() != 1 {
+        return None;
+    }
+    let (name, _) = schema
+        .get("properties")
+        .and_then(Value::as_object)?
+        .iter()
+        .find(|(name, property)| {
+            let description = property
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_lowercase();
+            is_directory(&name.to_ascii_lowercase(), &description)
+        })?;
+    let directory = facts.dirs.first()?;
+    Some(json!({ name.as_str(): directory }))
+}
+
+/// Whether the tool's calls are handed to a person or a worker instead
+/// of run (the `deferred_call` mark deferred toolsets put in the
+/// definition's metadata).
+fn hands_off(tool: &ToolDefinition) -> bool {
+    tool.metadata.get("deferred_call").and_then(Value::as_bool) == Some(true)
 }
 
 /// The query of a search tool's next call: the prompt's key words first,

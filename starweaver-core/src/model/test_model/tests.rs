@@ -519,3 +519,91 @@ fn recursive_and_wide_schemas_give_bounded_arguments() {
     ]);
 }
 
+
+fn edit_tool() -> ToolDefinition {
+    tool(
+        "edit_file",
+        "Replace text",
+        json!({"type": "object", "properties": {
+            "path": {"type": "string"}, "old_string": {"type": "string"}, "new_string": {"type": "string"}
+        }, "required": ["path", "old_string", "new_string"]}),
+    )
+}
+
+#[test]
+fn a_handed_off_edit_proposes_a_change_to_a_found_file() {
+    let mut proposal = edit_tool();
+    proposal.name = "propose_edit_file".to_string();
+    proposal
+        .metadata
+        .insert("deferred_call".to_string(), json!(true));
+    let mut seen = Vec::new();
+    let (_, answer) = run("empty file check", &[proposal, grep_tool()], 4, |name, args| {
+        seen.push((name.to_string(), args.clone()));
+        match name {
+            "grep" => (
+                ToolReturnKind::Success,
+                json!({"matches": [{"path": "src/check.rs", "line_number": 7, "line": "    if empty {"}], "count": 1}),
+            ),
+            _ => (ToolReturnKind::Deferred, json!({"status": "deferred"})),
+        }
+    });
+    assert_eq!(
+        seen[1],
+        (
+            "propose_edit_file".to_string(),
+            json!({"path": "src/check.rs", "old_string": "if empty {", "new_string": "if empty { (edited)"})
+        )
+    );
+    assert!(answer.contains("- propose_edit_file: deferred to the host"), "{answer}");
+
+    // Not handed off, the same edit waits for a file the run wrote.
+    let (_, answer) = run("empty file check", &[edit_tool(), grep_tool()], 3, |_, _| {
+        (
+            ToolReturnKind::Success,
+            json!({"matches": [{"path": "src/check.rs", "line_number": 7, "line": "x"}], "count": 1}),
+        )
+    });
+    assert!(
+        answer.contains("- edit_file: not called, it changes only a file this run wrote"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_listing_of_folders_only_is_followed_into_the_first_folder() {
+    let ls = tool(
+        "ls",
+        "List a directory",
+        json!({"type": "object", "properties": {
+            "path": {"type": ["string", "null"], "description": "Directory to list; omit for the root."}
+        }, "required": []}),
+    );
+    let mut listed = Vec::new();
+    let (_, answer) = run("what is here", &[ls, read_tool()], 5, |name, args| {
+        listed.push((name.to_string(), args.clone()));
+        match (name, args.get("path").and_then(Value::as_str)) {
+            ("ls", None) => (
+                ToolReturnKind::Success,
+                json!({"path": "", "entries": [{"name": "agents/", "path": "agents", "kind": "directory"}], "total": 1}),
+            ),
+            ("ls", Some(_)) => (
+                ToolReturnKind::Success,
+                json!({"path": "agents", "entries": [{"name": "a.yaml", "path": "agents/a.yaml", "kind": "file"}], "total": 1}),
+            ),
+            _ => (
+                ToolReturnKind::Success,
+                json!({"path": "agents/a.yaml", "content": "version: 1\n", "total_lines": 1}),
+            ),
+        }
+    });
+    assert_eq!(
+        listed,
+        [
+            ("ls".to_string(), json!({})),
+            ("ls".to_string(), json!({"path": "agents"})),
+            ("read_file".to_string(), json!({"path": "agents/a.yaml"})),
+        ]
+    );
+    assert!(answer.contains("- ls: 1 entries: agents/\n- ls: 1 entries: a.yaml"), "{answer}");
+}
