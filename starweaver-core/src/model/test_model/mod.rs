@@ -139,7 +139,7 @@ impl Model for TestModel {
 /// nothing is left to call.
 fn auto_response(messages: &[ModelMessage], parameters: &ModelRequestParameters) -> ModelResponse {
     let history = history::History::of(messages);
-    let planned = plan::plan(&history, &parameters.tools);
+    let planned = plan::plan(&history, &parameters.tools, &parameters.instructions);
     if planned.calls.is_empty() {
         return ModelResponse::text(summary::answer(&history, &planned.skipped));
     }

@@ -19,9 +19,12 @@ pub(super) const MAX_STEPS: usize = 8;
 pub(super) const MAX_CALLS_PER_STEP: usize = 16;
 /// Most calls in one run.
 pub(super) const MAX_CALLS: usize = 64;
-/// The second query of a search tool, after the prompt's key words: words
-/// that match the usual file and command tools.
+/// The last query of a search tool, after the prompt's and the
+/// instructions' key words: words that match the usual file and command
+/// tools.
 pub(super) const BROAD_QUERY: &str = "list read search find run command file";
+/// Key words of the instructions in a search query.
+const MAX_INSTRUCTION_WORDS: usize = 16;
 /// Deepest argument schema checked against before a call.
 const MAX_CHECKED_DEPTH: usize = 48;
 /// Most tools left out listed in the answer.
@@ -46,19 +49,21 @@ impl Planned {
 }
 
 /// Plans the next step from the history and the tools offered now.
-pub(super) fn plan(history: &History, tools: &[ToolDefinition]) -> Planned {
+pub(super) fn plan(history: &History, tools: &[ToolDefinition], instructions: &[String]) -> Planned {
     let words = Words::of(&history.prompt);
+    let queries = queries(&words, instructions);
     let facts = Facts::of(history);
     let mut planned = Planned::default();
     let budget = MAX_CALLS
         .saturating_sub(history.calls.len())
         .min(MAX_CALLS_PER_STEP);
     let out_of_steps = history.steps >= MAX_STEPS;
+    let mut fallback = Vec::new();
     for tool in tools {
         let room = !out_of_steps && planned.calls.len() < budget;
         match kind(&tool.name) {
             Kind::Search => {
-                if let Some(query) = next_query(history, &tool.name, &words) {
+                if let Some(query) = next_query(history, &tool.name, &queries) {
                     if room {
                         let mut filler = Filler::new(&words, &facts, Kind::Search);
                         filler.query = Some(query);
@@ -81,6 +86,12 @@ pub(super) fn plan(history: &History, tools: &[ToolDefinition]) -> Planned {
                 filler.hands_off = hands_off(tool);
                 let arguments = arguments_for(&tool.parameters, &mut filler);
                 match filler.need {
+                    // Nothing a handed-off call names is touched: if
+                    // nothing else is called, it goes with the note file.
+                    Some(Need::File) if filler.hands_off => {
+                        planned.skip(tool.name.clone(), Need::File);
+                        fallback.push((tool.name.clone(), arguments));
+                    }
                     Some(need) => planned.skip(tool.name.clone(), need),
                     None if room => planned.calls.push((tool.name.clone(), arguments)),
                     None => {}
@@ -90,6 +101,11 @@ pub(super) fn plan(history: &History, tools: &[ToolDefinition]) -> Planned {
     }
     if out_of_steps {
         planned.calls.clear();
+    } else if planned.calls.is_empty() && !fallback.is_empty() {
+        planned
+            .skipped
+            .retain(|(name, _)| !fallback.iter().any(|(handed, _)| handed == name));
+        planned.calls = fallback;
     }
     planned
 }
@@ -132,9 +148,28 @@ fn hands_off(tool: &ToolDefinition) -> bool {
     tool.metadata.get("deferred_call").and_then(Value::as_bool) == Some(true)
 }
 
-/// The query of a search tool's next call: the prompt's key words first,
-/// then the broad query; `None` after both.
-fn next_query(history: &History, tool: &str, words: &Words) -> Option<String> {
+/// A search tool's queries, in order: the prompt's key words, the
+/// instructions' key words (they name what the hidden tools are for),
+/// then [`BROAD_QUERY`]; each asked once.
+fn queries(words: &Words, instructions: &[String]) -> Vec<String> {
+    let mut queries = vec![words.phrase()];
+    let told = Words::with_limit(&instructions.join("\n"), MAX_INSTRUCTION_WORDS);
+    if !instructions.iter().all(|text| text.trim().is_empty()) {
+        queries.push(told.phrase());
+    }
+    queries.push(BROAD_QUERY.to_string());
+    let mut unique: Vec<String> = Vec::new();
+    for query in queries {
+        if !unique.contains(&query) {
+            unique.push(query);
+        }
+    }
+    unique
+}
+
+/// The query of a search tool's next call: the first of `queries` it was
+/// not asked yet.
+fn next_query(history: &History, tool: &str, queries: &[String]) -> Option<String> {
     let asked: Vec<&str> = history
         .calls
         .iter()
@@ -146,12 +181,13 @@ fn next_query(history: &History, tool: &str, words: &Words) -> Option<String> {
                 .unwrap_or_default()
         })
         .collect();
-    if asked.len() >= 2 {
+    if asked.len() >= queries.len() {
         return None;
     }
-    [words.phrase(), BROAD_QUERY.to_string()]
-        .into_iter()
+    queries
+        .iter()
         .find(|query| !asked.contains(&query.as_str()))
+        .cloned()
 }
 
 /// One `call_tool` per tool a search found that was not called through it

@@ -607,3 +607,48 @@ fn a_listing_of_folders_only_is_followed_into_the_first_folder() {
     );
     assert!(answer.contains("- ls: 1 entries: agents/\n- ls: 1 entries: a.yaml"), "{answer}");
 }
+
+#[test]
+fn a_handed_off_edit_with_nothing_found_goes_with_the_note_file() {
+    let mut proposal = edit_tool();
+    proposal
+        .metadata
+        .insert("deferred_call".to_string(), json!(true));
+    let calls = calls_of(&[proposal], "fix the typo");
+    assert_eq!(
+        calls,
+        [(
+            "edit_file".to_string(),
+            json!({"path": "test-model-note.txt", "old_string": "fix the typo", "new_string": "fix the typo (edited)"})
+        )]
+    );
+}
+
+#[test]
+fn a_second_search_asks_with_the_instructions_words() {
+    let mut messages = vec![ModelMessage::Request(ModelRequest::user("What is this?"))];
+    let parameters = ModelRequestParameters {
+        tools: proxy_tools(),
+        instructions: vec!["You help developers.\nPrefer exact lookup before answering.".to_string()],
+        ..ModelRequestParameters::default()
+    };
+    let mut queries = Vec::new();
+    for _ in 0..4 {
+        let response = super::auto_response(&messages, &parameters);
+        let Some(call) = response.calls().next().cloned() else {
+            break;
+        };
+        queries.push(call.arguments.to_json().unwrap()["query"].clone());
+        let part = returned(&call, ToolReturnKind::Success, json!({"tools": []}));
+        messages.push(ModelMessage::Response(response));
+        messages.push(ModelMessage::Request(ModelRequest { parts: vec![part] }));
+    }
+    assert_eq!(
+        queries,
+        [
+            json!("what"),
+            json!("developers prefer exact lookup answering"),
+            json!(super::plan::BROAD_QUERY)
+        ]
+    );
+}

@@ -12,7 +12,7 @@
 //! character, so they are safe in a regular expression, a glob and an
 //! `echo` command.
 
-/// Most key words kept.
+/// Most key words kept from a prompt.
 const MAX_KEY_WORDS: usize = 6;
 /// Longest word kept, in characters (longer ones are cut).
 const MAX_WORD_CHARS: usize = 32;
@@ -47,6 +47,11 @@ pub(super) struct Words {
 impl Words {
     /// The words of `prompt`.
     pub(super) fn of(prompt: &str) -> Self {
+        Self::with_limit(prompt, MAX_KEY_WORDS)
+    }
+
+    /// The words of `text`, keeping up to `limit` key words.
+    pub(super) fn with_limit(prompt: &str, limit: usize) -> Self {
         let all: Vec<String> = prompt
             .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
             .map(|word| word.trim_matches('-'))
@@ -56,7 +61,7 @@ impl Words {
             .collect();
         let mut key: Vec<String> = Vec::new();
         for word in &all {
-            if key.len() == MAX_KEY_WORDS {
+            if key.len() >= limit {
                 break;
             }
             if word.chars().count() > 1
