@@ -58,12 +58,26 @@ fn outcome(call: &Call) -> String {
         None => "no result yet".to_string(),
         Some(Outcome::Retry(text)) => format!("failed, {}", excerpt(text)),
         Some(Outcome::Returned { kind, content }) => match kind {
-            ToolReturnKind::Success | ToolReturnKind::Feedback => describe(content),
+            ToolReturnKind::Success | ToolReturnKind::Feedback => match refusal(content) {
+                Some(kind) => format!("failed ({kind}), {}", message(content)),
+                None => describe(content),
+            },
             ToolReturnKind::ApprovalRequired => "waiting for approval".to_string(),
             ToolReturnKind::Deferred => "deferred to the host".to_string(),
             other => format!("failed ({}), {}", other.as_str(), message(content)),
         },
     }
+}
+
+/// The error kind of a return that reports a failure as feedback
+/// (`"success": false`, such as a command the shell policy refused).
+fn refusal(content: &Value) -> Option<&str> {
+    (content.get("success") == Some(&Value::Bool(false))).then(|| {
+        content
+            .get("error_kind")
+            .and_then(Value::as_str)
+            .unwrap_or("feedback")
+    })
 }
 
 /// An error's text: the string itself or its `message`/`error` field.

@@ -413,15 +413,15 @@ fn failures_say_they_failed_and_why() {
             json!("the environment is not attached\nmore detail"),
         ),
         _ => (
-            ToolReturnKind::Success,
-            json!({"status": "exited", "exit_code": 0, "stdout": "run\n", "stderr": ""}),
+            ToolReturnKind::Feedback,
+            json!({"success": false, "error_kind": "feedback", "message": "`echo` is not an allowed program"}),
         ),
     });
     assert_eq!(
         answer,
         "Called 2 tool(s) for \"run it\":\n\
          - grep: failed (user_error), the environment is not attached\n\
-         - shell_exec: exit_code 0, stdout \"run\""
+         - shell_exec: failed (feedback), `echo` is not an allowed program"
     );
 }
 
