@@ -17,8 +17,16 @@ fn a_completed_run_exits_0_with_the_answer_last_but_usage() {
         "{text}"
     );
     // The answer: a header naming the prompt, then one line per call.
-    assert_eq!(lines[lines.len() - 4], "Called 1 tool(s) for \"list\":", "{text}");
-    assert_eq!(lines[lines.len() - 3], "- ls: 1 entries: lister.yaml", "{text}");
+    assert_eq!(
+        lines[lines.len() - 4],
+        "Called 1 tool(s) for \"list\":",
+        "{text}"
+    );
+    assert_eq!(
+        lines[lines.len() - 3],
+        "- ls: 1 entries: lister.yaml",
+        "{text}"
+    );
 }
 
 #[test]

@@ -201,7 +201,12 @@ async fn run_on_files_and_shell(
 }
 
 fn assert_sensible_run(result: &AgentRunResult) {
-    assert_eq!(result.status, AgentRunStatus::Completed, "{}", result.output);
+    assert_eq!(
+        result.status,
+        AgentRunStatus::Completed,
+        "{}",
+        result.output
+    );
     assert_no_refused_call(result);
     let grep = returned_by(result, "grep").unwrap();
     assert_eq!(grep["matches"][0]["path"], "src/load/manifest.rs");
@@ -284,14 +289,21 @@ async fn behind_a_proxy_call_tool_reaches_real_tools() {
         .with_environment(provider.clone())
         .with_process_shell(provider);
     let result = session.run("show what you can do").await.unwrap();
-    assert_eq!(result.status, AgentRunStatus::Completed, "{}", result.output);
+    assert_eq!(
+        result.status,
+        AgentRunStatus::Completed,
+        "{}",
+        result.output
+    );
     assert_no_refused_call(&result);
     let shell = returned_by(&result, "shell_exec").unwrap();
     assert_eq!(shell["exit_code"], json!(0), "{shell}");
     let listing = returned_by(&result, "ls").unwrap();
     assert!(listing["entries"].is_array(), "{listing}");
     assert!(
-        result.output.contains("- call_tool(shell_exec): exit_code 0"),
+        result
+            .output
+            .contains("- call_tool(shell_exec): exit_code 0"),
         "{}",
         result.output
     );

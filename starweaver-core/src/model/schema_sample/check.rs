@@ -164,14 +164,12 @@ fn object_matches(
     }
     let properties = map.get("properties").and_then(Value::as_object);
     for (name, item) in object {
-        match properties.and_then(|properties| properties.get(name)) {
-            Some(property) => {
-                if !check(item, property, root, depth + 1, budget) {
-                    return false;
-                }
-            }
-            None if map.get("additionalProperties") == Some(&Value::Bool(false)) => return false,
-            None => {}
+        let allowed = match properties.and_then(|properties| properties.get(name)) {
+            Some(property) => check(item, property, root, depth + 1, budget),
+            None => map.get("additionalProperties") != Some(&Value::Bool(false)),
+        };
+        if !allowed {
+            return false;
         }
     }
     true

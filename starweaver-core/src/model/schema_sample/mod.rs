@@ -52,7 +52,28 @@ struct Sampler<'a> {
 }
 
 impl<'a> Sampler<'a> {
+    /// A sample of `schema`; when it has a `not` the sample matches, a
+    /// variant of the sample that does not (`example1` for `example`).
     fn sample(&mut self, schema: &Value, name: Option<&str>, depth: usize) -> Value {
+        let value = self.sample_own(schema, name, depth);
+        let Some(forbidden) = schema.get("not") else {
+            return value;
+        };
+        let root = self.root;
+        let mut budget = MAX_CHECK_NODES;
+        if !check::matches(&value, forbidden, root, &mut budget) {
+            return value;
+        }
+        let variant = distinct(&value, 1);
+        let mut budget = MAX_CHECK_NODES;
+        if check::matches(&variant, forbidden, root, &mut budget) {
+            value
+        } else {
+            variant
+        }
+    }
+
+    fn sample_own(&mut self, schema: &Value, name: Option<&str>, depth: usize) -> Value {
         let Value::Object(map) = schema else {
             return Value::Null;
         };
@@ -188,7 +209,12 @@ impl<'a> Sampler<'a> {
         first.unwrap_or(Value::Null)
     }
 
-    fn sample_object(&mut self, map: &Map<String, Value>, name: Option<&str>, depth: usize) -> Value {
+    fn sample_object(
+        &mut self,
+        map: &Map<String, Value>,
+        name: Option<&str>,
+        depth: usize,
+    ) -> Value {
         let mut object = Map::new();
         let empty = Map::new();
         let properties = map
@@ -249,7 +275,12 @@ impl<'a> Sampler<'a> {
         Value::Object(object)
     }
 
-    fn sample_array(&mut self, map: &Map<String, Value>, name: Option<&str>, depth: usize) -> Value {
+    fn sample_array(
+        &mut self,
+        map: &Map<String, Value>,
+        name: Option<&str>,
+        depth: usize,
+    ) -> Value {
         // One illustrative item near the root; none deeper, so recursive
         // types (a tree of nodes) end.
         let default_min = u64::from(depth < 3);
@@ -429,7 +460,10 @@ fn fit_length(map: &Map<String, Value>, mut text: String) -> String {
     if length > max {
         return text.chars().take(max).collect();
     }
-    text.extend(std::iter::repeat_n('x', min.min(max).saturating_sub(length)));
+    text.extend(std::iter::repeat_n(
+        'x',
+        min.min(max).saturating_sub(length),
+    ));
     text
 }
 

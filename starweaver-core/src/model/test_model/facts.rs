@@ -168,7 +168,9 @@ impl Facts {
             }
         }
         if let Some(id) = text("id") {
-            if !id.is_empty() && self.ids.len() < MAX_IDS && !self.ids.iter().any(|known| known == id)
+            if !id.is_empty()
+                && self.ids.len() < MAX_IDS
+                && !self.ids.iter().any(|known| known == id)
             {
                 self.ids.push(id.to_string());
             }

@@ -139,7 +139,14 @@ fn is_path(name: &str) -> bool {
     name_words(name).iter().any(|word| {
         matches!(
             *word,
-            "path" | "file" | "filepath" | "filename" | "dir" | "directory" | "folder" | "cwd"
+            "path"
+                | "file"
+                | "filepath"
+                | "filename"
+                | "dir"
+                | "directory"
+                | "folder"
+                | "cwd"
                 | "workdir"
         )
     })

@@ -144,15 +144,11 @@ fn auto_response(messages: &[ModelMessage], parameters: &ModelRequestParameters)
         return ModelResponse::text(summary::answer(&history, &planned.skipped));
     }
     let first = history.calls.len() + 1;
-    ModelResponse::tool_calls(
-        planned
-            .calls
-            .into_iter()
-            .enumerate()
-            .map(|(offset, (tool, arguments))| {
-                ToolCallPart::new(format!("test-call-{}", first + offset), tool, arguments)
-            }),
-    )
+    ModelResponse::tool_calls(planned.calls.into_iter().enumerate().map(
+        |(offset, (tool, arguments))| {
+            ToolCallPart::new(format!("test-call-{}", first + offset), tool, arguments)
+        },
+    ))
 }
 
 #[cfg(test)]

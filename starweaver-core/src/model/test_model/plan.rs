@@ -41,7 +41,8 @@ pub(super) struct Planned {
 
 impl Planned {
     fn skip(&mut self, label: String, need: Need) {
-        if self.skipped.len() < MAX_SKIPPED && !self.skipped.iter().any(|(known, _)| *known == label)
+        if self.skipped.len() < MAX_SKIPPED
+            && !self.skipped.iter().any(|(known, _)| *known == label)
         {
             self.skipped.push((label, need));
         }
@@ -49,7 +50,11 @@ impl Planned {
 }
 
 /// Plans the next step from the history and the tools offered now.
-pub(super) fn plan(history: &History, tools: &[ToolDefinition], instructions: &[String]) -> Planned {
+pub(super) fn plan(
+    history: &History,
+    tools: &[ToolDefinition],
+    instructions: &[String],
+) -> Planned {
     let words = Words::of(&history.prompt);
     let queries = queries(&words, instructions);
     let facts = Facts::of(history);
@@ -122,7 +127,14 @@ fn descend(history: &History, tool: &ToolDefinition, facts: &Facts) -> Option<Va
         .get("required")
         .and_then(Value::as_array)
         .is_some_and(|required| !required.is_empty());
-    if requires || history.calls.iter().filter(|call| call.tool == tool.name).count() != 1 {
+    if requires
+        || history
+            .calls
+            .iter()
+            .filter(|call| call.tool == tool.name)
+            .count()
+            != 1
+    {
         return None;
     }
     let (name, _) = schema

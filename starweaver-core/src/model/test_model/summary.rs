@@ -166,7 +166,11 @@ fn describe(content: &Value) -> String {
         if total == 0 {
             return "no entries".to_string();
         }
-        let listed = names(entries.iter().filter_map(|entry| entry.get("name")?.as_str()));
+        let listed = names(
+            entries
+                .iter()
+                .filter_map(|entry| entry.get("name")?.as_str()),
+        );
         return format!("{total} entries: {listed}");
     }
     if let Some(files) = list("files") {

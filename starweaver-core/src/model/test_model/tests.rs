@@ -8,8 +8,8 @@ use serde_json::{json, Value};
 use super::plan::{MAX_CALLS, MAX_STEPS};
 use super::words::Words;
 use crate::model::{
-    ModelMessage, ModelRequest, ModelRequestParameters, ModelResponse, RequestPart,
-    ToolCallPart, ToolDefinition, ToolReturnKind, ToolReturnPart,
+    ModelMessage, ModelRequest, ModelRequestParameters, ModelResponse, RequestPart, ToolCallPart,
+    ToolDefinition, ToolReturnKind, ToolReturnPart,
 };
 
 fn tool(name: &str, description: &str, parameters: Value) -> ToolDefinition {
@@ -156,7 +156,10 @@ fn prompt_words_become_free_text_arguments() {
     ))];
     let response = respond(&messages, &tools);
     let calls = calls(&response);
-    assert_eq!(calls[0], ("grep".to_string(), json!({"pattern": "manifest"})));
+    assert_eq!(
+        calls[0],
+        ("grep".to_string(), json!({"pattern": "manifest"}))
+    );
     let arguments = &calls[1].1;
     assert_eq!(arguments["query"], "manifest loader");
     assert_eq!(arguments["question"], "Where is the manifest loader?");
@@ -217,8 +220,11 @@ fn calls_of(tools: &[ToolDefinition], prompt: &str) -> Vec<(String, Value)> {
 #[test]
 fn reading_waits_for_a_file_an_earlier_call_found() {
     let tools = [read_tool(), grep_tool()];
-    let (messages, answer) = run("Where is the manifest loader?", &tools, 5, |name, args| {
-        match name {
+    let (messages, answer) = run(
+        "Where is the manifest loader?",
+        &tools,
+        5,
+        |name, args| match name {
             "grep" => (
                 ToolReturnKind::Success,
                 json!({"matches": [
@@ -233,13 +239,16 @@ fn reading_waits_for_a_file_an_earlier_call_found() {
                     json!({"path": "src/load/mod.rs", "content": "//! Loads manifests.\n", "total_lines": 1}),
                 )
             }
-        }
-    });
+        },
+    );
     let ModelMessage::Response(first) = &messages[1] else {
         panic!("{messages:?}");
     };
     assert_eq!(
-        first.calls().map(|call| call.name.as_str()).collect::<Vec<_>>(),
+        first
+            .calls()
+            .map(|call| call.name.as_str())
+            .collect::<Vec<_>>(),
         ["grep"]
     );
     assert_eq!(
@@ -318,8 +327,14 @@ fn edits_touch_only_the_file_the_run_wrote() {
             ),
         ]
     );
-    assert!(answer.contains("- write_file: wrote test-model-note.txt (9 bytes)"), "{answer}");
-    assert!(answer.contains("- edit_file: 1 replacement(s) in test-model-note.txt"), "{answer}");
+    assert!(
+        answer.contains("- write_file: wrote test-model-note.txt (9 bytes)"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("- edit_file: 1 replacement(s) in test-model-note.txt"),
+        "{answer}"
+    );
 }
 
 fn proxy_tools() -> Vec<ToolDefinition> {
@@ -344,24 +359,29 @@ fn call_tool_names_a_tool_the_search_returned() {
         {"name": "read_file", "description": "Read", "parameters": read_tool().parameters}
     ], "message": "Call one of these with call_tool."});
     let mut seen = Vec::new();
-    let (_, answer) = run("Where is the manifest loader?", &proxy_tools(), 6, |name, args| {
-        seen.push((name.to_string(), args.clone()));
-        match (name, args["name"].as_str()) {
-            ("search_tools", _) if args["query"] == "manifest loader" => (
-                ToolReturnKind::Success,
-                json!({"tools": [], "message": "No tools matched."}),
-            ),
-            ("search_tools", _) => (ToolReturnKind::Success, found.clone()),
-            (_, Some("grep")) => (
-                ToolReturnKind::Success,
-                json!({"matches": [{"path": "a.rs", "line_number": 1, "line": "x"}], "count": 1}),
-            ),
-            _ => (
-                ToolReturnKind::Success,
-                json!({"path": "a.rs", "content": "x\n", "total_lines": 1}),
-            ),
-        }
-    });
+    let (_, answer) = run(
+        "Where is the manifest loader?",
+        &proxy_tools(),
+        6,
+        |name, args| {
+            seen.push((name.to_string(), args.clone()));
+            match (name, args["name"].as_str()) {
+                ("search_tools", _) if args["query"] == "manifest loader" => (
+                    ToolReturnKind::Success,
+                    json!({"tools": [], "message": "No tools matched."}),
+                ),
+                ("search_tools", _) => (ToolReturnKind::Success, found.clone()),
+                (_, Some("grep")) => (
+                    ToolReturnKind::Success,
+                    json!({"matches": [{"path": "a.rs", "line_number": 1, "line": "x"}], "count": 1}),
+                ),
+                _ => (
+                    ToolReturnKind::Success,
+                    json!({"path": "a.rs", "content": "x\n", "total_lines": 1}),
+                ),
+            }
+        },
+    );
     assert_eq!(
         seen,
         [
@@ -496,7 +516,9 @@ fn deeply_nested_schemas_give_bounded_arguments() {
 
 #[test]
 fn huge_enums_give_their_first_value() {
-    let huge: Vec<Value> = (0..100_000).map(|index| json!(format!("v{index}"))).collect();
+    let huge: Vec<Value> = (0..100_000)
+        .map(|index| json!(format!("v{index}")))
+        .collect();
     let schema = json!({"type": "object", "properties": {"e": {"enum": huge}}, "required": ["e"]});
     let calls = assert_bounded(&[tool("enum", "", schema)]);
     assert_eq!(calls[0].1, json!({"e": "v0"}));
@@ -509,8 +531,10 @@ fn recursive_and_wide_schemas_give_bounded_arguments() {
             "b": {"oneOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]}}, "required": ["a", "b"]}
     }});
     let wide: Vec<Value> = (0..1000)
-        .map(|index| json!({"type": "object", "properties": {format!("p{index}"): {"type": "string"}},
-            "required": [format!("p{index}")]}))
+        .map(|index| {
+            json!({"type": "object", "properties": {format!("p{index}"): {"type": "string"}},
+            "required": [format!("p{index}")]})
+        })
         .collect();
     assert_bounded(&[
         tool("recursive", "", recursive),
@@ -518,7 +542,6 @@ fn recursive_and_wide_schemas_give_bounded_arguments() {
         tool("not_an_object", "", json!("nonsense")),
     ]);
 }
-
 
 fn edit_tool() -> ToolDefinition {
     tool(
@@ -538,16 +561,21 @@ fn a_handed_off_edit_proposes_a_change_to_a_found_file() {
         .metadata
         .insert("deferred_call".to_string(), json!(true));
     let mut seen = Vec::new();
-    let (_, answer) = run("empty file check", &[proposal, grep_tool()], 4, |name, args| {
-        seen.push((name.to_string(), args.clone()));
-        match name {
-            "grep" => (
-                ToolReturnKind::Success,
-                json!({"matches": [{"path": "src/check.rs", "line_number": 7, "line": "    if empty {"}], "count": 1}),
-            ),
-            _ => (ToolReturnKind::Deferred, json!({"status": "deferred"})),
-        }
-    });
+    let (_, answer) = run(
+        "empty file check",
+        &[proposal, grep_tool()],
+        4,
+        |name, args| {
+            seen.push((name.to_string(), args.clone()));
+            match name {
+                "grep" => (
+                    ToolReturnKind::Success,
+                    json!({"matches": [{"path": "src/check.rs", "line_number": 7, "line": "    if empty {"}], "count": 1}),
+                ),
+                _ => (ToolReturnKind::Deferred, json!({"status": "deferred"})),
+            }
+        },
+    );
     assert_eq!(
         seen[1],
         (
@@ -555,15 +583,23 @@ fn a_handed_off_edit_proposes_a_change_to_a_found_file() {
             json!({"path": "src/check.rs", "old_string": "if empty {", "new_string": "if empty { (edited)"})
         )
     );
-    assert!(answer.contains("- propose_edit_file: deferred to the host"), "{answer}");
+    assert!(
+        answer.contains("- propose_edit_file: deferred to the host"),
+        "{answer}"
+    );
 
     // Not handed off, the same edit waits for a file the run wrote.
-    let (_, answer) = run("empty file check", &[edit_tool(), grep_tool()], 3, |_, _| {
-        (
-            ToolReturnKind::Success,
-            json!({"matches": [{"path": "src/check.rs", "line_number": 7, "line": "x"}], "count": 1}),
-        )
-    });
+    let (_, answer) = run(
+        "empty file check",
+        &[edit_tool(), grep_tool()],
+        3,
+        |_, _| {
+            (
+                ToolReturnKind::Success,
+                json!({"matches": [{"path": "src/check.rs", "line_number": 7, "line": "x"}], "count": 1}),
+            )
+        },
+    );
     assert!(
         answer.contains("- edit_file: not called, it changes only a file this run wrote"),
         "{answer}"
@@ -605,7 +641,10 @@ fn a_listing_of_folders_only_is_followed_into_the_first_folder() {
             ("read_file".to_string(), json!({"path": "agents/a.yaml"})),
         ]
     );
-    assert!(answer.contains("- ls: 1 entries: agents/\n- ls: 1 entries: a.yaml"), "{answer}");
+    assert!(
+        answer.contains("- ls: 1 entries: agents/\n- ls: 1 entries: a.yaml"),
+        "{answer}"
+    );
 }
 
 #[test]
@@ -629,7 +668,9 @@ fn a_second_search_asks_with_the_instructions_words() {
     let mut messages = vec![ModelMessage::Request(ModelRequest::user("What is this?"))];
     let parameters = ModelRequestParameters {
         tools: proxy_tools(),
-        instructions: vec!["You help developers.\nPrefer exact lookup before answering.".to_string()],
+        instructions: vec![
+            "You help developers.\nPrefer exact lookup before answering.".to_string(),
+        ],
         ..ModelRequestParameters::default()
     };
     let mut queries = Vec::new();
