@@ -5,7 +5,8 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Kind {
     /// Finds tools (`search_tools`, `tool_search`): called with the
-    /// prompt's key words, then once more with a broad query.
+    /// prompt's key words, the instructions' key words, then a broad
+    /// query.
     Search,
     /// Runs a tool found by a search (`call_tool`).
     ProxyCall,

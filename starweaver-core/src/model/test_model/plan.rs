@@ -107,6 +107,7 @@ pub(super) fn plan(
     if out_of_steps {
         planned.calls.clear();
     } else if planned.calls.is_empty() && !fallback.is_empty() {
+        fallback.truncate(budget);
         planned
             .skipped
             .retain(|(name, _)| !fallback.iter().any(|(handed, _)| handed == name));

@@ -26,7 +26,14 @@ const MAX_NAMES: usize = 5;
 
 /// The final answer.
 pub(super) fn answer(history: &History, skipped: &[(String, Need)]) -> String {
-    let prompt = shorten_chars(history.prompt.trim(), MAX_PROMPT_CHARS);
+    // One line: whitespace collapsed, then shortened.
+    let collapsed = history
+        .prompt
+        .split_whitespace()
+        .take(64)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let prompt = shorten_chars(&collapsed, MAX_PROMPT_CHARS);
     if history.calls.is_empty() && skipped.is_empty() {
         return format!("test model reply to: {prompt}");
     }

@@ -693,3 +693,18 @@ fn a_second_search_asks_with_the_instructions_words() {
         ]
     );
 }
+
+#[test]
+fn the_header_is_one_line_for_a_prompt_of_many_lines() {
+    let (_, answer) = run("first line\n\nsecond   line", &[grep_tool()], 3, |_, _| {
+        (ToolReturnKind::Success, json!({"matches": [], "count": 0}))
+    });
+    assert_eq!(
+        answer.lines().next(),
+        Some("Called 1 tool(s) for \"first line second line\":")
+    );
+    assert_eq!(
+        Words::of("first line\n\nsecond   line").sentence(),
+        "first line second line"
+    );
+}

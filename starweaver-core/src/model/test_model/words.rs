@@ -74,13 +74,19 @@ impl Words {
         if key.is_empty() {
             key.push(all.first().map_or(FALLBACK, String::as_str).to_string());
         }
-        let sentence: String = prompt
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .chars()
-            .take(MAX_SENTENCE_CHARS)
-            .collect();
+        // Whitespace collapsed, built only up to its bound (a prompt may
+        // be long).
+        let mut sentence = String::new();
+        for word in prompt.split_whitespace() {
+            if sentence.chars().count() >= MAX_SENTENCE_CHARS {
+                break;
+            }
+            if !sentence.is_empty() {
+                sentence.push(' ');
+            }
+            sentence.push_str(word);
+        }
+        let sentence: String = sentence.chars().take(MAX_SENTENCE_CHARS).collect();
         Self { sentence, key }
     }
 
