@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::facts::{Facts, FoundTool};
 use super::fields::{is_directory, Filler, Need};
-use super::history::History;
+use super::history::{History, Outcome};
 use super::kind::{kind, Kind};
 use super::words::Words;
 use crate::model::schema_sample::{sample_value, sample_with};
@@ -27,6 +27,10 @@ pub(super) const BROAD_QUERY: &str = "list read search find run command file";
 const MAX_INSTRUCTION_WORDS: usize = 16;
 /// Deepest argument schema checked against before a call.
 const MAX_CHECKED_DEPTH: usize = 48;
+/// Programs of a refusal's list looked at.
+const MAX_LISTED_PROGRAMS: usize = 16;
+/// Longest program name taken from a refusal.
+const MAX_PROGRAM_CHARS: usize = 64;
 /// Most tools left out listed in the answer.
 const MAX_SKIPPED: usize = 32;
 
@@ -80,7 +84,9 @@ pub(super) fn plan(
             Kind::ProxyCall => plan_proxy(history, tool, &words, &facts, &mut planned, budget),
             own => {
                 if history.called(&tool.name) {
-                    if let Some(arguments) = descend(history, tool, &facts) {
+                    let again =
+                        descend(history, tool, &facts).or_else(|| allowed_program(history, tool));
+                    if let Some(arguments) = again {
                         if room {
                             planned.calls.push((tool.name.clone(), arguments));
                         }
@@ -152,6 +158,46 @@ fn descend(history: &History, tool: &ToolDefinition, facts: &Facts) -> Option<Va
         })?;
     let directory = facts.dirs.first()?;
     Some(json!({ name.as_str(): directory }))
+}
+
+/// A command tool whose one call was refused because the shell policy
+/// runs only listed programs (rule `program_not_allowed`) is called once
+/// more with the first program the refusal lists, asking for its
+/// `--version`: a command nearly every program answers, changing nothing.
+fn allowed_program(history: &History, tool: &ToolDefinition) -> Option<Value> {
+    let properties = tool.parameters.get("properties")?.as_object()?;
+    let program = properties.keys().find(|name| name.as_str() == "program")?;
+    let args = properties.keys().find(|name| name.as_str() == "args")?;
+    let mut calls = history.calls.iter().filter(|call| call.tool == tool.name);
+    let (Some(call), None) = (calls.next(), calls.next()) else {
+        return None;
+    };
+    let Some(Outcome::Returned { content, .. }) = &call.outcome else {
+        return None;
+    };
+    if content.pointer("/details/rule").and_then(Value::as_str) != Some("program_not_allowed") {
+        return None;
+    }
+    let refused = call.arguments.get("program").and_then(Value::as_str);
+    let listed = content
+        .get("message")
+        .and_then(Value::as_str)?
+        .split_once("may run")?
+        .1
+        .split(" (shell policy")
+        .next()?;
+    let first = listed
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .take(MAX_LISTED_PROGRAMS)
+        .find(|name| {
+            !name.is_empty()
+                && name.len() <= MAX_PROGRAM_CHARS
+                && !name.contains(char::is_whitespace)
+                && Some(*name) != refused
+        })?;
+    Some(json!({ program.as_str(): first, args.as_str(): ["--version"] }))
 }
 
 /// Whether the tool's calls are handed to a person or a worker instead

@@ -708,3 +708,34 @@ fn the_header_is_one_line_for_a_prompt_of_many_lines() {
         "first line second line"
     );
 }
+
+#[test]
+fn a_program_the_policy_refused_is_replaced_by_the_first_one_it_allows() {
+    let mut seen = Vec::new();
+    let (_, answer) = run("what changed", &[shell_tool()], 4, |_, args| {
+        seen.push(args.clone());
+        if args["program"] == "echo" {
+            return (
+                ToolReturnKind::Feedback,
+                json!({"success": false, "error_kind": "feedback",
+                    "message": "`echo` is not an allowed program; only these may run, named exactly (no path): `git`, `cargo` (shell policy rule `program_not_allowed`)",
+                    "details": {"error": "policy_denied", "rule": "program_not_allowed"}}),
+            );
+        }
+        (
+            ToolReturnKind::Success,
+            json!({"status": "exited", "exit_code": 0, "stdout": "git version 2.43.0\n", "stderr": ""}),
+        )
+    });
+    assert_eq!(
+        seen,
+        [
+            json!({"program": "echo", "args": ["changed"]}),
+            json!({"program": "git", "args": ["--version"]}),
+        ]
+    );
+    assert!(
+        answer.ends_with("- shell_exec: exit_code 0, stdout \"git version 2.43.0\""),
+        "{answer}"
+    );
+}
