@@ -243,6 +243,7 @@ fn assert_sensible_run(result: &AgentRunResult) {
     );
 }
 
+// Regression: the test model sent `shell_exec {}`, which every shell refuses as invalid_arguments.
 #[tokio::test]
 async fn an_auto_run_on_a_local_folder_has_no_refused_call() {
     let dir = tempfile::tempdir().unwrap();
@@ -275,6 +276,7 @@ async fn an_auto_run_in_memory_has_no_refused_call() {
     assert_sensible_run(&result);
 }
 
+// Regression: `call_tool` named `example`, a tool that does not exist (not_found).
 #[tokio::test]
 async fn behind_a_proxy_call_tool_reaches_real_tools() {
     let provider = Arc::new(

@@ -135,6 +135,7 @@ fn key_words_drop_stop_words_and_punctuation() {
     assert_eq!(Words::of(&"word ".repeat(10_000)).key().len(), 1);
 }
 
+// Regression: every string argument was `example`, whatever the prompt asked.
 #[test]
 fn prompt_words_become_free_text_arguments() {
     let search = tool(
@@ -172,6 +173,7 @@ fn prompt_words_become_free_text_arguments() {
     assert_eq!(arguments["code"], "example");
 }
 
+// Regression: `shell_exec` got `{}`, neither `command` nor `program`.
 #[test]
 fn exactly_one_of_in_words_gets_the_program_form() {
     let tools = [shell_tool()];
@@ -217,6 +219,7 @@ fn calls_of(tools: &[ToolDefinition], prompt: &str) -> Vec<(String, Value)> {
     calls(&respond(&messages, tools))
 }
 
+// Regression: the answer was one line of JSON fragments, and `read_file` read `example`.
 #[test]
 fn reading_waits_for_a_file_an_earlier_call_found() {
     let tools = [read_tool(), grep_tool()];
