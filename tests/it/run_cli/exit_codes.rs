@@ -16,8 +16,15 @@ fn a_completed_run_exits_0_with_the_answer_last_but_usage() {
         lines[lines.len() - 1].starts_with("usage: 2 model request(s)"),
         "{text}"
     );
-    assert!(
-        lines[lines.len() - 3].starts_with("Called 1 tool(s)"),
+    // The answer: a header naming the prompt, then one line per call.
+    assert_eq!(
+        lines[lines.len() - 4],
+        "Called 1 tool(s) for \"list\":",
+        "{text}"
+    );
+    assert_eq!(
+        lines[lines.len() - 3],
+        "- ls: 1 entries: lister.yaml",
         "{text}"
     );
 }

@@ -163,7 +163,7 @@ fn variables_the_manifest_marks_secret_are_masked_too() {
     );
 }
 
-/// The `test` model calls `write_file` with `{"path": "example", "content": "example"}`.
+/// The `test` model calls `write_file` with `{"path": "test-model-note.txt", "content": PROMPT}`.
 const WRITER: &str = "version: 1\nname: writer\nmodel: {id: test}\nvars: {api_key: unset}\n\
 environment: {type: local}\ntoolsets:\n  - type: filesystem\n    tools: [write_file]\n    \
 approval_required: true\n";
@@ -181,7 +181,7 @@ fn a_waiting_call_whose_arguments_hold_a_secret_is_not_saved() {
             "--save",
             "run.json",
             "--prompt",
-            "write it",
+            "write example",
         ],
     );
     // Saved masked, the call would write `***` once approved on resume.
@@ -212,7 +212,7 @@ fn a_resumed_approved_call_runs_with_its_real_arguments() {
             "--save",
             "run.json",
             "--prompt",
-            &format!("write it with {SECRET}"),
+            "write it",
         ],
     );
     assert_status(&first, 3);
@@ -223,8 +223,8 @@ fn a_resumed_approved_call_runs_with_its_real_arguments() {
         &["run", "--resume", "run.json", "--yes", "--var", &var],
     );
     assert_status(&resumed, 0);
-    let written = std::fs::read_to_string(dir.path().join("example")).unwrap();
-    assert_eq!(written, "example");
+    let written = std::fs::read_to_string(dir.path().join("test-model-note.txt")).unwrap();
+    assert_eq!(written, "write it");
 }
 
 /// `sort_key` is secret by its name; its default `name` is a word records and state use.

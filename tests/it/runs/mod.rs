@@ -8,6 +8,7 @@ mod options;
 mod retries;
 mod streaming;
 mod test_model;
+mod test_model_tools;
 mod tools;
 
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -204,3 +204,55 @@ fn flattened_enum_arguments_sample_validly() {
     );
     assert_sample_valid(&schema);
 }
+
+// Regression: a `oneOf` whose branches only list `required` names (the
+// exactly-one-of form) sampled as `{}`, which matches neither branch.
+#[test]
+fn one_of_required_only_branches_use_the_surrounding_properties() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"command": {"type": "string"}, "program": {"type": "string"}},
+        "oneOf": [{"required": ["command"]}, {"required": ["program"]}]
+    });
+    assert_eq!(sample_value(&schema), json!({"command": "example"}));
+    assert_sample_valid(&schema);
+}
+
+#[test]
+fn one_of_skips_a_branch_whose_sample_also_matches_another() {
+    // The first branch's sample `{"a": "example"}` matches the second
+    // branch too (both need only `a`); the third's adds `b`, which the
+    // first two forbid.
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+        "oneOf": [
+            {"required": ["a"], "not": {"required": ["b"]}},
+            {"required": ["a"], "not": {"required": ["b"]}},
+            {"required": ["a", "b"]}
+        ]
+    });
+    assert_eq!(sample_value(&schema), json!({"a": "example", "b": 1}));
+    assert_sample_valid(&schema);
+}
+
+#[test]
+fn dependent_required_properties_are_added() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "integer", "minimum": 2}, "c": {"type": "boolean"}},
+        "required": ["a"],
+        "dependentRequired": {"a": ["b"], "b": ["c"]}
+    });
+    assert_eq!(
+        sample_value(&schema),
+        json!({"a": "example", "b": 2, "c": true})
+    );
+    assert_sample_valid(&schema);
+}
+
+#[test]
+fn a_forbidden_sample_gets_a_variant() {
+    assert_sample_valid(&json!({"type": "string", "not": {"const": "example"}}));
+    assert_sample_valid(&json!({"type": "integer", "minimum": 1, "not": {"const": 1}}));
+}

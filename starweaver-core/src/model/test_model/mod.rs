@@ -1,13 +1,17 @@
 //! The `test` model: deterministic answers with no network and no key.
 
-use std::collections::HashSet;
-
-use serde_json::Value;
+mod facts;
+mod fields;
+mod history;
+mod kind;
+mod plan;
+mod summary;
+mod words;
 
 use super::recorded::{word_count, RequestLog};
 use super::{
-    sample_value, Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse,
-    RecordedRequest, RequestPart, ResponsePart, ToolCallPart, Usage,
+    Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse, RecordedRequest,
+    ResponsePart, ToolCallPart, Usage,
 };
 use crate::BoxFuture;
 
@@ -22,10 +26,12 @@ enum Mode {
 ///
 /// * [`TestModel::with_text`] always answers with the same text.
 /// * [`TestModel::scripted`] answers with the given responses in order.
-/// * [`TestModel::auto`] (the embedded `test` model of the CLI) calls every
-///   exposed tool it has not called yet, with arguments generated from the
-///   tool's schema, and once every tool was called answers with text built
-///   from the tool returns.
+/// * [`TestModel::auto`] (the embedded `test` model of the CLI) calls the
+///   exposed tools with arguments generated from their schemas and the
+///   prompt's words: searches and listings first, then the tools that need
+///   what those returned (a file to read, a tool found by `search_tools`
+///   for `call_tool`); then it answers with one line per call saying what
+///   came back. Same prompt and tools, same calls.
 ///
 /// Every request is recorded ([`TestModel::requests`]).
 #[derive(Debug)]
@@ -46,7 +52,8 @@ impl TestModel {
         Self::new(Mode::Script(responses.into_iter().collect()))
     }
 
-    /// Calls every tool once, then summarises the returns.
+    /// Calls the tools with arguments built from their schemas and the
+    /// prompt, then summarises the returns (see docs/models.md).
     #[must_use]
     pub fn auto() -> Self {
         Self::new(Mode::Auto)
@@ -95,70 +102,6 @@ impl TestModel {
     }
 }
 
-fn auto_response(messages: &[ModelMessage], parameters: &ModelRequestParameters) -> ModelResponse {
-    let mut called = HashSet::new();
-    let mut call_count = 0usize;
-    for message in messages {
-        if let ModelMessage::Response(response) = message {
-            for call in response.calls() {
-                called.insert(call.name.clone());
-                call_count += 1;
-            }
-        }
-    }
-    let calls: Vec<ToolCallPart> = parameters
-        .tools
-        .iter()
-        .filter(|tool| !called.contains(&tool.name))
-        .enumerate()
-        .map(|(offset, tool)| {
-            ToolCallPart::new(
-                format!("test-call-{}", call_count + offset + 1),
-                tool.name.clone(),
-                sample_value(&tool.parameters),
-            )
-        })
-        .collect();
-    if !calls.is_empty() {
-        return ModelResponse::tool_calls(calls);
-    }
-    ModelResponse::text(summary(messages))
-}
-
-/// Text built from every tool return (or the last prompt when no tool ran).
-fn summary(messages: &[ModelMessage]) -> String {
-    let mut returns = Vec::new();
-    let mut prompt = None;
-    for message in messages {
-        if let ModelMessage::Request(request) = message {
-            for part in &request.parts {
-                match part {
-                    RequestPart::ToolReturn(part) => {
-                        returns.push(format!("{}: {}", part.tool_name, shorten(&part.content)));
-                    }
-                    RequestPart::RetryPrompt(part) => returns.push(format!(
-                        "{}: retry requested ({})",
-                        part.tool_name.as_deref().unwrap_or("answer"),
-                        part.content
-                    )),
-                    RequestPart::UserPrompt(part) => prompt = Some(part.content.clone()),
-                    RequestPart::Instructions(_) => {}
-                }
-            }
-        }
-    }
-    if returns.is_empty() {
-        return format!("test model reply to: {}", prompt.unwrap_or_default());
-    }
-    format!("Called {} tool(s). {}", returns.len(), returns.join("; "))
-}
-
-/// A return's content for the test model's summary: 120 characters at
-/// most.
-fn shorten(value: &Value) -> String {
-    crate::bounds::shorten_chars(&value.to_string(), 120).into_owned()
-}
-
 impl Model for TestModel {
     fn name(&self) -> &str {
         &self.name
@@ -191,3 +134,22 @@ impl Model for TestModel {
         })
     }
 }
+
+/// The auto mode's next response: the planned calls, or the summary once
+/// nothing is left to call.
+fn auto_response(messages: &[ModelMessage], parameters: &ModelRequestParameters) -> ModelResponse {
+    let history = history::History::of(messages);
+    let planned = plan::plan(&history, &parameters.tools, &parameters.instructions);
+    if planned.calls.is_empty() {
+        return ModelResponse::text(summary::answer(&history, &planned.skipped));
+    }
+    let first = history.calls.len() + 1;
+    ModelResponse::tool_calls(planned.calls.into_iter().enumerate().map(
+        |(offset, (tool, arguments))| {
+            ToolCallPart::new(format!("test-call-{}", first + offset), tool, arguments)
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests;
