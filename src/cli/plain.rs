@@ -103,6 +103,11 @@ impl RunUi for PlainUi {
                 ));
             }
             AgentStreamEvent::ToolReturn { part } => {
+                // A call that waits has no result yet: its content only repeats the status.
+                if let Some(waits) = Waits::of_return(part) {
+                    self.line(&format!("  ← {} {}", part.tool_name, waits.words()));
+                    return;
+                }
                 let content = match &part.content {
                     Value::String(text) => text.clone(),
                     other => other.to_string(),
@@ -112,7 +117,7 @@ impl RunUi for PlainUi {
                 self.line(&format!(
                     "  ← {} {}: {content}",
                     part.tool_name,
-                    return_label(part)
+                    part.kind.as_str()
                 ));
             }
             AgentStreamEvent::Custom { event } => {
@@ -229,15 +234,6 @@ impl RunUi for PlainUi {
                 self.problem(&format!("cancelled: the run was stopped (Ctrl-C){saved}"));
             }
         }
-    }
-}
-
-/// The label of a return in a line: the words of what a call waits for (the same words as
-/// `check --explain` and `tools`), otherwise the return's kind.
-fn return_label(part: &starweaver::ToolReturnPart) -> String {
-    match Waits::of_return(part) {
-        Some(waits) => waits.words().to_string(),
-        None => part.kind.as_str().to_string(),
     }
 }
 
