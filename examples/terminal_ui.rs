@@ -24,10 +24,16 @@ mod terminal;
 #[path = "../src/cli/run/secrets.rs"]
 mod secrets;
 
+// The words for what a pending call waits for, which the terminal UI's last lines use.
+#[cfg(feature = "cli")]
+#[allow(dead_code)]
+#[path = "../src/cli/waits.rs"]
+mod waits;
+
 /// The binary's module paths (`crate::cli::ui`, `crate::cli::terminal`, `crate::cli::run`).
 #[cfg(feature = "cli")]
 mod cli {
-    pub(crate) use super::{terminal, ui};
+    pub(crate) use super::{terminal, ui, waits};
 
     pub(crate) mod run {
         pub(crate) use crate::secrets::Redactor;
@@ -139,6 +145,7 @@ mod demo {
                     pending: run.pending,
                     saved_to: None,
                     usage: run.usage,
+                    answered: Vec::new(),
                 };
             }
             let mut sink = |record: &AgentStreamRecord| watch(&mut ui, record);

@@ -10,26 +10,37 @@ use clap::{CommandFactory, Parser, Subcommand};
 mod cli;
 use starweaver_config::check::{print_outcome, run_schema, CheckArgs, SchemaArgs};
 
-/// Declarative, config-driven agents: check and describe agent manifests.
+/// Declarative, config-driven agents: run, check and describe agent manifests.
 #[derive(Parser)]
 #[command(
     name = "starweaver",
     version,
-    after_help = "Examples:\n  starweaver run agents/repo-helper.yaml --prompt \"Where is the loader?\"\n  starweaver check                      check every manifest under agents/\n  starweaver check agents/scout.yaml --format json\n  starweaver tools agents/repo-helper.yaml --all\n  starweaver schema > schema/agent.schema.json\n  starweaver completions bash > ~/.local/share/bash-completion/completions/starweaver"
+    after_help = HELP_EXAMPLES
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// The examples under the top-level help. Every manifest they name is in `agents/` (a test
+/// checks it), so a newcomer can paste any of them in a clone.
+const HELP_EXAMPLES: &str = "Examples:
+  starweaver run agents/repo-helper.yaml --prompt \"Where is the manifest loader?\"
+  starweaver check                      check every manifest under agents/
+  starweaver check agents/triage.yaml --format json
+  starweaver check --explain agents/repo-helper.yaml
+  starweaver tools agents/repo-helper.yaml --all
+  starweaver schema > schema/agent.schema.json
+  starweaver completions bash > ~/.local/share/bash-completion/completions/starweaver";
+
 #[derive(Subcommand)]
 enum Command {
+    /// Run an agent manifest on a prompt, showing each step, tool call and result.
+    Run(cli::run::RunArgs),
     /// Check agent manifests and report every problem with its line and column.
     Check(CheckArgs),
     /// Print the manifest JSON Schema (for editors and other tools).
     Schema(SchemaArgs),
-    /// Run an agent manifest on a prompt, showing each step, tool call and result.
-    Run(cli::run::RunArgs),
     /// List the tools the model would see on its first request (`--all`: and later).
     Tools(cli::tools::ToolsArgs),
     /// Print a shell completion script (bash, zsh or fish).

@@ -91,6 +91,7 @@ pub fn finished_record(outcome: &RunOutcome) -> Value {
             pending,
             saved_to,
             usage,
+            answered,
         } => {
             let pending: Vec<Value> = pending
                 .iter()
@@ -104,7 +105,7 @@ pub fn finished_record(outcome: &RunOutcome) -> Value {
                 .collect();
             json!({
                 "type": "run_finished", "status": "waiting", "pending": pending,
-                "saved_to": saved_to, "usage": usage, "exit_code": code,
+                "answered": answered, "saved_to": saved_to, "usage": usage, "exit_code": code,
             })
         }
         RunOutcome::Failed { message } => json!({

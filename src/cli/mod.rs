@@ -8,3 +8,4 @@ pub mod run;
 pub mod terminal;
 pub mod tools;
 pub mod ui;
+pub mod waits;

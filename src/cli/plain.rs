@@ -15,6 +15,7 @@ use starweaver::{
 use crate::cli::run::{is_question, UiSettings};
 use crate::cli::terminal::text::{clean, shorten};
 use crate::cli::ui::{Answers, RunOutcome, RunUi};
+use crate::cli::waits::Waits;
 
 /// How many characters of arguments and results a line shows.
 const SHOWN_CHARS: usize = 80;
@@ -102,6 +103,11 @@ impl RunUi for PlainUi {
                 ));
             }
             AgentStreamEvent::ToolReturn { part } => {
+                // A call that waits has no result yet: its content only repeats the status.
+                if let Some(waits) = Waits::of_return(part) {
+                    self.line(&format!("  ← {} {}", part.tool_name, waits.words()));
+                    return;
+                }
                 let content = match &part.content {
                     Value::String(text) => text.clone(),
                     other => other.to_string(),
@@ -122,9 +128,9 @@ impl RunUi for PlainUi {
             AgentStreamEvent::Waiting { requests } => {
                 for request in requests {
                     self.line(&format!(
-                        "  ? {} waits for {} (call {})",
+                        "  ? {} {} (call {})",
                         request.tool_name,
-                        request.request_kind().replace('_', " "),
+                        Waits::of(request).words(),
                         request.tool_call_id
                     ));
                 }
@@ -138,20 +144,24 @@ impl RunUi for PlainUi {
         for request in pending {
             let id = request.tool_call_id.clone();
             if request.kind == AgentHitlRequestKind::Deferred {
-                let why =
-                    format!("deferred: give its result with --resume FILE --result {id}=JSON");
+                let why = format!(
+                    "deferred to an external worker: give its result with --resume FILE \
+                     --result {id}=JSON"
+                );
                 self.line(&format!("  … {} stays pending ({why})", request.tool_name));
                 answers.left_pending.push((id, why));
                 continue;
             }
-            let why = refusal(request, self.settings.yes);
             if self.settings.keep_pending {
-                self.line(&format!(
-                    "  … {} stays pending: {why}; answer it later with --resume",
-                    request.tool_name
-                ));
+                let why = format!(
+                    "{}; answer it with --resume FILE {}",
+                    no_terminal(request, self.settings.yes),
+                    Waits::of(request).flag(&id)
+                );
+                self.line(&format!("  … {} stays pending: {why}", request.tool_name));
                 answers.left_pending.push((id, why));
             } else {
+                let why = refusal(request, self.settings.yes);
                 self.line(&format!("  ✗ {} denied: {why}", request.tool_name));
                 answers
                     .interactions
@@ -177,6 +187,7 @@ impl RunUi for PlainUi {
                 pending,
                 saved_to,
                 usage,
+                answered,
             } => {
                 let ids: Vec<&str> = pending.iter().map(|r| r.tool_call_id.as_str()).collect();
                 self.line(&format!(
@@ -184,6 +195,27 @@ impl RunUi for PlainUi {
                     ids.len(),
                     ids.join(", ")
                 ));
+                for request in pending {
+                    let id = &request.tool_call_id;
+                    let waits = Waits::of(request);
+                    let how = if answered.contains(id) {
+                        "answered; runs with the rest".to_string()
+                    } else {
+                        waits.flag(id)
+                    };
+                    self.line(&format!(
+                        "  {id}: {} {} ({how})",
+                        request.tool_name,
+                        waits.words()
+                    ));
+                }
+                if !answered.is_empty() {
+                    self.line(&format!(
+                        "nothing ran: the calls of a step run together once every one is \
+                         answered, so {} did not run yet; resume with all the answers at once",
+                        answered.join(", ")
+                    ));
+                }
                 match saved_to {
                     Some(path) => self.line(&format!(
                         "saved to {}; continue with `starweaver run --resume {}`",
@@ -205,7 +237,16 @@ impl RunUi for PlainUi {
     }
 }
 
-/// Why a request nobody can answer here is refused.
+/// Why nobody answers a request here.
+fn no_terminal(request: &AgentHitlRequest, yes: bool) -> &'static str {
+    match (is_question(request), yes) {
+        (true, true) => "--yes approves tool calls but does not answer questions",
+        (true, false) => "no terminal to ask the question",
+        (false, _) => "no terminal to ask for approval",
+    }
+}
+
+/// Why a request nobody can answer here is refused (the model reads it too).
 fn refusal(request: &AgentHitlRequest, yes: bool) -> String {
     match (is_question(request), yes) {
         (true, true) => "--yes approves tool calls but does not answer questions; run at a \

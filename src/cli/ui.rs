@@ -36,6 +36,9 @@ pub enum RunOutcome {
         saved_to: Option<PathBuf>,
         /// Usage so far.
         usage: Usage,
+        /// Pending calls that were answered but did not run, because others of the same step
+        /// were not: they run once every call is answered (give their answers again then).
+        answered: Vec<String>,
     },
     /// The run failed; the message says what and how to fix it.
     Failed {

@@ -14,6 +14,35 @@ use crate::options::{check_name, ToolOptions};
 use crate::params::{analyse, Field, Params, Slot};
 use crate::returns::{output, Output};
 
+/// `T` of an `Option<T>` as written.
+fn option_inner(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let segment = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(arguments) = &segment.arguments else {
+        return None;
+    };
+    match arguments.args.first() {
+        Some(syn::GenericArgument::Type(inner)) if arguments.args.len() == 1 => Some(inner),
+        _ => None,
+    }
+}
+
+/// The argument type of a tool, as the tool uses it and as the helpers see it.
+struct Shape {
+    /// The type with the written argument types: `__lookup_args<String, Option<String>>`.
+    concrete: TokenStream,
+    /// The same with the helpers' parameters: `__lookup_args<__A0, __A1>`.
+    generic: TokenStream,
+    /// The parameters, one per argument type checked.
+    params: Vec<Ident>,
+    /// The written types they stand for, each with its own span.
+    types: Vec<TokenStream>,
+    /// The struct and its default functions (nothing for an `#[args]` type).
+    tokens: TokenStream,
+}
+
 /// Expands `#[starweaver::tool(attr)] item`. On misuse it still emits
 /// the cleaned function, so the only errors are the macro's own.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -149,7 +178,13 @@ impl Tool {
         let fn_ident = &function.sig.ident;
         let base = fn_ident.unraw();
         let tool_fn = format_ident!("{}_tool", base, span = fn_ident.span());
-        let (args_ty, args_struct) = self.args_struct(function, facade);
+        let Shape {
+            concrete: args_ty,
+            generic: generic_ty,
+            params,
+            types,
+            tokens: args_struct,
+        } = self.args_struct(function, facade);
         let call = self.call(function, fw);
         let ctx_pat = if self
             .params
@@ -170,23 +205,68 @@ impl Tool {
         let line = quote_spanned!(fn_ident.span()=> line!());
         let builders = self.builders(fw);
         let doc = format!("The `{name}` tool, made from [`{base}`] by `#[starweaver::tool]`.");
+        let make = format_ident!("__{}_make", base);
+        let checked = format_ident!("__{}_checked", base);
+        let dynamic = format_ident!("__{}_dyn", base);
+        // Each argument type is a generic parameter of these helpers, bounded by the traits
+        // whose messages name the missing derive: a type without them is an error on the type
+        // as written (the turbofish below carries its span), and nothing else fails.
+        let bounds = quote!(
+            #fw::__private::DeserializeArgument
+                + #fw::__private::SchemaArgument
+                + ::std::marker::Send
+                + 'static
+        );
+        let generics = quote!(#(#params: #bounds),*);
+        let turbofish = if types.is_empty() {
+            TokenStream::new()
+        } else {
+            quote!(::<#(#types),*>)
+        };
         quote! {
             #args_struct
 
-            #[doc = #doc]
-            #[allow(deprecated)]
-            #vis fn #tool_fn() -> #fw::TypedFunctionTool<#args_ty> {
-                #fw::typed_tool::<#args_ty, _, _>(
+            #[doc(hidden)]
+            fn #checked<#generics>() {}
+
+            #[doc(hidden)]
+            fn #make<#(#params: #bounds,)* __F, __Fut>(__f: __F) -> #fw::TypedFunctionTool<#generic_ty>
+            where
+                __F: ::std::ops::Fn(#fw::ToolContext, #generic_ty) -> __Fut
+                    + ::std::marker::Send
+                    + ::std::marker::Sync
+                    + 'static,
+                __Fut: ::std::future::Future<
+                        Output = ::std::result::Result<#fw::ToolResult, #fw::ToolError>,
+                    > + ::std::marker::Send
+                    + 'static,
+            {
+                #fw::typed_tool::<#generic_ty, _, _>(
                     #name,
                     ::std::option::Option::Some(::std::string::String::from(#description)),
-                    |#ctx_pat: #fw::ToolContext, #args: #args_ty| async move { #call },
+                    __f,
                 )
                 #builders
             }
 
+            #[doc(hidden)]
+            fn #dynamic<#generics>(__tool: #fw::TypedFunctionTool<#generic_ty>) -> #fw::DynTool {
+                ::std::sync::Arc::new(__tool)
+            }
+
+            #[doc = #doc]
+            #[allow(deprecated)]
+            #vis fn #tool_fn() -> #fw::TypedFunctionTool<#args_ty> {
+                #checked #turbofish();
+                #make::<#(#types,)* _, _>(
+                    |#ctx_pat: #fw::ToolContext, #args: #args_ty| async move { #call },
+                )
+            }
+
             const _: () = {
                 fn __build() -> #fw::DynTool {
-                    ::std::sync::Arc::new(#tool_fn())
+                    #checked #turbofish();
+                    #dynamic #turbofish(#tool_fn())
                 }
                 #fw::__private::inventory::submit! {
                     #fw::__private::CatalogEntry::new(#name, __build, file!(), #line)
@@ -196,10 +276,20 @@ impl Tool {
     }
 
     /// The argument type and, unless it is an `#[args]` type, its struct
-    /// (with one default function per `#[arg(default = ..)]`).
-    fn args_struct(&self, function: &ItemFn, facade: &Facade) -> (TokenStream, TokenStream) {
+    /// (with one default function per `#[arg(default = ..)]`). The struct is
+    /// generic over the type of each field without a default, so its derived
+    /// impls are bounded by those types' traits and never fail inside: a type
+    /// without the derives fails only at the helpers' bounds, on the type.
+    fn args_struct(&self, function: &ItemFn, facade: &Facade) -> Shape {
         if let Some(whole) = &self.params.whole {
-            return (quote!(#whole), TokenStream::new());
+            let param = Ident::new("__A0", Span::call_site());
+            return Shape {
+                concrete: quote!(#whole),
+                generic: quote!(#param),
+                params: vec![param],
+                types: vec![quote!(#whole)],
+                tokens: TokenStream::new(),
+            };
         }
         let fw = &facade.path;
         let base = function.sig.ident.unraw();
@@ -208,6 +298,8 @@ impl Tool {
         let serde_crate = format!("{}::__private::serde", facade.text);
         let schemars_crate = format!("{}::__private::schemars", facade.text);
         let mut defaults = Vec::new();
+        let mut params = Vec::new();
+        let mut types = Vec::new();
         let fields = self.params.fields.iter().map(|field| {
             let Field {
                 ident: field_ident,
@@ -235,22 +327,58 @@ impl Tool {
                     fn #default_fn() -> #ty { #expr }
                 });
             }
-            quote!(#(#attrs)* #field_ident: #ty)
+            // A default function returns the written type, so that field stays concrete.
+            if field.default.is_some() {
+                return quote!(#(#attrs)* #field_ident: #ty);
+            }
+            let param = Ident::new(&format!("__A{}", params.len()), Span::call_site());
+            // An `Option<T>` stays an `Option` (absent is `None`, which needs no bound): the
+            // parameter stands for `T`.
+            // Its schema's `default: null` is written out: schemars shows a default only for a
+            // type it knows to be `Serialize`, which a parameter is not.
+            let (field_ty, checked) = match field.optional.then(|| option_inner(ty)).flatten() {
+                Some(inner) => {
+                    attrs.push(quote!(#[schemars(extend("default" = null))]));
+                    (quote!(::std::option::Option<#param>), quote!(#inner))
+                }
+                None => (quote!(#param), quote!(#ty)),
+            };
+            params.push(param);
+            types.push(checked);
+            quote!(#(#attrs)* #field_ident: #field_ty)
         });
         let fields: Vec<TokenStream> = fields.collect();
+        let bound = |path: &str| {
+            let each: Vec<String> = params
+                .iter()
+                .map(|param| format!("{param}: {path}"))
+                .collect();
+            each.join(", ")
+        };
+        let serde_bound = bound(&format!(
+            "{}::__private::serde::de::DeserializeOwned",
+            facade.text
+        ));
+        let schemars_bound = bound(&format!("{}::__private::schemars::JsonSchema", facade.text));
         let tokens = quote! {
             #[doc(hidden)]
             #[allow(non_camel_case_types)]
             #[derive(#fw::__private::serde::Deserialize, #fw::__private::schemars::JsonSchema)]
-            #[serde(crate = #serde_crate, deny_unknown_fields)]
-            #[schemars(crate = #schemars_crate)]
-            #vis struct #ident {
+            #[serde(crate = #serde_crate, deny_unknown_fields, bound = #serde_bound)]
+            #[schemars(crate = #schemars_crate, bound = #schemars_bound)]
+            #vis struct #ident<#(#params),*> {
                 #(#fields),*
             }
 
             #(#defaults)*
         };
-        (quote!(#ident), tokens)
+        Shape {
+            concrete: quote!(#ident<#(#types),*>),
+            generic: quote!(#ident<#(#params),*>),
+            params,
+            types,
+            tokens,
+        }
     }
 
     /// The closure body: unpack the arguments, call the function, convert.
@@ -392,12 +520,18 @@ mod tests {
         println!("{text}");
         for part in [
             "async fn lookup (ctx : ToolContext , term : String , limit : usize , section : Option < String > ,)",
-            "struct __lookup_args",
-            "# [serde (crate = \"::starweaver::__private::serde\" , deny_unknown_fields)]",
+            // Generic over each argument type without a default (an `Option`'s inner one), bounded on the impls only.
+            "struct __lookup_args < __A0 , __A1 >",
+            "# [serde (crate = \"::starweaver::__private::serde\" , deny_unknown_fields , bound = \"__A0: ::starweaver::__private::serde::de::DeserializeOwned, __A1: ::starweaver::__private::serde::de::DeserializeOwned\")]",
+            "term : __A0",
             "# [serde (default = \"__lookup_default_limit\")] # [schemars (default = \"__lookup_default_limit\")] limit : usize",
-            "# [serde (default)] section : Option < String >",
+            "# [serde (default)] # [schemars (extend (\"default\" = null))] section : :: std :: option :: Option < __A1 >",
             "fn __lookup_default_limit () -> usize { 10 }",
-            "fn lookup_tool () -> :: starweaver :: TypedFunctionTool < __lookup_args >",
+            "fn lookup_tool () -> :: starweaver :: TypedFunctionTool < __lookup_args < String , String > >",
+            // The written types, each with its span, instantiate the checked helpers.
+            "__lookup_checked :: < String , String > () ;",
+            "__lookup_make :: < String , String , _ , _ >",
+            "__lookup_dyn :: < String , String > (lookup_tool ())",
             "let __lookup_args { term : __arg0 , limit : __arg1 , section : __arg2 } = __args ;",
             "let __value = lookup (__ctx , __arg0 , __arg1 , __arg2) . await ; :: starweaver :: __private :: output_of_result (__value)",
             ". with_timeout_ms (1_000) . with_max_retries (2) . with_tags :: < _ , & str > ([\"search\"])",

@@ -35,7 +35,7 @@ fn subcommands() -> Vec<String> {
 #[test]
 fn every_command_has_help_with_an_example() {
     let commands = subcommands();
-    for expected in ["check", "schema", "tools", "completions"] {
+    for expected in ["run", "check", "schema", "tools", "completions"] {
         assert!(commands.iter().any(|c| c == expected), "{commands:?}");
     }
     let top = run(&["--help"]);
@@ -53,6 +53,61 @@ fn every_command_has_help_with_an_example() {
         let short = run(&[command, "-h"]);
         assert_eq!(short.status.code(), Some(0), "{command}");
         assert!(text(&short.stdout).contains(&format!("Usage: starweaver {command}")));
+    }
+}
+
+/// The example lines of a help text: those after `Examples:` that start a command.
+fn example_lines(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|line| !line.starts_with("Examples:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .map(|line| line.trim().to_string())
+        .filter(|line| line.contains("starweaver"))
+        .collect()
+}
+
+// Regression: the top-level help did not say it runs agents, and its examples (and `check`'s,
+// and `tools`') named `agents/scout.yaml`, which does not exist: a newcomer pasting one got an
+// error.
+#[test]
+fn the_help_examples_name_only_manifests_that_exist_and_show_every_command() {
+    let top = text(&run(&["--help"]).stdout);
+    let about = top.lines().next().unwrap_or_default();
+    assert!(about.contains("run") && about.contains("check"), "{about}");
+    let examples = example_lines(&top);
+    for command in subcommands() {
+        assert!(
+            examples
+                .iter()
+                .any(|line| line.starts_with(&format!("starweaver {command}"))),
+            "the top-level examples show no `{command}`:\n{top}"
+        );
+    }
+    let mut helps = vec![("starweaver".to_string(), top.clone())];
+    for command in subcommands() {
+        let help = text(&run(&[&command, "--help"]).stdout);
+        helps.push((format!("starweaver {command}"), help));
+    }
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (name, help) in &helps {
+        let lines = example_lines(help);
+        assert!(!lines.is_empty(), "`{name} --help` has no example");
+        for line in lines {
+            // The manifests and folders of this repository an example names; files the user
+            // brings (a catalog, a save file) and paths outside it are not looked for.
+            for word in line.split_whitespace() {
+                let word = word.trim_matches(|c| c == '\'' || c == '"');
+                let manifest = word.ends_with(".yaml") || word.ends_with(".yml");
+                let folder = word == "agents/" || word.starts_with("agents/");
+                if manifest || folder {
+                    assert!(
+                        repository.join(word).exists(),
+                        "`{name} --help` names `{word}`, which does not exist: {line}"
+                    );
+                }
+            }
+        }
     }
 }
 

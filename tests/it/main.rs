@@ -25,6 +25,7 @@ mod environment;
 mod failed_runs;
 mod filesystem;
 mod hitl;
+mod labels;
 mod lifecycle;
 mod local_environment;
 mod local_processes;

@@ -78,7 +78,7 @@ fn the_table_shows_name_toolset_approval_reach_and_description() {
     let table = String::from_utf8(output.stdout).unwrap();
     let lines: Vec<&str> = table.lines().collect();
     assert!(lines[0].starts_with("NAME"), "{table}");
-    for column in ["TOOLSET", "APPROVAL", "REACH", "DESCRIPTION"] {
+    for column in ["TOOLSET", "WAITS FOR", "REACH", "DESCRIPTION"] {
         assert!(lines[0].contains(column), "{table}");
     }
     let row = |tool: &str| {
@@ -88,7 +88,7 @@ fn the_table_shows_name_toolset_approval_reach_and_description() {
             .map(|line| line.split_whitespace().collect::<Vec<_>>())
             .unwrap_or_else(|| panic!("no row for {tool}:\n{table}"))
     };
-    assert_eq!(row("write_file")[1..4], ["drafts", "required", "direct"]);
+    assert_eq!(row("write_file")[1..4], ["drafts", "approval", "direct"]);
     assert_eq!(row("read_file")[1..4], ["drafts", "-", "direct"]);
     assert_eq!(
         row("ask_user_question")[1..4],

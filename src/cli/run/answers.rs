@@ -1,5 +1,7 @@
-//! Answers the run command gives without asking: `--yes` approvals and `--result` values for
-//! deferred calls. What remains goes to the UI.
+//! Answers the run command gives without asking: `--yes` approvals, `--answer` texts for
+//! clarifying questions and `--result` values for deferred calls. What remains goes to the UI.
+//! Each kind of call has one flag: an approval is never answered by `--answer`, a question
+//! never by `--yes` or `--result`.
 
 use std::collections::BTreeMap;
 
@@ -8,6 +10,8 @@ use starweaver::{
     CLARIFYING_QUESTIONS_REQUEST_KIND,
 };
 
+use crate::cli::waits::Waits;
+
 /// How the command answers pending calls on its own.
 #[derive(Clone, Debug, Default)]
 pub struct AutoAnswers {
@@ -15,6 +19,8 @@ pub struct AutoAnswers {
     pub yes: bool,
     /// `--result CALL_ID=JSON` values, used once each.
     pub results: BTreeMap<String, serde_json::Value>,
+    /// `--answer CALL_ID=TEXT` answers to clarifying questions, used once each.
+    pub answers: BTreeMap<String, String>,
 }
 
 impl AutoAnswers {
@@ -32,7 +38,18 @@ impl AutoAnswers {
                     Some(value) => answers = answers.with_deferred_result(id.clone(), value),
                     None => rest.push(request.clone()),
                 },
-                AgentHitlRequestKind::Approval if self.yes && !is_question(request) => {
+                AgentHitlRequestKind::Approval if is_question(request) => {
+                    match self.answers.remove(id) {
+                        Some(text) => {
+                            answers = answers.with_interaction(
+                                AgentHitlUserInteraction::approved(id.clone())
+                                    .with_user_input(serde_json::Value::String(text)),
+                            );
+                        }
+                        None => rest.push(request.clone()),
+                    }
+                }
+                AgentHitlRequestKind::Approval if self.yes => {
                     answers =
                         answers.with_interaction(AgentHitlUserInteraction::approved(id.clone()));
                 }
@@ -49,30 +66,83 @@ pub fn is_question(request: &AgentHitlRequest) -> bool {
     request.request_kind() == CLARIFYING_QUESTIONS_REQUEST_KIND
 }
 
+/// Refuses a flag given for call `id` that is not pending with the kind `want`, saying which
+/// calls the flag can answer and which flag answers `id` if it is pending.
+fn misfit(flag: &str, id: &str, want: Waits, pending: &[AgentHitlRequest]) -> String {
+    let what = match want {
+        Waits::Answers => "a pending question",
+        Waits::Result => "a pending deferred call",
+        Waits::Approval => "a pending approval",
+    };
+    let fitting: Vec<&str> = pending
+        .iter()
+        .filter(|request| Waits::of(request) == want)
+        .map(|request| request.tool_call_id.as_str())
+        .collect();
+    let known = if fitting.is_empty() {
+        format!("the saved run has no {}", &what[2..])
+    } else {
+        format!("{}s: {}", &what[2..], fitting.join(", "))
+    };
+    let instead = pending
+        .iter()
+        .find(|request| request.tool_call_id == id)
+        .map(|request| {
+            let waits = Waits::of(request);
+            format!(
+                "; `{id}` ({}) {}: answer it with {}",
+                request.tool_name,
+                waits.words(),
+                waits.flag(id)
+            )
+        })
+        .unwrap_or_default();
+    format!("{flag} {id}=...: `{id}` is not {what}; {known}{instead}")
+}
+
+/// The `--answer` texts, checked against the questions the run waits for.
+///
+/// # Errors
+/// A message naming the id that is not a pending question, and the flag that fits it.
+pub fn parse_answers(
+    given: &[(String, String)],
+    pending: &[AgentHitlRequest],
+) -> Result<BTreeMap<String, String>, String> {
+    let mut answers = BTreeMap::new();
+    for (id, text) in given {
+        let fits = pending
+            .iter()
+            .any(|request| request.tool_call_id == *id && Waits::of(request) == Waits::Answers);
+        if !fits {
+            return Err(misfit("--answer", id, Waits::Answers, pending));
+        }
+        if text.trim().is_empty() {
+            return Err(format!(
+                "--answer {id}=...: the answer is empty; write what the question asks, e.g. \
+                 --answer {id}=\"yes, the tests pass\""
+            ));
+        }
+        answers.insert(id.clone(), text.clone());
+    }
+    Ok(answers)
+}
+
 /// The `--result` values parsed as JSON, and checked against the calls the run waits for.
 ///
 /// # Errors
-/// A message naming the value that is not JSON, or the id that is not a pending deferred call.
+/// A message naming the value that is not JSON, or the id that is not a pending deferred call
+/// (and the flag that fits it).
 pub fn parse_results(
     given: &[(String, String)],
     pending: &[AgentHitlRequest],
 ) -> Result<BTreeMap<String, serde_json::Value>, String> {
-    let deferred: Vec<&str> = pending
-        .iter()
-        .filter(|request| request.kind == AgentHitlRequestKind::Deferred)
-        .map(|request| request.tool_call_id.as_str())
-        .collect();
     let mut results = BTreeMap::new();
     for (id, text) in given {
-        if !deferred.contains(&id.as_str()) {
-            let known = if deferred.is_empty() {
-                "the saved run waits for no deferred call".to_string()
-            } else {
-                format!("pending deferred calls: {}", deferred.join(", "))
-            };
-            return Err(format!(
-                "--result {id}=...: `{id}` is not a pending deferred call; {known}"
-            ));
+        let fits = pending
+            .iter()
+            .any(|request| request.tool_call_id == *id && Waits::of(request) == Waits::Result);
+        if !fits {
+            return Err(misfit("--result", id, Waits::Result, pending));
         }
         let value = serde_json::from_str(text).map_err(|error| {
             format!(
@@ -110,7 +180,11 @@ mod tests {
             request("d", AgentHitlRequestKind::Deferred, "deferred_call"),
         ];
         let results = parse_results(&[("d".into(), "{\"ok\":1}".into())], &pending).unwrap();
-        let mut auto = AutoAnswers { yes: true, results };
+        let mut auto = AutoAnswers {
+            yes: true,
+            results,
+            answers: BTreeMap::new(),
+        };
         let (answers, rest) = auto.split(&pending);
         assert!(answers.interactions["a"].approved);
         assert_eq!(answers.deferred_results["d"], json!({"ok": 1}));
@@ -130,5 +204,33 @@ mod tests {
         assert!(error.contains("pending deferred calls: d"), "{error}");
         let error = parse_results(&[("d".into(), "done".into())], &pending).unwrap_err();
         assert!(error.contains("not JSON"), "{error}");
+    }
+
+    // Regression: `--result` for a pending question was refused as "not a pending deferred
+    // call" and nothing else could answer it without a terminal.
+    #[test]
+    fn a_question_is_answered_by_answer_and_each_flag_points_to_the_one_that_fits() {
+        let pending = [
+            request("a", AgentHitlRequestKind::Approval, "tool_approval"),
+            request("q", AgentHitlRequestKind::Approval, "clarifying_questions"),
+        ];
+        let error = parse_results(&[("q".into(), "1".into())], &pending).unwrap_err();
+        assert!(error.contains("answer it with --answer q=TEXT"), "{error}");
+        let error = parse_answers(&[("a".into(), "ok".into())], &pending).unwrap_err();
+        assert!(error.contains("answer it with --yes"), "{error}");
+        assert!(error.contains("questions: q"), "{error}");
+        let answers = parse_answers(&[("q".into(), "staging".into())], &pending).unwrap();
+        let mut auto = AutoAnswers {
+            yes: false,
+            results: BTreeMap::new(),
+            answers,
+        };
+        let (answered, rest) = auto.split(&pending);
+        let answer = &answered.interactions["q"];
+        assert!(answer.approved);
+        assert_eq!(answer.user_input, Some(json!("staging")));
+        // Without --yes the approval is left for the UI.
+        assert_eq!(rest.len(), 1);
+        assert_eq!(rest[0].tool_call_id, "a");
     }
 }

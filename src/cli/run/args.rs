@@ -5,7 +5,7 @@ use std::path::PathBuf;
 /// The arguments of `starweaver run`.
 #[derive(Clone, Debug, Default, clap::Args)]
 #[command(
-    after_help = "Examples:\n  starweaver run agents/repo-helper.yaml --prompt \"Where is the manifest loader?\"\n  echo \"Summarise the README\" | starweaver run agents/docs-assistant.yaml\n  starweaver run agents/docs-assistant.yaml --prompt \"Review the manifests\" --save run.json\n  starweaver run --resume run.json --yes\n  starweaver run --resume run.json --result test-call-1='{\"done\":true}'\n\nExit status: 0 done, 1 the run failed or was cancelled, 2 bad usage or a manifest that does\nnot check, 3 the run is waiting (approvals or deferred calls; saved with --save)."
+    after_help = "Examples:\n  starweaver run agents/repo-helper.yaml --prompt \"Where is the manifest loader?\"\n  echo \"Summarise the README\" | starweaver run agents/docs-assistant.yaml\n  starweaver run agents/docs-assistant.yaml --prompt \"Review the manifests\" --save run.json\n  starweaver run --resume run.json --yes\n  starweaver run --resume run.json --yes --answer test-call-1=\"ship on Friday\"\n  starweaver run --resume run.json --result test-call-2='{\"done\":true}'\n\nExit status: 0 done, 1 the run failed or was cancelled, 2 bad usage or a manifest that does\nnot check, 3 the run is waiting (approvals, questions or deferred calls; saved with --save)."
 )]
 pub struct RunArgs {
     /// The agent manifest to run (not given with --resume, which names its own).
@@ -17,7 +17,8 @@ pub struct RunArgs {
     /// Overrides a variable the manifest declares under `vars` (repeatable).
     #[arg(long = "var", value_name = "NAME=VALUE", value_parser = name_value)]
     pub vars: Vec<(String, String)>,
-    /// Approves every tool approval without asking (clarifying questions are not answered).
+    /// Approves every tool approval without asking (clarifying questions are not answered:
+    /// give --answer, or answer them at a terminal).
     #[arg(long, short = 'y')]
     pub yes: bool,
     /// Prints one JSON object per line (the run's records, then a `run_finished` record).
@@ -33,12 +34,16 @@ pub struct RunArgs {
     /// with --resume.
     #[arg(long, value_name = "FILE")]
     pub save: Option<PathBuf>,
-    /// Continues a run saved with --save: asks its pending approvals again, takes --result.
+    /// Continues a run saved with --save: what --yes, --answer and --result do not answer is
+    /// asked at a terminal, and otherwise stays pending (exit 3).
     #[arg(long, value_name = "FILE", conflicts_with = "manifest")]
     pub resume: Option<PathBuf>,
     /// The result of a pending deferred call, as JSON, when resuming (repeatable).
     #[arg(long = "result", value_name = "CALL_ID=JSON", value_parser = name_value, requires = "resume")]
     pub results: Vec<(String, String)>,
+    /// The answer to a pending clarifying question, as text, when resuming (repeatable).
+    #[arg(long = "answer", value_name = "CALL_ID=TEXT", value_parser = name_value, requires = "resume")]
+    pub answers: Vec<(String, String)>,
 }
 
 /// Splits `NAME=VALUE` at the first `=`; the name must not be empty.

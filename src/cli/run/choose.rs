@@ -14,8 +14,9 @@ pub struct UiSettings {
     /// `--yes` was given: tool approvals are answered already; what reaches the UI is a
     /// clarifying question or a deferred call.
     pub yes: bool,
-    /// `--save` was given: approvals and questions nobody can answer here stay pending (the run
-    /// is saved and can be answered with `--resume`) instead of being denied.
+    /// `--save` or `--resume` was given: approvals and questions nobody can answer here stay
+    /// pending (to be answered with `--resume`) instead of being denied. A resume keeps them
+    /// pending with or without `--save`, so `--save` never changes what a resume does.
     pub keep_pending: bool,
     /// Masks secret variable values in everything shown.
     pub redactor: Redactor,

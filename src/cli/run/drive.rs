@@ -42,6 +42,9 @@ pub enum Ended {
     Waiting {
         /// Usage so far.
         usage: Usage,
+        /// The calls that did get an answer (`--yes`, `--answer`, `--result`, a person), which
+        /// did not run: a step's calls run together once every one of them is answered.
+        answered: Vec<String>,
     },
     /// The run failed.
     Failed {
@@ -85,7 +88,10 @@ impl Driver<'_> {
             step = match step {
                 Step::Answer(usage) => match self.answer(session) {
                     Ok(results) => Step::Resume(results),
-                    Err(ended) => return ended.unwrap_or(Ended::Waiting { usage }),
+                    Err(Unanswered::Cancelled) => return Ended::Cancelled,
+                    Err(Unanswered::Left { answered }) => {
+                        return Ended::Waiting { usage, answered }
+                    }
                 },
                 Step::Run(prompt) => match self.settle(session, Request::Run(prompt)).await {
                     Ok(usage) => Step::Answer(usage),
@@ -131,9 +137,9 @@ impl Driver<'_> {
         }
     }
 
-    /// Answers for every pending call, or why the loop stops: `Err(None)` when some stay
-    /// pending, `Err(Some(Cancelled))` when Ctrl-C came while the UI asked.
-    fn answer(&mut self, session: &AgentSession) -> Result<AgentHitlResults, Option<Ended>> {
+    /// Answers for every pending call, or why the loop stops: some stay pending (the answers
+    /// the others got are named, since they do not run), or Ctrl-C came while the UI asked.
+    fn answer(&mut self, session: &AgentSession) -> Result<AgentHitlResults, Unanswered> {
         let pending = session.pending().to_vec();
         let (mut results, rest) = self.auto.split(&pending);
         if !rest.is_empty() {
@@ -143,18 +149,30 @@ impl Driver<'_> {
             }
         }
         if self.interrupt.cancel.is_cancelled() {
-            return Err(Some(Ended::Cancelled));
+            return Err(Unanswered::Cancelled);
         }
-        let answered = pending.iter().all(|request| {
-            results.interactions.contains_key(&request.tool_call_id)
-                || results.deferred_results.contains_key(&request.tool_call_id)
-        });
-        if answered {
+        let (answered, left): (Vec<&str>, Vec<&str>) = pending
+            .iter()
+            .map(|request| request.tool_call_id.as_str())
+            .partition(|id| {
+                results.interactions.contains_key(*id) || results.deferred_results.contains_key(*id)
+            });
+        if left.is_empty() {
             Ok(results)
         } else {
-            Err(None)
+            Err(Unanswered::Left {
+                answered: answered.into_iter().map(str::to_string).collect(),
+            })
         }
     }
+}
+
+/// Why the loop stops instead of resuming.
+enum Unanswered {
+    /// Ctrl-C came while the UI asked.
+    Cancelled,
+    /// Some calls stay pending; these others were answered (and do not run).
+    Left { answered: Vec<String> },
 }
 
 enum Step {

@@ -2,8 +2,8 @@
 //! UI, answer what the run waits for, save a waiting or cancelled run and resume it later.
 //!
 //! Exit status: 0 the run completed, 1 it failed or was cancelled (Ctrl-C), 2 bad usage or a
-//! manifest that cannot be read, checked or loaded, 3 it is waiting for approvals or deferred
-//! results (saved when `--save` is given).
+//! manifest that cannot be read, checked or loaded, 3 it is waiting for approvals, answers or
+//! deferred results (saved when `--save` is given).
 
 mod answers;
 mod args;
@@ -107,7 +107,9 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
             });
             let settings = UiSettings {
                 yes: args.yes,
-                keep_pending: args.save.is_some(),
+                // A resumed run keeps what nobody answers pending with or without --save, so
+                // --save only records where the run waits; a new run without --save denies it.
+                keep_pending: args.save.is_some() || args.resume.is_some(),
                 redactor: plan.redactor.clone(),
                 interrupt: interrupt.cancel.clone(),
             };
@@ -249,11 +251,12 @@ pub async fn execute(
                 message: format!("{message}; {problem}"),
             },
         },
-        Ended::Waiting { usage } => match saved(&session) {
+        Ended::Waiting { usage, answered } => match saved(&session) {
             Ok(saved_to) => RunOutcome::Waiting {
                 pending: session.pending().to_vec(),
                 saved_to,
                 usage,
+                answered,
             },
             Err(message) => RunOutcome::Failed { message },
         },

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use starweaver::AgentSessionState;
 
-use super::answers::{parse_results, AutoAnswers};
+use super::answers::{parse_answers, parse_results, AutoAnswers};
 use super::save::SaveFile;
 use super::secrets::Redactor;
 use super::{RunArgs, Stop};
@@ -28,7 +28,7 @@ pub struct Plan {
     pub state: Option<AgentSessionState>,
     /// The prompt of a new run; `None` when a resumed session waits.
     pub prompt: Option<String>,
-    /// `--yes` and the `--result` values.
+    /// `--yes`, the `--answer` texts and the `--result` values.
     pub auto: AutoAnswers,
     /// Masks secret values in everything the run writes out; shared with the UI, and told the
     /// manifest's own secrets once it is read.
@@ -61,6 +61,11 @@ pub fn plan(
                 "--result {id}=... answers a deferred call of a saved run; use it with --resume FILE"
             )));
         }
+        if let Some((id, _)) = args.answers.first() {
+            return Err(Stop::usage(format!(
+                "--answer {id}=... answers a question of a saved run; use it with --resume FILE"
+            )));
+        }
         let manifest = args.manifest.clone().ok_or_else(|| {
             Stop::usage(
                 "no manifest: give one (`starweaver run agents/NAME.yaml`) or --resume FILE",
@@ -79,6 +84,7 @@ pub fn plan(
             auto: AutoAnswers {
                 yes: args.yes,
                 results: BTreeMap::new(),
+                answers: BTreeMap::new(),
             },
         });
     };
@@ -103,12 +109,14 @@ pub fn plan(
     };
     let vars = saved.vars_with(&given).map_err(Stop::usage)?;
     let results = parse_results(&args.results, state.pending()).map_err(Stop::usage)?;
+    let answers = parse_answers(&args.answers, state.pending()).map_err(Stop::usage)?;
     let prompt = if state.pending().is_empty() {
         Some(prompt_or_stdin()?)
     } else if args.prompt.is_some() {
         return Err(Stop::usage(format!(
             "--prompt is not used when resuming `{}`: the saved run waits for {} call(s); \
-             answer them (--yes, --result ID=JSON) and run again without --prompt",
+             answer them (--yes, --answer ID=TEXT, --result ID=JSON) and run again without \
+             --prompt",
             path.display(),
             state.pending().len()
         )));
@@ -127,6 +135,7 @@ pub fn plan(
         auto: AutoAnswers {
             yes: args.yes,
             results,
+            answers,
         },
     })
 }

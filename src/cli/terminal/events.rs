@@ -12,6 +12,7 @@ use starweaver::AgentStreamEvent;
 use super::style::Paint;
 use super::text::{inline_json, shorten, LINE_CHARS};
 use crate::cli::run::Redactor;
+use crate::cli::waits::Waits;
 
 /// What a model adjusted in its request, one line per notice: a tool or setting left out, a
 /// schema rewritten.
@@ -114,7 +115,8 @@ pub fn return_line(part: &ToolReturnPart, paint: Paint, redactor: &Redactor) -> 
             format!("  {} {name}: {}", paint.green("✓"), paint.dim(&content))
         }
         ToolReturnKind::ApprovalRequired => {
-            format!("  {} {name} waits for approval", paint.yellow("?"))
+            let words = Waits::of_return(part).map_or("waits for approval", Waits::words);
+            format!("  {} {name} {words}", paint.yellow("?"))
         }
         ToolReturnKind::Deferred => {
             format!(

@@ -7,6 +7,7 @@ use super::events::usage_line;
 use super::style::Paint;
 use super::text::{clean, shorten};
 use crate::cli::ui::RunOutcome;
+use crate::cli::waits::Waits;
 
 /// The lines `finished` prints, in order (the answer may span lines).
 pub fn outcome_lines(outcome: &RunOutcome, paint: Paint) -> Vec<String> {
@@ -23,13 +24,25 @@ pub fn outcome_lines(outcome: &RunOutcome, paint: Paint) -> Vec<String> {
             pending,
             saved_to,
             usage,
+            answered,
         } => {
             let mut lines = vec![paint.yellow(&format!(
                 "The run is waiting on {} call{}:",
                 pending.len(),
                 if pending.len() == 1 { "" } else { "s" }
             ))];
-            lines.extend(pending.iter().map(pending_line));
+            lines.extend(
+                pending
+                    .iter()
+                    .map(|request| pending_line(request, answered)),
+            );
+            if !answered.is_empty() {
+                lines.push(format!(
+                    "Nothing ran: the calls of a step run together once every one is answered \
+                     ({} did not run yet).",
+                    answered.join(", ")
+                ));
+            }
             lines.push(match saved_to {
                 Some(path) => format!("Saved to {}; resume it from there.", path.display()),
                 None => "Not saved: run again with --save to keep a waiting run.".to_string(),
@@ -50,12 +63,22 @@ pub fn outcome_lines(outcome: &RunOutcome, paint: Paint) -> Vec<String> {
     }
 }
 
-fn pending_line(request: &AgentHitlRequest) -> String {
+/// `  NAME ID waits for approval (--yes)`: what the call waits for, in the words every UI uses,
+/// and the flag that answers it when the run is resumed.
+fn pending_line(request: &AgentHitlRequest, answered: &[String]) -> String {
+    let waits = Waits::of(request);
+    let id = &request.tool_call_id;
+    let how = if answered.contains(id) {
+        "answered; runs with the rest".to_string()
+    } else {
+        waits.flag(id)
+    };
     format!(
-        "  {} {} ({})",
+        "  {} {} {} ({})",
         shorten(&request.tool_name, 40),
-        shorten(&request.tool_call_id, 40),
-        request.request_kind()
+        shorten(id, 40),
+        waits.words(),
+        shorten(&how, 80)
     )
 }
 
@@ -81,6 +104,7 @@ mod tests {
             pending: Vec::new(),
             saved_to: None,
             usage: Usage::default(),
+            answered: Vec::new(),
         };
         let text = outcome_lines(&outcome, Paint::PLAIN).join("\n");
         assert!(text.contains("--save"), "{text}");

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 /// The arguments of `starweaver tools`.
 #[derive(Clone, Debug, Default, clap::Args)]
 #[command(
-    after_help = "Examples:\n  starweaver tools agents/repo-helper.yaml\n  starweaver tools agents/docs-assistant.yaml --all\n  starweaver tools agents/triage.yaml --json | jq '.tools[].name'\n  starweaver tools app/agents/scout.yaml --catalog tools.json --all --json"
+    after_help = "Examples:\n  starweaver tools agents/repo-helper.yaml\n  starweaver tools agents/docs-assistant.yaml --all\n  starweaver tools agents/triage.yaml --json | jq '.tools[].name'\n  starweaver tools agents/triage.yaml --catalog tools.json --all --json"
 )]
 pub struct ToolsArgs {
     /// The manifest whose agent is listed.

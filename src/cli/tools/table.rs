@@ -17,7 +17,7 @@ pub(super) fn render(listing: &[Listed], all: bool) -> String {
         return "This agent offers the model no tools.\n".to_string();
     }
     let rows: Vec<[String; 5]> = shown.iter().map(|row| cells(row)).collect();
-    let header = ["NAME", "TOOLSET", "APPROVAL", "REACH", "DESCRIPTION"].map(str::to_string);
+    let header = ["NAME", "TOOLSET", "WAITS FOR", "REACH", "DESCRIPTION"].map(str::to_string);
     let mut widths = [0usize; 4];
     for row in std::iter::once(&header).chain(&rows) {
         for (width, cell) in widths.iter_mut().zip(row.iter()) {
@@ -57,7 +57,7 @@ fn plural(count: usize) -> &'static str {
     }
 }
 
-/// NAME, TOOLSET, APPROVAL, REACH, DESCRIPTION.
+/// NAME, TOOLSET, WAITS FOR, REACH, DESCRIPTION.
 fn cells(row: &Listed) -> [String; 5] {
     let reach = match row.route.via() {
         Some(via) => format!("{}: {via}", row.route.kind()),
@@ -68,9 +68,11 @@ fn cells(row: &Listed) -> [String; 5] {
     } else {
         "unverified code tool".to_string()
     };
+    // The words `run` and `check --explain` use: a call "waits for approval" or "waits for
+    // answers".
     let approval = match row.approval {
         Approval::None => "-",
-        Approval::Required => "required",
+        Approval::Required => "approval",
         Approval::Answers => "answers",
     };
     // Names and descriptions come from manifests and catalogs: control characters (a

@@ -13,7 +13,7 @@ use crate::validate::{check, too_large, CheckContext};
 /// The arguments of `starweaver check`.
 #[derive(Clone, Debug, Default, clap::Args)]
 #[command(
-    after_help = "Examples:\n  starweaver check\n  starweaver check agents/scout.yaml --format json\n  starweaver check agents/ --deny-warnings --format github\n  starweaver check --explain agents/scout.yaml\n  starweaver check --explain --catalog tools.json --format json agents/"
+    after_help = "Examples:\n  starweaver check\n  starweaver check agents/triage.yaml --format json\n  starweaver check agents/ --deny-warnings --format github\n  starweaver check --explain agents/repo-helper.yaml\n  starweaver check --explain --catalog tools.json --format json agents/"
 )]
 pub struct CheckArgs {
     /// Manifest files, or folders searched for `*.yaml`/`*.yml` files [default: agents].

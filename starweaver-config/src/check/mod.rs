@@ -29,8 +29,9 @@ pub use command::{run_check, CheckArgs, CheckOutcome};
 pub use entry::print_outcome;
 #[cfg(feature = "cli")]
 pub use explain::{
-    load_checked, run_explain, Explanation, Explanations, FileFacts, ModelFacts, RuntimeFacts,
-    ShellFacts, SkillFact, SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
+    load_checked, run_explain, Explanation, Explanations, FileFacts, ModelFacts, PathReach,
+    RuntimeFacts, SandboxMode, ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem,
+    ToolFacts, EXPLAIN_FORMAT_VERSION,
 };
 pub use limit::{ManifestLimit, DEFAULT_MAX_MANIFEST_BYTES, MAX_MANIFEST_BYTES_FLAG};
 pub use schema::{manifest_schema, SCHEMA_DIALECT};

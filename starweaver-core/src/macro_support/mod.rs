@@ -2,9 +2,11 @@
 //! builders: the return conversions and the blocking runner. Not meant
 //! to be called by hand (the facade keeps it under a hidden path).
 
+mod argument;
 mod docs;
 mod output;
 
+pub use argument::{DeserializeArgument, SchemaArgument};
 pub use docs::doc_text;
 
 pub use output::{

@@ -134,7 +134,7 @@ fn human_explanation_has_every_section_on_one_screen() {
             .unwrap_or_else(|| panic!("no line for {name} in\n{text}"))
             .to_string()
     };
-    assert!(line("write_file").ends_with("needs approval"), "{text}");
+    assert!(line("write_file").ends_with("waits for approval"), "{text}");
     assert!(line("h_grep").contains("via proxy `more`"), "{text}");
     assert!(line("fetch").contains("via search `finder`"), "{text}");
     assert!(line("deploy").contains("deferred"), "{text}");

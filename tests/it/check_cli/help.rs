@@ -26,7 +26,7 @@ fn help_lists_the_commands_with_examples() {
         "{text}"
     );
     assert!(
-        text.contains("starweaver check agents/scout.yaml --format json"),
+        text.contains("starweaver check agents/triage.yaml --format json"),
         "{text}"
     );
 }

@@ -10,7 +10,7 @@ mod exit_codes;
 mod json_lines;
 mod output;
 mod providers;
-mod save_resume;
+pub mod save_resume;
 mod secrets;
 mod usage_guards;
 

@@ -235,3 +235,170 @@ fn a_save_file_resumed_on_another_agent_is_refused_up_front() {
         stderr(&resumed)
     );
 }
+
+/// An agent whose first step asks a clarifying question and writes a file that needs approval,
+/// in an in-memory folder: a run of it waits on both.
+pub const ASKS_AND_WRITES: &str = "version: 1\nname: asks-and-writes\nmodel: {id: test}\n\
+environment: {type: virtual}\ntoolsets:\n  - type: user_input\n  - type: filesystem\n    \
+tools: [write_file]\n    approval_required: true\n";
+
+/// The pending calls of the save file `run.json` in `dir`: (call id, request kind).
+pub fn pending_calls(dir: &std::path::Path) -> Vec<(String, String)> {
+    pending_in(&std::fs::read_to_string(dir.join("run.json")).unwrap())
+}
+
+/// The pending calls of a save file's text: (call id, request kind).
+fn pending_in(text: &str) -> Vec<(String, String)> {
+    let saved: serde_json::Value = serde_json::from_str(text).unwrap();
+    let Some(pending) = saved["session"]["waiting"]["pending"].as_array() else {
+        return Vec::new();
+    };
+    pending
+        .iter()
+        .map(|request| {
+            let kind = &request["metadata"]["request"]["kind"];
+            (
+                request["tool_call_id"].as_str().unwrap().to_string(),
+                kind.as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A folder with a saved run of [`ASKS_AND_WRITES`] waiting on a question and an approval, and
+/// the question's call id.
+pub fn saved_question_and_approval() -> (tempfile::TempDir, String) {
+    let dir = folder(&[("asks.yaml", ASKS_AND_WRITES)]);
+    let first = run(
+        dir.path(),
+        &[
+            "run",
+            "asks.yaml",
+            "--save",
+            "run.json",
+            "--prompt",
+            "ship it",
+        ],
+    );
+    assert_status(&first, 3);
+    let pending = pending_calls(dir.path());
+    let kinds: Vec<&str> = pending.iter().map(|(_, kind)| kind.as_str()).collect();
+    assert!(
+        kinds.contains(&"clarifying_questions") && kinds.contains(&"tool_approval"),
+        "the fixture waits on a question and an approval: {pending:?}"
+    );
+    let question = pending
+        .iter()
+        .find(|(_, kind)| kind == "clarifying_questions")
+        .map(|(id, _)| id.clone())
+        .unwrap();
+    (dir, question)
+}
+
+/// The kinds of the `tool_return` records of `tool` in JSON lines.
+fn return_kinds(lines: &[serde_json::Value], tool: &str) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|line| line["event"]["type"] == "tool_return")
+        .filter(|line| line["event"]["part"]["tool_name"] == tool)
+        .map(|line| line["event"]["part"]["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+// Regression: resuming a run that waited on a question and an approval, without a terminal,
+// with `--yes --save` ended "waiting" every time (the approval never ran), while the same
+// resume without `--save` went ahead and denied the question: `--save` changed the outcome.
+#[test]
+fn save_never_changes_what_a_resume_of_a_question_and_an_approval_does() {
+    let (dir, question) = saved_question_and_approval();
+    let before = std::fs::read_to_string(dir.path().join("run.json")).unwrap();
+    let unsaved = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
+    let saved = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--yes", "--save", "run.json"],
+    );
+    assert_status(&unsaved, 3);
+    assert_status(&saved, 3);
+    // The same lines, but for where the run was recorded.
+    let without_saved_line = |text: String| {
+        text.lines()
+            .filter(|line| !line.starts_with("saved to") && !line.starts_with("not saved"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        without_saved_line(stdout(&unsaved)),
+        without_saved_line(stdout(&saved))
+    );
+    let text = stdout(&saved);
+    assert!(
+        text.contains(&format!("--answer {question}=TEXT")),
+        "{text}"
+    );
+    assert!(text.contains("answered; runs with the rest"), "{text}");
+    // Nothing ran, so the file still waits on the same calls.
+    assert_eq!(pending_calls(dir.path()), pending_in(&before));
+}
+
+// Regression: a saved question could not be answered without a terminal: `--result` for it
+// was refused as "not a pending deferred call" and no other flag answered it.
+#[test]
+fn a_saved_question_is_answered_without_a_terminal_and_the_approvals_run() {
+    let (dir, question) = saved_question_and_approval();
+    let wrong = run(
+        dir.path(),
+        &[
+            "run",
+            "--resume",
+            "run.json",
+            "--result",
+            &format!("{question}=\"staging\""),
+        ],
+    );
+    assert_status(&wrong, 2);
+    assert!(
+        stderr(&wrong).contains(&format!("answer it with --answer {question}=TEXT")),
+        "{}",
+        stderr(&wrong)
+    );
+    std::fs::copy(dir.path().join("run.json"), dir.path().join("copy.json")).unwrap();
+    let answer = format!("{question}=ship to staging first");
+    let saved = run(
+        dir.path(),
+        &[
+            "run", "--resume", "run.json", "--yes", "--answer", &answer, "--json", "--save",
+            "run.json",
+        ],
+    );
+    let unsaved = run(
+        dir.path(),
+        &[
+            "run",
+            "--resume",
+            "copy.json",
+            "--yes",
+            "--answer",
+            &answer,
+            "--json",
+        ],
+    );
+    for output in [&saved, &unsaved] {
+        assert_status(output, 0);
+        let lines = super::json_lines(&stdout(output));
+        // The approved write ran, and the answer reached the question's tool.
+        assert_eq!(return_kinds(&lines, "write_file"), ["success"]);
+        assert_eq!(return_kinds(&lines, "ask_user_question"), ["success"]);
+        let answered = lines
+            .iter()
+            .find(|line| line["event"]["part"]["tool_name"] == "ask_user_question")
+            .unwrap();
+        assert!(
+            answered["event"]["part"]["content"]
+                .to_string()
+                .contains("ship to staging first"),
+            "{answered}"
+        );
+    }
+    // The file saved after the run waits for nothing.
+    assert!(pending_calls(dir.path()).is_empty());
+}

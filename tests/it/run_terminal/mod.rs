@@ -263,3 +263,72 @@ fn ctrl_c_at_a_prompt_cancels_the_run_and_shows_the_cursor_again() {
     let shown = seen.rfind("\u{1b}[?25h");
     assert!(shown > hidden, "the cursor stays hidden:\n{seen:?}");
 }
+
+/// The real binary under a pseudo-terminal in `dir`, colourless, with `args`; everything it
+/// printed until it ended, with the keys sent after each text awaited.
+fn binary_at_terminal(dir: &Path, args: &[&str], steps: &[(&str, &[&str])]) -> String {
+    let mut command = crate::common::starweaver_binary();
+    command
+        .current_dir(dir)
+        .args(args)
+        .env("TERM", "xterm-256color")
+        .env("NO_COLOR", "1");
+    let mut session = Session::spawn(command).unwrap();
+    // Generous: the machine is shared; this only guards against hangs.
+    session.set_expect_timeout(Some(Duration::from_secs(60)));
+    let mut seen = String::new();
+    for (text, keys) in steps {
+        let found = session
+            .expect(*text)
+            .unwrap_or_else(|error| panic!("waiting for {text:?}: {error}\nseen:\n{seen}"));
+        seen.push_str(&String::from_utf8_lossy(found.before()));
+        seen.push_str(text);
+        for key in *keys {
+            session.send(key).unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    let rest = session.expect(Eof).unwrap();
+    seen.push_str(&String::from_utf8_lossy(rest.before()));
+    for part in rest.matches() {
+        seen.push_str(&String::from_utf8_lossy(part));
+    }
+    seen
+}
+
+// Regression: a saved run waiting on a question and an approval could be finished only by
+// answering both at a terminal; `--answer` now answers the question there too, and `--yes` the
+// approval, so nothing is asked.
+#[test]
+fn a_saved_question_resumed_at_a_terminal_takes_answer_and_yes_without_asking() {
+    let (dir, question) = crate::run_cli::save_resume::saved_question_and_approval();
+    let answer = format!("{question}=ship to staging first");
+    let seen = binary_at_terminal(
+        dir.path(),
+        &["run", "--resume", "run.json", "--yes", "--answer", &answer],
+        &[],
+    );
+    assert!(!seen.contains("Choose"), "{seen}");
+    assert!(!seen.contains("Run write_file?"), "{seen}");
+    assert!(seen.contains("✓ write_file"), "{seen}");
+    assert!(seen.contains("ship to staging first"), "{seen}");
+    assert!(seen.contains("tool calls"), "{seen}");
+}
+
+/// Without `--answer`, the same resume at a terminal asks the question (and only it: `--yes`
+/// approves the write), then goes on.
+#[test]
+fn a_saved_question_resumed_at_a_terminal_is_asked_and_the_approval_runs() {
+    let (dir, _) = crate::run_cli::save_resume::saved_question_and_approval();
+    let seen = binary_at_terminal(
+        dir.path(),
+        &["run", "--resume", "run.json", "--yes", "--save", "run.json"],
+        &[("Choose one", &[ENTER]), ("tool calls", &[])],
+    );
+    assert!(!seen.contains("Run write_file?"), "{seen}");
+    assert!(seen.contains("✓ write_file"), "{seen}");
+    assert!(
+        crate::run_cli::save_resume::pending_calls(dir.path()).is_empty(),
+        "{seen}"
+    );
+}

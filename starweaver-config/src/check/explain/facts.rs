@@ -101,6 +101,93 @@ pub struct ShellFacts {
     pub max_output_bytes: u64,
     /// Processes running at once.
     pub max_concurrent_processes: usize,
+    /// What the commands it runs can read, write and connect to.
+    pub reach: ShellReach,
+}
+
+/// What shell commands can reach: the files they can read and write, and the network. In a
+/// local environment commands run today with the rights of the user who runs the agent and no
+/// sandbox, so they reach whatever that user can; a kernel sandbox (`shell.sandbox`) narrows
+/// the same fields. In a virtual environment they are simulated on its in-memory files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ShellReach {
+    /// What confines the commands.
+    pub sandbox: SandboxMode,
+    /// Where commands can read files.
+    pub read: PathReach,
+    /// Where commands can create, change or delete files.
+    pub write: PathReach,
+    /// Whether commands can open network connections.
+    pub network: bool,
+}
+
+impl ShellReach {
+    /// No command can run: nothing is reached.
+    #[must_use]
+    pub fn nothing() -> Self {
+        Self {
+            sandbox: SandboxMode::Off,
+            read: PathReach::Nowhere,
+            write: PathReach::Nowhere,
+            network: false,
+        }
+    }
+
+    /// Commands run with the user's rights and no sandbox: they read and write whatever the
+    /// user can, and use the network.
+    #[must_use]
+    pub fn unconfined() -> Self {
+        Self {
+            sandbox: SandboxMode::Off,
+            read: PathReach::Anywhere,
+            write: PathReach::Anywhere,
+            network: true,
+        }
+    }
+
+    /// Commands simulated on a virtual environment's in-memory files: nothing on the host.
+    #[must_use]
+    pub fn simulated() -> Self {
+        Self {
+            sandbox: SandboxMode::Virtual,
+            read: PathReach::InMemory,
+            write: PathReach::InMemory,
+            network: false,
+        }
+    }
+
+    /// Whether commands can change files anywhere.
+    #[must_use]
+    pub fn can_write(&self) -> bool {
+        self.write != PathReach::Nowhere
+    }
+}
+
+/// What confines shell commands: `"off"` or `"virtual"` in JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum SandboxMode {
+    /// No sandbox: commands are real processes with the user's rights.
+    Off,
+    /// No process at all: a virtual environment simulates its few builtin commands.
+    Virtual,
+}
+
+/// Where commands reach on the file system: `{"scope": "anywhere"}` (whatever the user's rights
+/// allow), `{"scope": "folders", "folders": ["/abs", ...]}`, `{"scope": "in_memory"}` (a
+/// virtual environment's files) or `{"scope": "nowhere"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "scope", content = "folders", rename_all = "snake_case")]
+pub enum PathReach {
+    /// Anywhere the user's rights allow.
+    Anywhere,
+    /// Only inside these folders (absolute).
+    Folders(Vec<String>),
+    /// Only a virtual environment's in-memory files.
+    InMemory,
+    /// Nowhere.
+    Nowhere,
 }
 
 /// The environment and whether the agent can change it.
@@ -114,7 +201,7 @@ pub struct FileFacts {
     pub writable: bool,
     /// The reachable tools that write files, by the names the model calls them.
     pub write_tools: Vec<String>,
-    /// Whether the shell can run commands (which can change files too).
+    /// Whether shell commands can change files (see [`ShellFacts::reach`] for where).
     pub shell_can_write: bool,
 }
 

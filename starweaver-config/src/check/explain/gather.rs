@@ -7,8 +7,8 @@ use starweaver_core::bundles::{EDIT_FILE_TOOL_NAME, SHELL_EXEC_TOOL_NAME, WRITE_
 use starweaver_core::environment::ProcessLimits;
 
 use super::facts::{
-    Explanation, FileFacts, ModelFacts, RuntimeFacts, ShellFacts, SkillFact, SkillFacts,
-    SkillProblem, ToolFacts,
+    Explanation, FileFacts, ModelFacts, RuntimeFacts, ShellFacts, ShellReach, SkillFact,
+    SkillFacts, SkillProblem, ToolFacts,
 };
 use crate::load::{first_party_tool, shell_policy, LoadedAgent, Reach, ToolsetSummary};
 use crate::manifest::{EnvironmentKind, Manifest, ToolExecution, UnavailableTools};
@@ -105,6 +105,21 @@ fn bundle_tools(summaries: &[ToolsetSummary], kind: &str, bases: &[&str]) -> Vec
         .collect()
 }
 
+/// What the commands reach: nothing unless a `shell_exec` is reachable and execution is on;
+/// then, in a local environment (with no sandbox yet), whatever the user can, and in a virtual
+/// one its in-memory files.
+fn reach(manifest: &Manifest, summaries: &[ToolsetSummary]) -> ShellReach {
+    let exec = bundle_tools(summaries, "shell", &[SHELL_EXEC_TOOL_NAME]);
+    if exec.is_empty() || !shell_policy(manifest.shell.as_ref()).allow_execute {
+        return ShellReach::nothing();
+    }
+    match manifest.environment.as_ref().map(|spec| spec.kind) {
+        Some(EnvironmentKind::Local) => ShellReach::unconfined(),
+        Some(EnvironmentKind::Virtual) => ShellReach::simulated(),
+        None => ShellReach::nothing(),
+    }
+}
+
 fn shell(manifest: &Manifest, summaries: &[ToolsetSummary]) -> ShellFacts {
     let policy = shell_policy(manifest.shell.as_ref());
     let defaults = ProcessLimits::default();
@@ -122,6 +137,7 @@ fn shell(manifest: &Manifest, summaries: &[ToolsetSummary]) -> ShellFacts {
         max_concurrent_processes: spec
             .max_concurrent_processes
             .unwrap_or(defaults.max_concurrent_processes),
+        reach: reach(manifest, summaries),
     }
 }
 
@@ -131,7 +147,6 @@ fn files(manifest: &Manifest, loaded: &LoadedAgent) -> FileFacts {
         "filesystem",
         &[WRITE_FILE_TOOL_NAME, EDIT_FILE_TOOL_NAME],
     );
-    let exec = bundle_tools(&loaded.toolsets, "shell", &[SHELL_EXEC_TOOL_NAME]);
     FileFacts {
         environment: manifest.environment.as_ref().map(|spec| match spec.kind {
             EnvironmentKind::Local => "local",
@@ -143,7 +158,7 @@ fn files(manifest: &Manifest, loaded: &LoadedAgent) -> FileFacts {
             .map(|root| root.display().to_string()),
         writable: !write_tools.is_empty(),
         write_tools,
-        shell_can_write: !exec.is_empty() && shell_policy(manifest.shell.as_ref()).allow_execute,
+        shell_can_write: reach(manifest, &loaded.toolsets).can_write(),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::facts::{Explanation, ShellFacts, ToolFacts};
+use super::facts::{Explanation, PathReach, SandboxMode, ShellFacts, ShellReach, ToolFacts};
 
 /// `writeln!` for text that comes from a manifest or a catalog: control characters (a newline,
 /// a terminal escape) show as `?`, so a name can neither forge a line nor drive the terminal.
@@ -50,6 +50,9 @@ fn one(agent: &Explanation) -> String {
         table(&mut out, &later);
     }
     let _ = visible_line!(out, "Shell     {}", shell(&agent.shell));
+    if agent.shell.reach != ShellReach::nothing() {
+        let _ = visible_line!(out, "          reach: {}", reach(&agent.shell.reach));
+    }
     let _ = visible_line!(out, "Files     {}", files(agent));
     match &agent.skills {
         None => {
@@ -140,8 +143,11 @@ fn table(mut out: &mut String, tools: &[&ToolFacts]) {
 
 fn notes(tool: &ToolFacts) -> Vec<String> {
     let mut notes = Vec::new();
-    if tool.approval {
-        notes.push("needs approval".to_string());
+    // The words `run` and `tools` use for the same wait.
+    if tool.approval && tool.kind.as_deref() == Some("user_input") {
+        notes.push("waits for answers".to_string());
+    } else if tool.approval {
+        notes.push("waits for approval".to_string());
     }
     if tool.deferred {
         notes.push("deferred to an external worker".to_string());
@@ -185,17 +191,46 @@ fn files(agent: &Explanation) -> String {
         (Some("local"), Some(root)) => format!("local folder {root}"),
         (Some(kind), _) => format!("{kind} (in memory, starts empty)"),
     };
-    let access = if files.writable {
-        format!("writable through {}", list(&files.write_tools))
-    } else {
-        "read-only (no file-writing tool)".to_string()
+    // "read-only" only when nothing the agent runs can write: a shell that can write makes
+    // the folder writable whatever the file tools are.
+    let access = match (files.writable, files.shell_can_write) {
+        (true, _) => format!("writable through {}", list(&files.write_tools)),
+        (false, true) => "no file-writing tool".to_string(),
+        (false, false) => "read-only (no file-writing tool)".to_string(),
     };
-    let shell = if files.shell_can_write {
+    let reach = &agent.shell.reach;
+    let shell = if reach.read == PathReach::Anywhere || reach.write == PathReach::Anywhere {
+        "; shell commands can read and change files beyond it too (see Shell)"
+    } else if reach.can_write() {
         "; shell commands can change files too"
     } else {
         ""
     };
     format!("{place}, {access}{shell}")
+}
+
+/// What shell commands reach: the sandbox, then where they read and write, then the network.
+fn reach(reach: &ShellReach) -> String {
+    let sandbox = match reach.sandbox {
+        SandboxMode::Off => "no sandbox, commands run with your rights",
+        SandboxMode::Virtual => "simulated, no process runs on this machine",
+    };
+    let paths = |paths: &PathReach| match paths {
+        PathReach::Anywhere => "anything you can".to_string(),
+        PathReach::Folders(folders) => format!("only in {}", list(folders)),
+        PathReach::InMemory => "only the in-memory files".to_string(),
+        PathReach::Nowhere => "nothing".to_string(),
+    };
+    let network = if reach.network {
+        "can use the network"
+    } else {
+        "cannot use the network"
+    };
+    format!(
+        "{sandbox}: they read {}, write {}, and {network}",
+        paths(&reach.read),
+        paths(&reach.write)
+    )
 }
 
 fn runtime(agent: &Explanation) -> String {
@@ -221,5 +256,25 @@ fn list(items: &[String]) -> String {
         "nothing".to_string()
     } else {
         items.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reach_confined_to_folders_names_them() {
+        let confined = ShellReach {
+            sandbox: SandboxMode::Off,
+            read: PathReach::Anywhere,
+            write: PathReach::Folders(vec!["/work/repo".to_string()]),
+            network: false,
+        };
+        assert_eq!(
+            reach(&confined),
+            "no sandbox, commands run with your rights: they read anything you can, write \
+             only in /work/repo, and cannot use the network"
+        );
     }
 }

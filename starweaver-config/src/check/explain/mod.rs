@@ -20,8 +20,8 @@ mod source;
 mod stand_in;
 
 pub use facts::{
-    Explanation, Explanations, FileFacts, ModelFacts, RuntimeFacts, ShellFacts, SkillFact,
-    SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
+    Explanation, Explanations, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxMode,
+    ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
 };
 
 pub use assemble::load_checked;
@@ -156,6 +156,100 @@ mod tests {
         assert_eq!(tool["name"], "explain_linked_probe");
         assert_eq!(tool["verified"], true);
         assert_eq!(value["agents"][0]["warnings"], json!([]));
+    }
+
+    fn explain(manifest: &str, format: Format) -> (tempfile::TempDir, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.yaml");
+        std::fs::write(&file, manifest).unwrap();
+        let args = CheckArgs {
+            paths: vec![file],
+            format,
+            explain: true,
+            ..CheckArgs::default()
+        };
+        let outcome = run_explain(&args);
+        assert_eq!(outcome.status, CheckStatus::Clean, "{}", outcome.stderr);
+        (dir, outcome.stdout)
+    }
+
+    /// A local agent whose only file tools read, with a shell allowed to run `cat`.
+    const CAT_ONLY: &str = "version: 1
+name: a
+model: {id: test}
+environment: {type: local}
+shell: {allow_execute: true, allowed_programs: [cat]}
+toolsets:
+  - {type: filesystem, read_only: true}
+  - {type: shell, tools: [shell_exec]}
+";
+
+    // Regression: `--explain` called an agent "read-only" while its allowed `cat` could read
+    // `/etc/hostname` (and any command could write anywhere the user can): what shell commands
+    // reach was not on the screen.
+    #[test]
+    fn the_shell_s_reach_is_explained_and_files_are_not_called_read_only_beside_it() {
+        let (_dir, text) = explain(CAT_ONLY, Format::Json);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let agent = &value["agents"][0];
+        assert_eq!(
+            agent["shell"]["reach"],
+            json!({"sandbox": "off", "read": {"scope": "anywhere"},
+                   "write": {"scope": "anywhere"}, "network": true})
+        );
+        assert_eq!(agent["files"]["shell_can_write"], true);
+        let (_dir, text) = explain(CAT_ONLY, Format::Human);
+        let reach = text
+            .lines()
+            .find(|line| line.trim_start().starts_with("reach:"))
+            .unwrap_or_else(|| panic!("no reach line:\n{text}"));
+        assert!(
+            reach.contains("no sandbox") && reach.contains("read anything you can"),
+            "{text}"
+        );
+        assert!(reach.contains("can use the network"), "{text}");
+        let files = text.lines().find(|line| line.starts_with("Files")).unwrap();
+        assert!(!files.contains("read-only"), "{files}");
+        assert!(
+            files.contains("shell commands can read and change files beyond it"),
+            "{files}"
+        );
+    }
+
+    #[test]
+    fn commands_of_a_virtual_environment_reach_only_its_files_and_no_shell_reaches_nothing() {
+        let virtual_shell = "version: 1
+name: a
+model: {id: test}
+environment: {type: virtual}
+shell: {allow_execute: true, allowed_programs: [cat]}
+toolsets:
+  - {type: shell, tools: [shell_exec]}
+";
+        let (_dir, text) = explain(virtual_shell, Format::Json);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            value["agents"][0]["shell"]["reach"],
+            json!({"sandbox": "virtual", "read": {"scope": "in_memory"},
+                   "write": {"scope": "in_memory"}, "network": false})
+        );
+        let read_only = "version: 1
+name: a
+model: {id: test}
+environment: {type: local}
+toolsets:
+  - {type: filesystem, read_only: true}
+";
+        let (_dir, text) = explain(read_only, Format::Json);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            value["agents"][0]["shell"]["reach"],
+            json!({"sandbox": "off", "read": {"scope": "nowhere"},
+                   "write": {"scope": "nowhere"}, "network": false})
+        );
+        let (_dir, text) = explain(read_only, Format::Human);
+        assert!(!text.contains("reach:"), "{text}");
+        assert!(text.contains("read-only (no file-writing tool)"), "{text}");
     }
 
     #[test]
