@@ -207,6 +207,9 @@ fn describe(content: &Value) -> String {
             names(loaded.iter().filter_map(Value::as_str))
         );
     }
+    if let Some(questions) = list("answers") {
+        return answered(questions, text("response"));
+    }
     if let Some(exit_code) = map.get("exit_code") {
         let mut summary = format!("exit_code {exit_code}");
         for stream in ["stdout", "stderr"] {
@@ -234,4 +237,23 @@ fn describe(content: &Value) -> String {
         return format!("status {status}");
     }
     compact(content)
+}
+
+/// What a person answered to clarifying questions: each answer (or that none was given) and
+/// the free-text response, so a run's answer shows what was said rather than the question's
+/// echo.
+fn answered(questions: &[Value], response: Option<&str>) -> String {
+    let answers: Vec<String> = questions
+        .iter()
+        .map(|item| match item.get("answer") {
+            Some(Value::String(answer)) => format!("\"{}\"", excerpt(answer)),
+            Some(Value::Null) | None => "no answer".to_string(),
+            Some(other) => compact(other),
+        })
+        .collect();
+    let mut summary = format!("answered {}", answers.join(", "));
+    if let Some(response) = response.filter(|text| !text.is_empty()) {
+        summary.push_str(&format!(", response \"{}\"", excerpt(response)));
+    }
+    summary
 }

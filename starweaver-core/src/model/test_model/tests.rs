@@ -742,3 +742,34 @@ fn a_program_the_policy_refused_is_replaced_by_the_first_one_it_allows() {
         "{answer}"
     );
 }
+
+// Regression: a question's answer came back as the question's JSON echo cut at 160
+// characters, so the answer a person gave never showed in the run's answer.
+#[test]
+fn answered_questions_show_what_was_answered() {
+    let ask = tool(
+        "ask_user_question",
+        "Ask the user clarifying questions",
+        json!({"type": "object", "properties": {
+            "questions": {"type": "array", "items": {"type": "object", "properties": {
+                "question": {"type": "string"}, "header": {"type": "string"}
+            }, "required": ["question", "header"]}}
+        }, "required": ["questions"]}),
+    );
+    let (_, answer) = run("ship it", &[ask], 3, |_, _| {
+        (
+            ToolReturnKind::Success,
+            json!({"answers": [
+                {"question": "A long question about where the release should go first, and why it matters so much?", "header": "ship", "answer": "staging"},
+                {"question": "Other", "header": "other", "answer": null}
+            ], "response": "ship to staging first"}),
+        )
+    });
+    assert_eq!(
+        answer.lines().nth(1),
+        Some(
+            "- ask_user_question: answered \"staging\", no answer, response \"ship to staging first\""
+        ),
+        "{answer}"
+    );
+}
