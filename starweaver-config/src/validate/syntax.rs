@@ -2,7 +2,7 @@
 
 use crate::check::MAX_MANIFEST_BYTES_FLAG;
 use crate::diagnostics::{Diagnostic, Rule};
-use crate::yaml::{Position, Span, YamlError};
+use crate::yaml::{Span, YamlError};
 
 /// The diagnostic for a reading failure, at the place the reader stopped, with the fix for the
 /// failures whose message alone does not say how to get past them.
@@ -25,10 +25,12 @@ pub(super) fn diagnostic(error: &YamlError) -> Diagnostic {
 
 /// The diagnostic for a file of `size` bytes over the `limit`, of which `head` is the start that
 /// was read: the size is the file's own (from its metadata), not the length of what was read.
+/// Only the command line reads files by size first; the library reads the bytes it is given.
+#[cfg(feature = "cli")]
 pub(crate) fn too_large(head: &[u8], size: u64, limit: usize) -> Diagnostic {
     diagnostic(&YamlError::DocumentTooLarge {
         size: usize::try_from(size).unwrap_or(usize::MAX),
         limit,
-        at: Position::of_offset(head, limit),
+        at: crate::yaml::Position::of_offset(head, limit),
     })
 }
