@@ -122,19 +122,24 @@ pub(crate) fn turns(document: &Document) -> (Vec<ParsedTurn<'_>>, Vec<Problem>) 
     (parsed, problems)
 }
 
+/// A maker of problems found in turn `turn`: the one shape every problem of a turn has.
+fn at_turn(turn: usize) -> impl Fn(ProblemKind, Position, String, &str) -> Problem {
+    move |kind, at, message, help| Problem {
+        kind,
+        at,
+        turn: Some(turn),
+        message,
+        help: help.to_string(),
+    }
+}
+
 /// One turn, or `None` with its problems recorded.
 fn one_turn<'a>(
     node: &'a Node,
     turn: usize,
     problems: &mut Vec<Problem>,
 ) -> Option<ParsedTurn<'a>> {
-    let problem = |kind, at: Position, message: String, help: &str| Problem {
-        kind,
-        at,
-        turn: Some(turn),
-        message,
-        help: help.to_string(),
-    };
+    let problem = at_turn(turn);
     let Some(entries) = node.as_mapping() else {
         problems.push(problem(
             ProblemKind::InvalidValue,
@@ -212,13 +217,7 @@ fn call_list<'a>(
     turn: usize,
     problems: &mut Vec<Problem>,
 ) -> Option<ParsedTurn<'a>> {
-    let problem = |kind, at: Position, message: String, help: &str| Problem {
-        kind,
-        at,
-        turn: Some(turn),
-        message,
-        help: help.to_string(),
-    };
+    let problem = at_turn(turn);
     let Some(items) = calls.as_sequence() else {
         problems.push(problem(
             ProblemKind::InvalidValue,
