@@ -50,11 +50,15 @@ pub(crate) fn environment_error(error: EnvironmentError) -> ToolError {
         EnvironmentError::UnknownProcess { .. } => "unknown_process",
         EnvironmentError::ProcessLimit { .. } => "process_limit",
         EnvironmentError::Spawn { .. } => "spawn_failed",
-        EnvironmentError::PolicyDenied { rule, .. } => {
+        EnvironmentError::PolicyDenied { rule, allowed, .. } => {
+            let mut details = json!({"error": "policy_denied", "rule": rule});
+            if !allowed.is_empty() {
+                details["allowed"] = json!(allowed);
+            }
             return ToolError::Feedback {
                 message: error.to_string(),
-                details: Some(json!({"error": "policy_denied", "rule": rule})),
-            }
+                details: Some(details),
+            };
         }
     };
     ToolError::Feedback {

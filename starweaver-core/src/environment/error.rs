@@ -71,6 +71,9 @@ pub enum EnvironmentError {
         rule: &'static str,
         /// What was refused and what is allowed instead.
         message: String,
+        /// The programs the policy lets run, when the refusal is about which program may run
+        /// (empty otherwise), so a caller can offer one without reading the message.
+        allowed: Vec<String>,
     },
     /// No process has this id, or it finished and is no longer retained.
     #[error(

@@ -48,6 +48,10 @@ async fn an_allowlist_refuses_scripts_paths_and_variables_naming_the_rule() {
         .await;
     assert_refused(&path, RULE_PROGRAM_NOT_ALLOWED);
     assert!(message(&path).contains("`echo`"), "{}", message(&path));
+    // Regression: the programs that may run were only in the message's prose, so a caller
+    // (the embedded test model) had to parse the wording to offer one.
+    assert_eq!(path.content["details"]["allowed"], json!(["echo"]));
+    assert_eq!(script.content["details"]["allowed"], json!(["echo"]));
     let variables = shell
         .call(
             "shell_exec",

@@ -63,6 +63,7 @@ impl HostSettings {
         }
         Err(shell_error(EnvironmentError::PolicyDenied {
             rule: RULE_EXECUTION_DISABLED,
+            allowed: Vec::new(),
             message: format!(
                 "running commands is switched off for this run, so {action} process `{}` is \
                  refused (shell_kill still stops it); the host must set `allow_execute: true` to \

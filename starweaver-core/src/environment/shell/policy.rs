@@ -87,6 +87,7 @@ impl ShellPolicy {
         if !self.allow_execute {
             return Err(denied(
                 RULE_EXECUTION_DISABLED,
+                Vec::new(),
                 format!(
                     "running commands is switched off in this environment (`{}` was not run); \
                      the host must set `allow_execute: true` to allow it",
@@ -101,6 +102,7 @@ impl ShellPolicy {
         match command {
             CommandRequest::Shell(_) => Err(denied(
                 RULE_SHELL_UNDER_ALLOWLIST,
+                self.allowed_programs.clone(),
                 format!(
                     "shell scripts are refused because only these programs may run: {allowed}; \
                      run one of them directly with `program` and `args` instead of `command`"
@@ -110,6 +112,7 @@ impl ShellPolicy {
                 if !self.allowed_programs.contains(&program.executable) {
                     return Err(denied(
                         RULE_PROGRAM_NOT_ALLOWED,
+                        self.allowed_programs.clone(),
                         format!(
                             "`{}` is not an allowed program; only these may run, named exactly \
                              (no path): {allowed}",
@@ -120,6 +123,7 @@ impl ShellPolicy {
                 if !program.options.env.is_empty() {
                     return Err(denied(
                         RULE_ENV_UNDER_ALLOWLIST,
+                        Vec::new(),
                         "environment variables cannot be set when only listed programs may run \
                          (they could change which program runs or what it loads); leave `env` \
                          out"
@@ -168,8 +172,12 @@ impl ShellPolicy {
     }
 }
 
-fn denied(rule: &'static str, message: String) -> EnvironmentError {
-    EnvironmentError::PolicyDenied { rule, message }
+fn denied(rule: &'static str, allowed: Vec<String>, message: String) -> EnvironmentError {
+    EnvironmentError::PolicyDenied {
+        rule,
+        message,
+        allowed,
+    }
 }
 
 #[cfg(test)]

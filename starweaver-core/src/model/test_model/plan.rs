@@ -162,8 +162,9 @@ fn descend(history: &History, tool: &ToolDefinition, facts: &Facts) -> Option<Va
 
 /// A command tool whose one call was refused because the shell policy
 /// runs only listed programs (rule `program_not_allowed`) is called once
-/// more with the first program the refusal lists, asking for its
-/// `--version`: a command nearly every program answers, changing nothing.
+/// more with the first program the refusal's `details.allowed` lists, asking
+/// for its `--version`: a command nearly every program answers, changing
+/// nothing.
 fn allowed_program(history: &History, tool: &ToolDefinition) -> Option<Value> {
     let properties = tool.parameters.get("properties")?.as_object()?;
     let program = properties.keys().find(|name| name.as_str() == "program")?;
@@ -179,18 +180,12 @@ fn allowed_program(history: &History, tool: &ToolDefinition) -> Option<Value> {
         return None;
     }
     let refused = call.arguments.get("program").and_then(Value::as_str);
-    let listed = content
-        .get("message")
-        .and_then(Value::as_str)?
-        .split_once("may run")?
-        .1
-        .split(" (shell policy")
-        .next()?;
-    let first = listed
-        .split('`')
-        .skip(1)
-        .step_by(2)
+    let first = content
+        .pointer("/details/allowed")?
+        .as_array()?
+        .iter()
         .take(MAX_LISTED_PROGRAMS)
+        .filter_map(Value::as_str)
         .find(|name| {
             !name.is_empty()
                 && name.len() <= MAX_PROGRAM_CHARS

@@ -722,7 +722,7 @@ fn a_program_the_policy_refused_is_replaced_by_the_first_one_it_allows() {
                 ToolReturnKind::Feedback,
                 json!({"success": false, "error_kind": "feedback",
                     "message": "`echo` is not an allowed program; only these may run, named exactly (no path): `git`, `cargo` (shell policy rule `program_not_allowed`)",
-                    "details": {"error": "policy_denied", "rule": "program_not_allowed"}}),
+                    "details": {"error": "policy_denied", "rule": "program_not_allowed", "allowed": ["git", "cargo"]}}),
             );
         }
         (
