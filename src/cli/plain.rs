@@ -216,9 +216,14 @@ impl RunUi for PlainUi {
                         answered.join(", ")
                     ));
                 }
+                let kept = if answered.is_empty() {
+                    ""
+                } else {
+                    ", with the answers given so far,"
+                };
                 match saved_to {
                     Some(path) => self.line(&format!(
-                        "saved to {}; continue with `starweaver run --resume {}`",
+                        "saved to {}{kept}; continue with `starweaver run --resume {}`",
                         path.display(),
                         path.display()
                     )),

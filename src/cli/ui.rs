@@ -37,7 +37,7 @@ pub enum RunOutcome {
         /// Usage so far.
         usage: Usage,
         /// Pending calls that were answered but did not run, because others of the same step
-        /// were not: they run once every call is answered (give their answers again then).
+        /// were not: they run once every call is answered (a save file keeps their answers for the next resume).
         answered: Vec<String>,
     },
     /// The run failed; the message says what and how to fix it.

@@ -21,6 +21,10 @@ pub struct AutoAnswers {
     pub results: BTreeMap<String, serde_json::Value>,
     /// `--answer CALL_ID=TEXT` answers to clarifying questions, used once each.
     pub answers: BTreeMap<String, String>,
+    /// Answers an earlier resume gave to calls that then still waited on others (a step's
+    /// calls run together once every one is answered), kept in the save file so they need
+    /// not be given again. A flag given now wins over them.
+    pub earlier: AgentHitlResults,
 }
 
 impl AutoAnswers {
@@ -34,7 +38,11 @@ impl AutoAnswers {
         for request in pending {
             let id = &request.tool_call_id;
             match request.kind {
-                AgentHitlRequestKind::Deferred => match self.results.remove(id) {
+                AgentHitlRequestKind::Deferred => match self
+                    .results
+                    .remove(id)
+                    .or_else(|| self.earlier.deferred_results.remove(id))
+                {
                     Some(value) => answers = answers.with_deferred_result(id.clone(), value),
                     None => rest.push(request.clone()),
                 },
@@ -46,14 +54,20 @@ impl AutoAnswers {
                                     .with_user_input(serde_json::Value::String(text)),
                             );
                         }
-                        None => rest.push(request.clone()),
+                        None => match self.earlier.interactions.remove(id) {
+                            Some(interaction) => answers = answers.with_interaction(interaction),
+                            None => rest.push(request.clone()),
+                        },
                     }
                 }
                 AgentHitlRequestKind::Approval if self.yes => {
                     answers =
                         answers.with_interaction(AgentHitlUserInteraction::approved(id.clone()));
                 }
-                AgentHitlRequestKind::Approval => rest.push(request.clone()),
+                AgentHitlRequestKind::Approval => match self.earlier.interactions.remove(id) {
+                    Some(interaction) => answers = answers.with_interaction(interaction),
+                    None => rest.push(request.clone()),
+                },
             }
         }
         (answers, rest)
@@ -184,6 +198,7 @@ mod tests {
             yes: true,
             results,
             answers: BTreeMap::new(),
+            earlier: AgentHitlResults::new(),
         };
         let (answers, rest) = auto.split(&pending);
         assert!(answers.interactions["a"].approved);
@@ -224,6 +239,7 @@ mod tests {
             yes: false,
             results: BTreeMap::new(),
             answers,
+            earlier: AgentHitlResults::new(),
         };
         let (answered, rest) = auto.split(&pending);
         let answer = &answered.interactions["q"];

@@ -45,6 +45,8 @@ pub enum Ended {
         /// The calls that did get an answer (`--yes`, `--answer`, `--result`, a person), which
         /// did not run: a step's calls run together once every one of them is answered.
         answered: Vec<String>,
+        /// Those answers, for the save file to keep.
+        given: AgentHitlResults,
     },
     /// The run failed.
     Failed {
@@ -89,8 +91,12 @@ impl Driver<'_> {
                 Step::Answer(usage) => match self.answer(session) {
                     Ok(results) => Step::Resume(results),
                     Err(Unanswered::Cancelled) => return Ended::Cancelled,
-                    Err(Unanswered::Left { answered }) => {
-                        return Ended::Waiting { usage, answered }
+                    Err(Unanswered::Left { answered, given }) => {
+                        return Ended::Waiting {
+                            usage,
+                            answered,
+                            given,
+                        }
                     }
                 },
                 Step::Run(prompt) => match self.settle(session, Request::Run(prompt)).await {
@@ -162,6 +168,7 @@ impl Driver<'_> {
         } else {
             Err(Unanswered::Left {
                 answered: answered.into_iter().map(str::to_string).collect(),
+                given: results,
             })
         }
     }
@@ -171,8 +178,11 @@ impl Driver<'_> {
 enum Unanswered {
     /// Ctrl-C came while the UI asked.
     Cancelled,
-    /// Some calls stay pending; these others were answered (and do not run).
-    Left { answered: Vec<String> },
+    /// Some calls stay pending; these others were answered (and do not run), with `given`.
+    Left {
+        answered: Vec<String>,
+        given: AgentHitlResults,
+    },
 }
 
 enum Step {

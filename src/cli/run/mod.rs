@@ -22,7 +22,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use starweaver::environment::attached_process_shell;
-use starweaver::AgentSession;
+use starweaver::{AgentHitlResults, AgentSession};
 use tokio::signal::unix::{signal, SignalKind};
 
 pub use answers::is_question;
@@ -214,7 +214,10 @@ pub async fn execute(
         interrupt,
     };
     let ended = driver.drive(&mut session, start).await;
-    let saved = |session: &AgentSession| -> Result<Option<std::path::PathBuf>, String> {
+    let no_answers = AgentHitlResults::new();
+    let saved = |session: &AgentSession,
+                 answered: &AgentHitlResults|
+     -> Result<Option<std::path::PathBuf>, String> {
         let Some(path) = &args.save else {
             return Ok(None);
         };
@@ -224,7 +227,7 @@ pub async fn execute(
             &vars,
             &secrets,
             max_steps,
-            session,
+            (session, answered),
         )?;
         Ok(Some(path.clone()))
     };
@@ -234,7 +237,7 @@ pub async fn execute(
         // A finished run keeps its answer even when the save fails: it is shown, then the
         // failure, and the status says the save did not happen.
         Ended::Completed { output, usage } => {
-            let save = saved(&session);
+            let save = saved(&session, &no_answers);
             driver.ui.finished(&RunOutcome::Completed { output, usage });
             let code = match save {
                 Ok(_) => 0,
@@ -245,13 +248,17 @@ pub async fn execute(
             };
             return Ok(unseen(&*driver.ui, code));
         }
-        Ended::Failed { message } => match saved(&session) {
+        Ended::Failed { message } => match saved(&session, &no_answers) {
             Ok(_) => RunOutcome::Failed { message },
             Err(problem) => RunOutcome::Failed {
                 message: format!("{message}; {problem}"),
             },
         },
-        Ended::Waiting { usage, answered } => match saved(&session) {
+        Ended::Waiting {
+            usage,
+            answered,
+            given,
+        } => match saved(&session, &given) {
             Ok(saved_to) => RunOutcome::Waiting {
                 pending: session.pending().to_vec(),
                 saved_to,
@@ -260,7 +267,7 @@ pub async fn execute(
             },
             Err(message) => RunOutcome::Failed { message },
         },
-        Ended::Cancelled => match saved(&session) {
+        Ended::Cancelled => match saved(&session, &no_answers) {
             Ok(saved_to) => RunOutcome::Cancelled { saved_to },
             Err(message) => RunOutcome::Failed { message },
         },
@@ -307,9 +314,15 @@ fn save_to(
     vars: &std::collections::BTreeMap<String, String>,
     secrets: &Secrets<'_>,
     max_steps: Option<u32>,
-    session: &AgentSession,
+    (session, answered): (&AgentSession, &AgentHitlResults),
 ) -> Result<(), String> {
-    SaveFile::new(manifest, vars, secrets, max_steps, &session.export_state())?
-        .with_agent(agent)
-        .write(path)
+    SaveFile::new(
+        manifest,
+        vars,
+        secrets,
+        max_steps,
+        (&session.export_state(), answered),
+    )?
+    .with_agent(agent)
+    .write(path)
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use starweaver::AgentSessionState;
+use starweaver::{AgentHitlResults, AgentSessionState};
 
 use super::answers::{parse_answers, parse_results, AutoAnswers};
 use super::save::SaveFile;
@@ -85,6 +85,7 @@ pub fn plan(
                 yes: args.yes,
                 results: BTreeMap::new(),
                 answers: BTreeMap::new(),
+                earlier: AgentHitlResults::new(),
             },
         });
     };
@@ -136,6 +137,7 @@ pub fn plan(
             yes: args.yes,
             results,
             answers,
+            earlier: saved.answered.clone(),
         },
     })
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use starweaver::AgentSessionState;
+use starweaver::{AgentHitlResults, AgentSessionState};
 
 use super::secrets::{Redactor, MASK};
 use starweaver_config::files::{read_limited, ReadLimitedError};
@@ -53,6 +53,16 @@ pub struct SaveFile {
     pub max_steps: Option<u32>,
     /// The session's exported state (secret values masked).
     pub session: Value,
+    /// Answers given to pending calls that did not run yet because others of their step still
+    /// wait (a step's calls run together once every one is answered); the next resume uses
+    /// them unless a flag answers the same call again.
+    #[serde(default, skip_serializing_if = "no_answers")]
+    pub answered: AgentHitlResults,
+}
+
+/// Whether `answers` holds nothing (and is left out of the file).
+fn no_answers(answers: &AgentHitlResults) -> bool {
+    answers.interactions.is_empty() && answers.deferred_results.is_empty()
 }
 
 /// Which variables are secret, and the masker of their values.
@@ -67,17 +77,19 @@ impl SaveFile {
     /// A save file for `state`, with secrets masked.
     ///
     /// # Errors
-    /// When the state cannot be turned into JSON, when a pending call's arguments hold a secret
-    /// value (masking them would change what the call does once approved), or when a secret is
-    /// left where masking cannot reach (an object key, an identifier).
+    /// When the state cannot be turned into JSON, when a pending call's arguments or the
+    /// answers already given hold a secret value (masking them would change what the call does
+    /// once it runs), or when a secret is left where masking cannot reach (an object key, an
+    /// identifier).
     pub fn new(
         manifest: &Path,
         vars: &BTreeMap<String, String>,
         secrets: &Secrets<'_>,
         max_steps: Option<u32>,
-        state: &AgentSessionState,
+        (state, answered): (&AgentSessionState, &AgentHitlResults),
     ) -> Result<Self, String> {
         refuse_secret_arguments(state, secrets.redactor)?;
+        refuse_secret_answers(answered, secrets.redactor)?;
         let json = state
             .to_json()
             .map_err(|error| format!("cannot save the run: {error}"))?;
@@ -105,6 +117,7 @@ impl SaveFile {
             ),
             max_steps,
             session,
+            answered: answered.clone(),
         })
     }
 
@@ -247,6 +260,35 @@ fn refuse_secret_arguments(state: &AgentSessionState, redactor: &Redactor) -> Re
     ))
 }
 
+/// Refuses to keep answers that hold a secret value, naming their calls: kept, the file would
+/// hold the secret; masked, the call would run with the mask.
+fn refuse_secret_answers(answered: &AgentHitlResults, redactor: &Redactor) -> Result<(), String> {
+    let interactions = answered
+        .interactions
+        .iter()
+        .filter_map(|(id, interaction)| {
+            let value = serde_json::to_value(interaction).ok()?;
+            redactor.finds_in_values(&value).then_some(id)
+        });
+    let results = answered
+        .deferred_results
+        .iter()
+        .filter(|(_, value)| redactor.finds_in_values(value))
+        .map(|(id, _)| id);
+    let holding: Vec<&String> = interactions.chain(results).collect();
+    if holding.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "cannot save the run: the answers given to call(s) {} hold a secret variable's value,          and a save file never holds a secret; give every waiting call its answer in one resume          so they run now, instead of saving",
+        holding
+            .iter()
+            .map(|id| format!("`{id}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 /// A new owner-only file beside `path` to write the save into before it is renamed over
 /// `path`. Created with `create_new`, so an existing file or a link planted under that name is
 /// never opened, followed or overwritten: the next name is tried instead.
@@ -324,7 +366,7 @@ mod tests {
                 redactor: &Redactor::for_vars(&vars),
             },
             None,
-            &session.export_state(),
+            (&session.export_state(), &AgentHitlResults::new()),
         )
         .unwrap();
         assert_eq!(file.vars["api_key"], MASK);
@@ -342,6 +384,47 @@ mod tests {
         assert!(SaveFile::read(&path).unwrap().state().is_ok());
         std::fs::write(&path, "{\"format\":\"other\"}").unwrap();
         assert!(SaveFile::read(&path).unwrap_err().contains("format"));
+    }
+
+    // Regression: answers given on a resume that still waited were dropped, so a later resume
+    // asked for them again; now they are kept, and one holding a secret is never written.
+    #[test]
+    fn answers_given_are_kept_and_a_secret_in_one_is_refused() {
+        let vars = BTreeMap::from([("api_key".to_string(), "sk-12345".to_string())]);
+        let session = starweaver::AgentSession::new(
+            starweaver::AgentBuilder::new(std::sync::Arc::new(starweaver::TestModel::auto()))
+                .build(),
+        );
+        let secrets = Secrets {
+            declared: &[],
+            redactor: &Redactor::for_vars(&vars),
+        };
+        let approved = AgentHitlResults::new()
+            .with_interaction(starweaver::AgentHitlUserInteraction::approved("call-1"));
+        let file = SaveFile::new(
+            Path::new("/m.yaml"),
+            &vars,
+            &secrets,
+            None,
+            (&session.export_state(), &approved),
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.json");
+        file.write(&path).unwrap();
+        assert_eq!(SaveFile::read(&path).unwrap().answered, approved);
+        let leaking =
+            AgentHitlResults::new().with_deferred_result("call-2", serde_json::json!("sk-12345"));
+        let error = SaveFile::new(
+            Path::new("/m.yaml"),
+            &vars,
+            &secrets,
+            None,
+            (&session.export_state(), &leaking),
+        )
+        .unwrap_err();
+        assert!(error.contains("`call-2`"), "{error}");
+        assert!(!error.contains("sk-12345"), "{error}");
     }
 
     #[test]
@@ -363,7 +446,7 @@ mod tests {
                 redactor: &Redactor::for_vars(&vars),
             },
             None,
-            &session.export_state(),
+            (&session.export_state(), &AgentHitlResults::new()),
         )
         .unwrap();
         assert_eq!(file.secret_vars, Some(vec!["api_key".to_string()]));

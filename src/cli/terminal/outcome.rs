@@ -43,8 +43,13 @@ pub fn outcome_lines(outcome: &RunOutcome, paint: Paint) -> Vec<String> {
                     answered.join(", ")
                 ));
             }
+            let kept = if answered.is_empty() {
+                ""
+            } else {
+                " with the answers given so far"
+            };
             lines.push(match saved_to {
-                Some(path) => format!("Saved to {}; resume it from there.", path.display()),
+                Some(path) => format!("Saved to {}{kept}; resume it from there.", path.display()),
                 None => "Not saved: run again with --save to keep a waiting run.".to_string(),
             });
             lines.push(usage_line(usage, paint));

@@ -340,6 +340,39 @@ fn save_never_changes_what_a_resume_of_a_question_and_an_approval_does() {
     assert_eq!(pending_calls(dir.path()), pending_in(&before));
 }
 
+// Regression: answers given on a resume that still waited were dropped, so `--yes --save`
+// kept nothing and the next resume waited on the approval again; the save keeps them now.
+#[test]
+fn answers_given_before_the_rest_are_kept_in_the_save_for_the_next_resume() {
+    let (dir, question) = saved_question_and_approval();
+    let approvals = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--yes", "--save", "run.json"],
+    );
+    assert_status(&approvals, 3);
+    assert!(
+        stdout(&approvals).contains("with the answers given so far"),
+        "{}",
+        stdout(&approvals)
+    );
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).unwrap())
+            .unwrap();
+    let kept = saved["answered"]["interactions"].as_object().unwrap();
+    assert_eq!(kept.len(), 1, "{saved}");
+    assert!(!kept.contains_key(&question), "{saved}");
+    // No `--yes` this time: the approval comes from the file.
+    let answer = format!("{question}=ship to staging first");
+    let done = run(
+        dir.path(),
+        &["run", "--resume", "run.json", "--answer", &answer, "--json"],
+    );
+    assert_status(&done, 0);
+    let lines = super::json_lines(&stdout(&done));
+    assert_eq!(return_kinds(&lines, "write_file"), ["success"]);
+    assert_eq!(return_kinds(&lines, "ask_user_question"), ["success"]);
+}
+
 // Regression: a saved question could not be answered without a terminal: `--result` for it
 // was refused as "not a pending deferred call" and no other flag answered it.
 #[test]
