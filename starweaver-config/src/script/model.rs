@@ -6,8 +6,7 @@ use std::sync::Arc;
 use minijinja::Value as Jinja;
 use serde_json::Value;
 use starweaver_core::model::{
-    Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse, ResponsePart,
-    ToolCallPart, Usage,
+    Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse, ToolCallPart, Usage,
 };
 use starweaver_core::BoxFuture;
 
@@ -269,11 +268,6 @@ pub(crate) fn read_script(path: &Path, shown: &str) -> Result<Vec<u8>, ScriptErr
     })
 }
 
-/// Whitespace-separated words, the test doubles' rough token count.
-fn words(text: &str) -> u64 {
-    text.split_whitespace().count() as u64
-}
-
 impl Model for ScriptModel {
     fn name(&self) -> &str {
         &self.name
@@ -288,23 +282,8 @@ impl Model for ScriptModel {
         Box::pin(async move {
             let seen = Seen::of(messages);
             let mut response = self.play(&seen)?;
-            // Rough counts, as the `test` model makes them: words sent, words answered and
-            // five per call.
-            let sent = serde_json::to_string(messages).unwrap_or_default();
-            let answered = response
-                .parts
-                .iter()
-                .map(|part| match part {
-                    ResponsePart::Text(text) => words(&text.content),
-                    ResponsePart::ToolCall(_) => 5,
-                })
-                .sum();
-            response.usage = Usage {
-                requests: 1,
-                input_tokens: words(&sent),
-                output_tokens: answered,
-                tool_calls: 0,
-            };
+            // Rough counts, as the `test` model makes them.
+            response.usage = Usage::estimated(messages, &response);
             response.model_name.get_or_insert_with(|| self.name.clone());
             Ok(response)
         })

@@ -2,7 +2,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use super::{ModelMessage, ModelRequestParameters};
+use super::{ModelMessage, ModelRequestParameters, ModelResponse, ResponsePart, Usage};
 
 /// One request a test double received.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,8 +40,28 @@ impl RequestLog {
     }
 }
 
-/// Rough token count for test doubles: whitespace-separated words.
-pub(crate) fn word_count(messages: &[ModelMessage]) -> u64 {
-    let text = serde_json::to_string(messages).unwrap_or_default();
-    text.split_whitespace().count() as u64
+impl Usage {
+    /// The rough usage the offline models report for one request: the words of the
+    /// conversation sent as input, the words answered plus five per tool call as output. No
+    /// tokenizer is involved, so the counts are deterministic and cost nothing; a host's
+    /// scripted or test model reports the same way through this.
+    #[must_use]
+    pub fn estimated(messages: &[ModelMessage], response: &ModelResponse) -> Self {
+        let words = |text: &str| text.split_whitespace().count() as u64;
+        let sent = serde_json::to_string(messages).unwrap_or_default();
+        let answered = response
+            .parts
+            .iter()
+            .map(|part| match part {
+                ResponsePart::Text(text) => words(&text.content),
+                ResponsePart::ToolCall(_) => 5,
+            })
+            .sum();
+        Self {
+            requests: 1,
+            input_tokens: words(&sent),
+            output_tokens: answered,
+            tool_calls: 0,
+        }
+    }
 }

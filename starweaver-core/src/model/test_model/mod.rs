@@ -8,10 +8,10 @@ mod plan;
 mod summary;
 mod words;
 
-use super::recorded::{word_count, RequestLog};
+use super::recorded::RequestLog;
 use super::{
     Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse, RecordedRequest,
-    ResponsePart, ToolCallPart, Usage,
+    ToolCallPart, Usage,
 };
 use crate::BoxFuture;
 
@@ -115,20 +115,7 @@ impl Model for TestModel {
         Box::pin(async move {
             let index = self.log.record(messages, parameters);
             let mut response = self.respond(index, messages, parameters)?;
-            let output = response
-                .parts
-                .iter()
-                .map(|part| match part {
-                    ResponsePart::Text(text) => text.content.split_whitespace().count() as u64,
-                    ResponsePart::ToolCall(_) => 5,
-                })
-                .sum();
-            response.usage = Usage {
-                requests: 1,
-                input_tokens: word_count(messages),
-                output_tokens: output,
-                tool_calls: 0,
-            };
+            response.usage = Usage::estimated(messages, &response);
             response.model_name.get_or_insert_with(|| self.name.clone());
             Ok(response)
         })
