@@ -50,6 +50,12 @@ pub(crate) fn environment_error(error: EnvironmentError) -> ToolError {
         EnvironmentError::UnknownProcess { .. } => "unknown_process",
         EnvironmentError::ProcessLimit { .. } => "process_limit",
         EnvironmentError::Spawn { .. } => "spawn_failed",
+        EnvironmentError::SandboxUnavailable { missing } => {
+            return ToolError::Feedback {
+                message: error.to_string(),
+                details: Some(json!({"error": "sandbox_unavailable", "missing": missing})),
+            };
+        }
         EnvironmentError::PolicyDenied { rule, allowed, .. } => {
             let mut details = json!({"error": "policy_denied", "rule": rule});
             if !allowed.is_empty() {

@@ -75,6 +75,19 @@ pub enum EnvironmentError {
         /// (empty otherwise), so a caller can offer one without reading the message.
         allowed: Vec<String>,
     },
+    /// The sandbox is required and this kernel cannot enforce it: every
+    /// command is refused.
+    #[error(
+        "the shell sandbox is required but this kernel cannot enforce it: it lacks {}; \
+         commands are refused. Run on Linux 6.7 or later with Landlock enabled, or set \
+         `sandbox.required: false` (SandboxPolicy::with_required(false)) to run commands with \
+         what the kernel enforces, or `sandbox.mode: off` to run them without a sandbox",
+        .missing.join("; ")
+    )]
+    SandboxUnavailable {
+        /// What the kernel lacks, one entry per missing feature.
+        missing: Vec<String>,
+    },
     /// No process has this id, or it finished and is no longer retained.
     #[error(
         "no process `{}` is known here (it never existed, or finished and was dropped from the \
@@ -140,7 +153,8 @@ impl EnvironmentError {
             | Self::PolicyDenied { .. }
             | Self::UnknownProcess { .. }
             | Self::ProcessLimit { .. }
-            | Self::Spawn { .. } => None,
+            | Self::Spawn { .. }
+            | Self::SandboxUnavailable { .. } => None,
         }
     }
 }

@@ -24,7 +24,10 @@ pub use file_tree::{
     environment_file_tree, FileTreeOptions, DEFAULT_FILE_TREE_MAX_DEPTH,
     DEFAULT_FILE_TREE_MAX_ENTRIES,
 };
-pub use local::LocalEnvironmentProvider;
+pub use local::{
+    LocalEnvironmentProvider, SandboxKernel, SandboxMode, SandboxPolicy, SandboxReads,
+    SandboxReport, LANDLOCK_ABI_FOR_NETWORK, LANDLOCK_ABI_FOR_SCOPES, LANDLOCK_ABI_FOR_WRITES,
+};
 pub use path::{
     file_name, join_path, normalize_path, normalize_path_with, parent_path, PathLimits,
     DEFAULT_MAX_PATH_BYTES, DEFAULT_MAX_PATH_SEGMENTS,

@@ -229,6 +229,7 @@ mod tests {
             },
             stderr: StreamCapture::default(),
             duration_ms: 3,
+            sandbox: None,
         }
     }
 

@@ -9,6 +9,7 @@ mod hooks;
 mod ignore_rules;
 mod process;
 mod provider;
+mod sandbox;
 mod search;
 mod shell;
 
@@ -22,6 +23,11 @@ use super::{EnvironmentError, PathLimits, ShellPolicy};
 use hooks::Hooks;
 use ignore_rules::IgnoreRules;
 use process::Processes;
+use sandbox::Sandbox;
+pub use sandbox::{
+    SandboxKernel, SandboxMode, SandboxPolicy, SandboxReads, SandboxReport,
+    LANDLOCK_ABI_FOR_NETWORK, LANDLOCK_ABI_FOR_SCOPES, LANDLOCK_ABI_FOR_WRITES,
+};
 
 /// An environment over a folder on the local disk. Paths are
 /// root-relative as for every provider; nothing outside the root is read,
@@ -57,6 +63,8 @@ pub struct LocalEnvironmentProvider {
     /// Test-only interruptions of file operations (empty otherwise).
     hooks: Hooks,
     policy: ShellPolicy,
+    /// The kernel sandbox of every command.
+    sandbox: Sandbox,
     processes: Processes,
 }
 
@@ -96,6 +104,7 @@ impl LocalEnvironmentProvider {
             ignores: Arc::new(IgnoreRules::default()),
             hooks: Hooks::default(),
             policy: ShellPolicy::unrestricted(),
+            sandbox: Sandbox::default(),
             processes: Processes::default(),
         })
     }

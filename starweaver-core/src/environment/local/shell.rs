@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::sandbox::{Sandbox, SandboxKernel, SandboxPolicy, SandboxReport};
 use super::LocalEnvironmentProvider;
 use crate::environment::{
     CommandRequest, EnvironmentError, ProcessLimits, ProcessOutput, ShellPolicy,
@@ -124,13 +125,56 @@ impl LocalEnvironmentProvider {
     }
 
     /// Runs one foreground command to its end (or its time limit): the
-    /// policy first, then the working directory, then a permit.
+    /// policy first, then the sandbox, then the working directory, then a
+    /// permit.
     pub(super) async fn run_command(
         &self,
         request: CommandRequest,
     ) -> Result<ProcessOutput, EnvironmentError> {
         self.policy.check(&request)?;
+        let sandbox = self.sandbox.prepare(&self.dir)?;
         let directory = self.command_directory(request.options())?;
-        self.processes.run(&request, &directory).await
+        self.processes.run(&request, &directory, &sandbox).await
+    }
+
+    /// Sets the kernel sandbox every command runs under (default:
+    /// [`SandboxPolicy::default`]: writes only inside the root and a
+    /// private temporary folder, network off, refused where the kernel
+    /// cannot enforce it). The in-memory provider has no such setting:
+    /// its builtins touch nothing outside it.
+    #[must_use]
+    pub fn with_sandbox(mut self, policy: SandboxPolicy) -> Self {
+        self.sandbox = Sandbox::new(policy, *self.sandbox.kernel());
+        self
+    }
+
+    /// Declares the kernel weaker than detected (see
+    /// [`SandboxKernel::with_landlock_abi`]): to see how a policy fares
+    /// on an older kernel, or to test the refusals. It can only take
+    /// rights away from the sandbox's enforcement, never add them.
+    #[must_use]
+    pub fn with_sandbox_kernel(mut self, kernel: SandboxKernel) -> Self {
+        let detected = SandboxKernel::detect();
+        let kernel = if detected.seccomp() && kernel.seccomp() {
+            detected
+        } else {
+            detected.without_seccomp()
+        }
+        .with_landlock_abi(kernel.landlock_abi());
+        self.sandbox = Sandbox::new(self.sandbox.policy().clone(), kernel);
+        self
+    }
+
+    /// The sandbox policy in force.
+    #[must_use]
+    pub fn sandbox_policy(&self) -> &SandboxPolicy {
+        self.sandbox.policy()
+    }
+
+    /// What commands run under: the policy and what this kernel enforces
+    /// of it.
+    #[must_use]
+    pub fn sandbox_report(&self) -> SandboxReport {
+        SandboxReport::new(self.sandbox.policy(), self.sandbox.kernel())
     }
 }

@@ -84,6 +84,9 @@ pub struct ProcessOutput {
     pub stderr: StreamCapture,
     /// Milliseconds since the process started (to its end once ended).
     pub duration_ms: u64,
+    /// The kernel sandbox it ran under, where the provider has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::environment::SandboxReport>,
 }
 
 impl ProcessOutput {
@@ -96,12 +99,18 @@ impl ProcessOutput {
     /// Stream accounting as flat metadata: `stdout_bytes`,
     /// `stdout_captured_bytes`, `stdout_truncated`,
     /// `stdout_drain_timed_out`, `stdout_capture_failed` and the same for
-    /// `stderr`.
+    /// `stderr`; and `sandbox`, what the command ran under, where the
+    /// provider has a sandbox.
     #[must_use]
     pub fn metadata(&self) -> JsonMap {
         let mut metadata = JsonMap::new();
         self.stdout.write_metadata("stdout", &mut metadata);
         self.stderr.write_metadata("stderr", &mut metadata);
+        if let Some(sandbox) = &self.sandbox {
+            if let Ok(value) = serde_json::to_value(sandbox) {
+                metadata.insert("sandbox".to_string(), value);
+            }
+        }
         metadata
     }
 }

@@ -52,6 +52,7 @@ fn finish(start: Start, timeout_ms: u64) -> ProcessOutput {
         Next::Sleep(_) => (ProcessStatus::TimedOut, None, Some(TERM), timeout_ms),
     };
     ProcessOutput {
+        sandbox: None,
         status,
         exit_code,
         signal,

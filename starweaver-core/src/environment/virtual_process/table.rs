@@ -121,6 +121,7 @@ impl Process {
             id: self.id.clone(),
             command: self.command.clone(),
             output: ProcessOutput {
+                sandbox: None,
                 status,
                 exit_code,
                 signal,

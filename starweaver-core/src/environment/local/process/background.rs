@@ -2,7 +2,6 @@
 //! then supervised by a task of their own until they end, time out (only
 //! when the command names a time limit) or are killed.
 
-use std::path::Path;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -10,9 +9,10 @@ use super::entry::{Entry, EntryStart};
 use super::lifecycle::{drain_streams, output, run_to_end, Stops};
 use super::permits::Permit;
 use super::registry::Registry;
-use super::spawn::{spawn, Launch, Spawned};
+use super::spawn::{spawn, CommandDirectory, Launch, Spawned};
 use super::task::TaskGuard;
 use super::Processes;
+use crate::environment::local::sandbox::Prepared;
 use crate::environment::{CommandRequest, EnvironmentError, ProcessSnapshot};
 
 /// How a supervisor stops and drains its process.
@@ -33,13 +33,15 @@ impl Processes {
     pub(super) fn start(
         &self,
         request: &CommandRequest,
-        directory: &Path,
+        directory: &CommandDirectory,
+        sandbox: &Prepared,
     ) -> Result<ProcessSnapshot, EnvironmentError> {
         let limits = &self.limits;
         let options = request.options();
         let permit = self.permits.take_now()?;
         let launch = Launch {
             directory,
+            sandbox,
             limits,
             fixed_env: &self.fixed_env,
             piped_stdin: true,
@@ -61,6 +63,7 @@ impl Processes {
             pgid: group.id(),
             streams: (stdout.view(), stderr.view()),
             stdin,
+            sandbox: sandbox.report().clone(),
         }));
         // Taken before the entry is shared, so every later write comes
         // after this input.

@@ -17,7 +17,7 @@ use super::group;
 use super::lifecycle::millis;
 use super::stdin;
 use super::task::TaskGuard;
-use crate::environment::{EnvironmentError, ProcessOutput, ProcessSnapshot, ProcessStatus};
+use crate::environment::{EnvironmentError, SandboxReport, ProcessOutput, ProcessSnapshot, ProcessStatus};
 
 /// A background process.
 #[derive(Debug)]
@@ -34,6 +34,7 @@ pub(super) struct Entry {
     group_live: AtomicBool,
     stdout: CaptureView,
     stderr: CaptureView,
+    sandbox: SandboxReport,
     /// The open input pipe; a write holds the lock while it writes.
     stdin: Arc<Mutex<Option<ChildStdin>>>,
     /// Wakes the supervisor to stop the group.
@@ -58,6 +59,8 @@ pub(super) struct EntryStart {
     pub(super) streams: (CaptureView, CaptureView),
     /// Its input pipe, when kept open.
     pub(super) stdin: Option<ChildStdin>,
+    /// The sandbox it runs under.
+    pub(super) sandbox: SandboxReport,
 }
 
 impl Entry {
@@ -72,6 +75,7 @@ impl Entry {
             group_live: AtomicBool::new(true),
             stdout: start.streams.0,
             stderr: start.streams.1,
+            sandbox: start.sandbox,
             stdin: Arc::new(Mutex::new(start.stdin)),
             kill: Notify::new(),
             ended: watch::Sender::new(None),
@@ -96,7 +100,12 @@ impl Entry {
                 stdout: self.stdout.snapshot(),
                 stderr: self.stderr.snapshot(),
                 duration_ms: millis(self.started.elapsed()),
+                sandbox: None,
             });
+        let output = ProcessOutput {
+            sandbox: Some(self.sandbox.clone()),
+            ..output
+        };
         ProcessSnapshot {
             id: self.id.clone(),
             command: self.command.clone(),

@@ -2,25 +2,26 @@
 //! cancellation of the call, holding one permit of the shared allowance
 //! throughout.
 
-use std::path::Path;
 use std::time::Duration;
 
 use super::lifecycle::{drain_streams, output, run_to_end, Stops};
-use super::spawn::{spawn, Launch, Spawned};
+use super::spawn::{spawn, CommandDirectory, Launch, Spawned};
 use super::stdin::feed;
 use super::task::TaskGuard;
 use super::Processes;
+use crate::environment::local::sandbox::Prepared;
 use crate::environment::{CommandRequest, EnvironmentError, ProcessOutput};
 
 impl Processes {
-    /// Runs `request` in `directory` (already checked to be inside the
-    /// root) and returns how it ended. The call queues for a permit for
+    /// Runs `request` in `directory` (opened inside the root) under
+    /// `sandbox` and returns how it ended. The call queues for a permit for
     /// up to the command's time limit; the process then gets its full
     /// time limit. Dropping the future kills the process group.
     pub(in crate::environment::local) async fn run(
         &self,
         request: &CommandRequest,
-        directory: &Path,
+        directory: &CommandDirectory,
+        sandbox: &Prepared,
     ) -> Result<ProcessOutput, EnvironmentError> {
         let limits = &self.limits;
         let options = request.options();
@@ -29,6 +30,7 @@ impl Processes {
         let permit = self.permits.queue(timeout).await?;
         let launch = Launch {
             directory,
+            sandbox,
             limits,
             fixed_env: &self.fixed_env,
             piped_stdin: options.stdin.is_some(),
@@ -54,6 +56,8 @@ impl Processes {
         let drain = Duration::from_millis(limits.drain_timeout_ms);
         let (stdout, stderr) = drain_streams(stdout, stderr, drain).await;
         drop(permit);
-        Ok(output(&ending, started, stdout, stderr))
+        let mut output = output(&ending, started, stdout, stderr);
+        output.sandbox = Some(sandbox.report().clone());
+        Ok(output)
     }
 }

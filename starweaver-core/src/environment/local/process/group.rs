@@ -1,6 +1,6 @@
-//! A command's process group: every invocation leads a group of its own,
-//! so a timeout, a kill or a cancelled call reaches everything it started
-//! that stayed in the group.
+//! Everything a command started: the process group it leads, and the
+//! processes that left the group ([`super::escapees`]), so a timeout, a
+//! kill, a cancelled call or the command's own end reaches all of them.
 
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -11,10 +11,14 @@ use nix::unistd::Pid;
 use tokio::process::Child;
 use tokio::time::Instant;
 
+use super::escapees::{signal_each, Sweep, Tag};
 use super::task::deadline_after;
 
 /// How often a stopping group is checked for members still alive.
 const POLL: Duration = Duration::from_millis(10);
+/// How long processes sent `SIGKILL` are waited for (they cannot refuse
+/// it; this bounds a fork bomb racing the kills).
+const KILL_WAIT: Duration = Duration::from_secs(5);
 
 /// The group a spawned command leads. Until the group is known to be
 /// gone (or has been sent `SIGKILL`), dropping this sends `SIGKILL` to
@@ -23,16 +27,23 @@ const POLL: Duration = Duration::from_millis(10);
 pub(super) struct ProcessGroup {
     pgid: Pid,
     armed: bool,
+    /// The tag its processes carry, also those that left the group.
+    tag: Option<Tag>,
+    /// Escapees already sent `SIGTERM`.
+    asked: Vec<Pid>,
 }
 
 impl ProcessGroup {
     /// The group led by the process `pid` (spawned with
-    /// `process_group(0)`, so its group id is its pid).
-    pub(super) fn led_by(pid: u32) -> Option<Self> {
+    /// `process_group(0)`, so its group id is its pid), started from a
+    /// thread marked with `tag`.
+    pub(super) fn led_by(pid: u32, tag: Tag) -> Option<Self> {
         let pgid = i32::try_from(pid).ok().filter(|pid| *pid > 1)?;
         Some(Self {
             pgid: Pid::from_raw(pgid),
             armed: true,
+            tag: Some(tag),
+            asked: Vec::new(),
         })
     }
 
@@ -41,16 +52,25 @@ impl ProcessGroup {
         self.pgid.as_raw()
     }
 
+    /// The escapees found now (see [`Tag::sweep`]).
+    fn sweep(&self) -> Sweep {
+        self.tag
+            .as_ref()
+            .map(|tag| tag.sweep(self.pgid.as_raw()))
+            .unwrap_or_default()
+    }
+
     /// Whether any process is still in the group (a member that is a
-    /// zombie not yet reaped counts).
+    /// zombie not yet reaped counts), or left it and still runs.
     pub(super) fn is_alive(&self) -> bool {
-        is_alive(self.pgid.as_raw())
+        is_alive(self.pgid.as_raw()) || !self.sweep().is_empty()
     }
 
     /// Stops a group whose leader has not been reaped: `SIGTERM` (and
-    /// `SIGCONT`, so stopped members see it) to the group, up to `grace`
-    /// for the leader and the rest to go, then `SIGKILL` to the group.
-    /// Returns the leader's exit status.
+    /// `SIGCONT`, so stopped members see it) to the group and the
+    /// processes that left it, up to `grace` for the leader and the rest
+    /// to go, then `SIGKILL` to whatever is left. Returns the leader's
+    /// exit status.
     pub(super) async fn terminate(
         &mut self,
         child: &mut Child,
@@ -63,14 +83,16 @@ impl ProcessGroup {
             .ok()
             .and_then(Result::ok);
         self.await_or_kill(deadline).await;
-        match status {
+        let status = match status {
             Some(status) => Some(status),
             None => child.wait().await.ok(),
-        }
+        };
+        self.settle().await;
+        status
     }
 
-    /// Stops what the leader left in its group after it ended: nothing
-    /// when the group is already empty, else `SIGTERM`, up to `grace`,
+    /// Stops what the leader left after it ended, in its group or out of
+    /// it: nothing when nothing is left, else `SIGTERM`, up to `grace`,
     /// `SIGKILL`.
     pub(super) async fn clear_leftovers(&mut self, grace: Duration) {
         if !self.is_alive() {
@@ -80,30 +102,97 @@ impl ProcessGroup {
         let deadline = deadline_after(grace);
         self.ask_to_stop();
         self.await_or_kill(deadline).await;
+        self.settle().await;
     }
 
-    fn ask_to_stop(&self) {
+    fn ask_to_stop(&mut self) {
         let _ = killpg(self.pgid, Signal::SIGTERM);
         let _ = killpg(self.pgid, Signal::SIGCONT);
+        self.ask_escapees();
+    }
+
+    /// `SIGTERM` (and `SIGCONT`) to escapees not asked yet: a process
+    /// orphaned while the group stops is asked once too.
+    fn ask_escapees(&mut self) {
+        let new: Vec<Pid> = self
+            .sweep()
+            .live
+            .into_iter()
+            .filter(|pid| !self.asked.contains(pid))
+            .collect();
+        signal_each(&new, Signal::SIGTERM);
+        signal_each(&new, Signal::SIGCONT);
+        self.asked.extend(new);
     }
 
     async fn await_or_kill(&mut self, deadline: Instant) {
         while self.is_alive() && Instant::now() < deadline {
+            self.ask_escapees();
             tokio::time::sleep(POLL.min(deadline.saturating_duration_since(Instant::now()))).await;
         }
-        if self.is_alive() {
-            let _ = killpg(self.pgid, Signal::SIGKILL);
-        }
+        let _ = killpg(self.pgid, Signal::SIGKILL);
         self.armed = false;
+    }
+
+    /// Once the leader has been reaped (so everything it left has been
+    /// handed to the host): `SIGKILL` to the escapees until none is left.
+    async fn settle(&mut self) {
+        let deadline = deadline_after(KILL_WAIT);
+        loop {
+            let found = self.sweep();
+            if found.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            signal_each(&found.live, Signal::SIGKILL);
+            tokio::time::sleep(POLL / 10).await;
+        }
     }
 }
 
 impl Drop for ProcessGroup {
+    /// A call dropped midway: `SIGKILL` to the group now, then to its
+    /// escapees from a short-lived thread that waits for the leader to
+    /// end and reaps them (the tag stays taken until they are gone).
     fn drop(&mut self) {
-        if self.armed {
-            let _ = killpg(self.pgid, Signal::SIGKILL);
+        if !self.armed {
+            return;
         }
+        let _ = killpg(self.pgid, Signal::SIGKILL);
+        let Some(tag) = self.tag.take() else {
+            return;
+        };
+        let leader = self.pgid.as_raw();
+        let finish = move || {
+            let deadline = std::time::Instant::now() + KILL_WAIT;
+            while !has_ended(leader) && std::time::Instant::now() < deadline {
+                std::thread::sleep(POLL / 10);
+            }
+            loop {
+                let found = tag.sweep(leader);
+                if found.is_empty() || std::time::Instant::now() >= deadline {
+                    break;
+                }
+                signal_each(&found.live, Signal::SIGKILL);
+                std::thread::sleep(POLL / 10);
+            }
+        };
+        // Without a thread the group was still sent SIGKILL; escapees are
+        // then left to the next command's sweep of this tag (none) or to
+        // the host's end.
+        let _ = std::thread::Builder::new()
+            .name("starweaver-reaper".into())
+            .spawn(finish);
     }
+}
+
+/// Whether the process `pid` (a child of the host not yet reaped) has
+/// ended: a zombie, or gone.
+fn has_ended(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_none_or(|state| state == "Z" || state == "X")
+    })
 }
 
 /// Whether the group `pgid` has any process (signal 0 reaches it; a
@@ -135,7 +224,7 @@ mod tests {
             .kill_on_drop(true)
             .spawn()
             .unwrap();
-        let group = ProcessGroup::led_by(child.id().unwrap()).unwrap();
+        let group = ProcessGroup::led_by(child.id().unwrap(), Tag::untracked()).unwrap();
         (child, group)
     }
 

@@ -22,8 +22,9 @@ impl LocalEnvironmentProvider {
         request: &CommandRequest,
     ) -> Result<ProcessSnapshot, EnvironmentError> {
         self.policy.check(request)?;
+        let sandbox = self.sandbox.prepare(&self.dir)?;
         let directory = self.command_directory(request.options())?;
-        self.processes.start(request, &directory)
+        self.processes.start(request, &directory, &sandbox)
     }
 }
 

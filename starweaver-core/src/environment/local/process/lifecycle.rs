@@ -114,6 +114,7 @@ pub(super) fn output(
         stdout,
         stderr,
         duration_ms: millis(ending.at.saturating_duration_since(started)),
+        sandbox: None,
     }
 }
 

@@ -13,6 +13,7 @@
 mod background;
 mod capture;
 mod entry;
+mod escapees;
 mod foreground;
 mod group;
 mod handles;

@@ -125,6 +125,10 @@ mod tests {
             pgid: i32::MAX,
             streams: Default::default(),
             stdin: None,
+            sandbox: crate::environment::SandboxReport::new(
+                &crate::environment::SandboxPolicy::off(),
+                &crate::environment::SandboxKernel::none(),
+            ),
         }));
         registry.insert(Arc::clone(&entry));
         entry

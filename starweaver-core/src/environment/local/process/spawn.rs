@@ -1,6 +1,13 @@
 //! Starting one command: `/bin/sh -c` for scripts, the program itself
 //! (no shell, literal arguments) for programs; a scrubbed environment;
 //! its own process group; piped output drained by capture tasks.
+//!
+//! The start happens on a fresh thread that is tagged (see
+//! [`super::escapees`]) and restricted by the sandbox first: the command
+//! inherits both, and the host's other threads keep every right. The
+//! working directory is entered through the handle the root's confined
+//! handle opened (`/proc/self/fd/N` in the child), never by a path that
+//! could have been swapped for a link since it was checked.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -10,9 +17,26 @@ use std::process::Stdio;
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::time::Instant;
 
+use cap_std::fs::Dir;
+
 use super::capture::Capture;
+use super::escapees::{become_subreaper, Tag};
 use super::group::ProcessGroup;
+use crate::environment::local::sandbox::Prepared;
 use crate::environment::{CommandRequest, EnvironmentError, ProcessLimits};
+
+/// The stack of the short-lived thread that starts a command.
+const SPAWN_STACK: usize = 256 * 1024;
+
+/// A command's working directory: the handle it is entered through, and
+/// its host path for messages.
+#[derive(Debug)]
+pub(in crate::environment::local) struct CommandDirectory {
+    /// Opened through the root's confined handle.
+    pub(in crate::environment::local) handle: Dir,
+    /// The host path (inside the root).
+    pub(in crate::environment::local) path: PathBuf,
+}
 
 /// The shell scripts run under.
 const SHELL: &str = "/bin/sh";
@@ -20,9 +44,10 @@ const SHELL: &str = "/bin/sh";
 /// Everything a start needs besides the command.
 #[derive(Debug)]
 pub(super) struct Launch<'a> {
-    /// Host directory the command runs in (checked to be inside the
-    /// root).
-    pub(super) directory: &'a Path,
+    /// The directory the command runs in (opened inside the root).
+    pub(super) directory: &'a CommandDirectory,
+    /// The sandbox it runs under.
+    pub(super) sandbox: &'a Prepared,
     /// Bounds and the host variables to pass on.
     pub(super) limits: &'a ProcessLimits,
     /// Variables the provider sets for every command.
@@ -76,7 +101,7 @@ pub(super) fn spawn(
         }
     };
     command
-        .current_dir(launch.directory)
+        .current_dir(entered(&launch.directory.handle, &launch.directory.path))
         .env_clear()
         .envs(env)
         .stdin(if launch.piped_stdin {
@@ -88,9 +113,10 @@ pub(super) fn spawn(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = command.spawn().map_err(failed)?;
+    let tag = Tag::allocate();
+    let mut child = start(&mut command, &tag, launch.sandbox).map_err(failed)?;
     let started = Instant::now();
-    let group = child.id().and_then(ProcessGroup::led_by).ok_or_else(|| {
+    let group = child.id().and_then(|pid| ProcessGroup::led_by(pid, tag)).ok_or_else(|| {
         failed(std::io::Error::other(
             "the process ended before its group could be recorded",
         ))
@@ -113,9 +139,46 @@ pub(super) fn spawn(
     })
 }
 
+/// Starts `command` from a fresh thread marked with `tag` and restricted
+/// by `sandbox`.
+fn start(command: &mut Command, tag: &Tag, sandbox: &Prepared) -> std::io::Result<Child> {
+    become_subreaper();
+    let runtime = tokio::runtime::Handle::try_current().map_err(std::io::Error::other)?;
+    std::thread::scope(|scope| {
+        let starter = std::thread::Builder::new()
+            .name("starweaver-spawn".into())
+            .stack_size(SPAWN_STACK)
+            .spawn_scoped(scope, || {
+                let _entered = runtime.enter();
+                tag.mark_current_thread()?;
+                sandbox.restrict_current_thread()?;
+                command.spawn()
+            })?;
+        starter
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("the thread starting it panicked")))
+    })
+}
+
+/// The working directory as the child enters it: the open handle through
+/// `/proc/self/fd` where Linux offers it, else the checked path.
+fn entered(handle: &Dir, path: &Path) -> PathBuf {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let _ = path;
+        PathBuf::from(format!("/proc/self/fd/{}", handle.as_raw_fd()))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = handle;
+        path.to_path_buf()
+    }
+}
+
 /// The scrubbed environment: the inherited host variables that are set,
-/// then the provider's fixed variables, then the request's, later ones
-/// replacing earlier ones.
+/// then the sandbox's `TMPDIR`, then the provider's fixed variables, then
+/// the request's, later ones replacing earlier ones.
 fn environment(
     request: &CommandRequest,
     launch: &Launch<'_>,
@@ -127,6 +190,9 @@ fn environment(
                 env.insert(OsString::from(name), value);
             }
         }
+    }
+    if let Some(temporary) = launch.sandbox.temporary() {
+        env.insert(OsString::from("TMPDIR"), temporary.as_os_str().to_owned());
     }
     let overrides = launch.fixed_env.iter().chain(&request.options().env);
     for (name, value) in overrides {
@@ -194,9 +260,22 @@ mod tests {
     use super::*;
     use crate::environment::{ProgramCommand, ShellCommand};
 
-    fn launch<'a>(limits: &'a ProcessLimits, fixed: &'a BTreeMap<String, String>) -> Launch<'a> {
+    fn root() -> CommandDirectory {
+        CommandDirectory {
+            handle: Dir::open_ambient_dir("/", cap_std::ambient_authority()).unwrap(),
+            path: PathBuf::from("/"),
+        }
+    }
+
+    fn launch<'a>(
+        limits: &'a ProcessLimits,
+        fixed: &'a BTreeMap<String, String>,
+        directory: &'a CommandDirectory,
+        sandbox: &'a Prepared,
+    ) -> Launch<'a> {
         Launch {
-            directory: Path::new("/"),
+            directory,
+            sandbox,
             limits,
             fixed_env: fixed,
             piped_stdin: false,
@@ -211,12 +290,12 @@ mod tests {
         };
         let fixed = BTreeMap::from([("PATH".to_string(), "/fixed".to_string())]);
         let request: CommandRequest = ShellCommand::shell("true").with_env("X", "1").into();
-        let env = environment(&request, &launch(&limits, &fixed)).unwrap();
+        let env = environment(&request, &launch(&limits, &fixed, &root(), &Prepared::unsandboxed())).unwrap();
         assert_eq!(env.get(&OsString::from("PATH")).unwrap(), "/fixed");
         assert_eq!(env.get(&OsString::from("X")).unwrap(), "1");
         assert_eq!(env.len(), 2);
         let bad: CommandRequest = ShellCommand::shell("true").with_env("A=B", "1").into();
-        assert!(environment(&bad, &launch(&limits, &fixed)).is_err());
+        assert!(environment(&bad, &launch(&limits, &fixed, &root(), &Prepared::unsandboxed())).is_err());
     }
 
     #[test]
@@ -251,7 +330,7 @@ mod tests {
         let fixed = BTreeMap::new();
         let request: CommandRequest =
             ProgramCommand::new("/nonexistent/starweaver-none", [""; 0]).into();
-        let error = spawn(&request, &launch(&limits, &fixed)).unwrap_err();
+        let error = spawn(&request, &launch(&limits, &fixed, &root(), &Prepared::unsandboxed())).unwrap_err();
         assert!(matches!(error, EnvironmentError::Spawn { .. }), "{error}");
     }
 }

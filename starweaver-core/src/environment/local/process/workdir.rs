@@ -1,21 +1,17 @@
-//! Where a command runs: a directory inside the root, checked through the
+//! Where a command runs: a directory inside the root, opened through the
 //! confined root handle (which refuses `..` and symbolic links leading
-//! out), then named by its host path for the process.
+//! out); the process enters that open handle, not the path.
 
 use std::io::ErrorKind;
-use std::path::PathBuf;
 
+use super::spawn::CommandDirectory;
 use crate::environment::local::LocalEnvironmentProvider;
 use crate::environment::{normalize_path_with, CommandOptions, EnvironmentError};
 
 impl LocalEnvironmentProvider {
-    /// The host directory `options.working_directory` names (the root by
-    /// default).
-    ///
-    /// The check and the start are two steps: a directory replaced by a
-    /// symbolic link in between is followed by the process. Code that can
-    /// rewrite the tree while commands start needs an external sandbox
-    /// anyway (it can run commands).
+    /// The directory `options.working_directory` names (the root by
+    /// default), opened: a directory replaced by a symbolic link after
+    /// this is not followed, because the process enters the handle.
     ///
     /// # Errors
     /// The path errors of [`normalize_path_with`];
@@ -25,7 +21,7 @@ impl LocalEnvironmentProvider {
     pub(in crate::environment::local) fn command_directory(
         &self,
         options: &CommandOptions,
-    ) -> Result<PathBuf, EnvironmentError> {
+    ) -> Result<CommandDirectory, EnvironmentError> {
         let given = options.working_directory.as_deref().unwrap_or("");
         let relative = normalize_path_with(given, &self.path_limits)?;
         let opened = if relative.is_empty() {
@@ -34,8 +30,14 @@ impl LocalEnvironmentProvider {
             relative.as_str()
         };
         match self.dir.open_dir(opened) {
-            Ok(_) if relative.is_empty() => Ok(self.root.clone()),
-            Ok(_) => Ok(self.root.join(&relative)),
+            Ok(handle) => Ok(CommandDirectory {
+                handle,
+                path: if relative.is_empty() {
+                    self.root.clone()
+                } else {
+                    self.root.join(&relative)
+                },
+            }),
             Err(source) => Err(match source.kind() {
                 ErrorKind::NotFound => EnvironmentError::NotFound { path: relative },
                 ErrorKind::NotADirectory => EnvironmentError::NotADirectory { path: relative },
