@@ -38,6 +38,7 @@ mod registry;
 mod run_cli;
 mod run_terminal;
 mod runs;
+mod sandbox;
 mod scheduling;
 mod schema_compat;
 mod search;

@@ -93,7 +93,10 @@ async fn metadata_names_every_stream_and_output_is_cut_at_the_bound() {
         ("stderr_truncated", serde_json::json!(false)),
         ("stderr_drain_timed_out", serde_json::json!(false)),
         ("stderr_capture_failed", serde_json::json!(false)),
-        ("sandbox", serde_json::to_value(provider.sandbox_report()).unwrap()),
+        (
+            "sandbox",
+            serde_json::to_value(provider.sandbox_report()).unwrap(),
+        ),
     ];
     assert_eq!(metadata.len(), expected.len(), "{metadata:?}");
     for (key, value) in expected {
@@ -167,7 +170,10 @@ async fn an_escaped_grandchild_holding_the_output_is_ended_with_its_command() {
         .parse()
         .unwrap();
     let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(escaped), None).is_ok();
-    assert!(!alive, "the escaped grandchild {escaped} outlived its command");
+    assert!(
+        !alive,
+        "the escaped grandchild {escaped} outlived its command"
+    );
     assert!(output.success(), "{output:?}");
     assert_eq!(output.stdout.text, "started\n");
     assert!(!output.stdout.drain_timed_out, "{output:?}");

@@ -17,7 +17,9 @@ use super::group;
 use super::lifecycle::millis;
 use super::stdin;
 use super::task::TaskGuard;
-use crate::environment::{EnvironmentError, SandboxReport, ProcessOutput, ProcessSnapshot, ProcessStatus};
+use crate::environment::{
+    EnvironmentError, ProcessOutput, ProcessSnapshot, ProcessStatus, SandboxReport,
+};
 
 /// A background process.
 #[derive(Debug)]

@@ -60,7 +60,9 @@ impl Tag {
         let mut live = live()
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut next = NEXT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut next = NEXT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         for _ in 0..TAGS {
             let value = FIRST_TAG + *next % TAGS;
             *next = next.wrapping_add(1);
@@ -147,10 +149,7 @@ impl Drop for Tag {
 
 /// Reaps `pid` if it has ended; true when it is gone.
 fn reap(pid: Pid) -> bool {
-    match waitid(
-        Id::Pid(pid),
-        WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG,
-    ) {
+    match waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG) {
         Ok(WaitStatus::StillAlive) => false,
         Ok(_) | Err(Errno::ECHILD) => true,
         Err(_) => false,
@@ -166,7 +165,10 @@ fn host_children() -> Vec<i32> {
     };
     for task in tasks.flatten() {
         match std::fs::read_to_string(task.path().join("children")) {
-            Ok(list) => children.extend(list.split_whitespace().filter_map(|pid| pid.parse::<i32>().ok())),
+            Ok(list) => children.extend(
+                list.split_whitespace()
+                    .filter_map(|pid| pid.parse::<i32>().ok()),
+            ),
             Err(_) => return children_by_scan(),
         }
     }
@@ -213,6 +215,9 @@ mod tests {
         assert_ne!(first.value, second.value);
         let value = first.value;
         drop(first);
-        assert!(!live().lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&value.unwrap_or(0)));
+        assert!(!live()
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(&value.unwrap_or(0)));
     }
 }

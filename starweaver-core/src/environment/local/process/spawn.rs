@@ -116,11 +116,14 @@ pub(super) fn spawn(
     let tag = Tag::allocate();
     let mut child = start(&mut command, &tag, launch.sandbox).map_err(failed)?;
     let started = Instant::now();
-    let group = child.id().and_then(|pid| ProcessGroup::led_by(pid, tag)).ok_or_else(|| {
-        failed(std::io::Error::other(
-            "the process ended before its group could be recorded",
-        ))
-    })?;
+    let group = child
+        .id()
+        .and_then(|pid| ProcessGroup::led_by(pid, tag))
+        .ok_or_else(|| {
+            failed(std::io::Error::other(
+                "the process ended before its group could be recorded",
+            ))
+        })?;
     let limit = launch.limits.max_output_bytes;
     let stdout = child.stdout.take().map(|pipe| Capture::start(pipe, limit));
     let stderr = child.stderr.take().map(|pipe| Capture::start(pipe, limit));
@@ -290,12 +293,20 @@ mod tests {
         };
         let fixed = BTreeMap::from([("PATH".to_string(), "/fixed".to_string())]);
         let request: CommandRequest = ShellCommand::shell("true").with_env("X", "1").into();
-        let env = environment(&request, &launch(&limits, &fixed, &root(), &Prepared::unsandboxed())).unwrap();
+        let env = environment(
+            &request,
+            &launch(&limits, &fixed, &root(), &Prepared::unsandboxed()),
+        )
+        .unwrap();
         assert_eq!(env.get(&OsString::from("PATH")).unwrap(), "/fixed");
         assert_eq!(env.get(&OsString::from("X")).unwrap(), "1");
         assert_eq!(env.len(), 2);
         let bad: CommandRequest = ShellCommand::shell("true").with_env("A=B", "1").into();
-        assert!(environment(&bad, &launch(&limits, &fixed, &root(), &Prepared::unsandboxed())).is_err());
+        assert!(environment(
+            &bad,
+            &launch(&limits, &fixed, &root(), &Prepared::unsandboxed())
+        )
+        .is_err());
     }
 
     #[test]
@@ -330,7 +341,11 @@ mod tests {
         let fixed = BTreeMap::new();
         let request: CommandRequest =
             ProgramCommand::new("/nonexistent/starweaver-none", [""; 0]).into();
-        let error = spawn(&request, &launch(&limits, &fixed, &root(), &Prepared::unsandboxed())).unwrap_err();
+        let error = spawn(
+            &request,
+            &launch(&limits, &fixed, &root(), &Prepared::unsandboxed()),
+        )
+        .unwrap_err();
         assert!(matches!(error, EnvironmentError::Spawn { .. }), "{error}");
     }
 }

@@ -102,9 +102,8 @@ impl SandboxKernel {
                 ));
             }
             if !self.seccomp {
-                missing.push(
-                    "seccomp filters, which block UDP, raw and packet sockets".to_string(),
-                );
+                missing
+                    .push("seccomp filters, which block UDP, raw and packet sockets".to_string());
             }
         }
         missing

@@ -8,8 +8,8 @@ use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 
 use landlock::{
-    Access, BitFlags, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, PathBeneath, PathFd,
-    Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
+    Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, LandlockStatus, PathBeneath,
+    PathFd, Ruleset, RulesetAttr, RulesetCreated, RulesetCreatedAttr, RulesetStatus, Scope, ABI,
 };
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -43,8 +43,7 @@ pub(super) fn probe_current_thread() -> SandboxKernel {
                 .clamp(0, i32::from(u8::MAX)) as u8,
             _ => 0,
         });
-    let seccomp = tag_filter(true)
-        .is_ok_and(|program| seccompiler::apply_filter(&program).is_ok());
+    let seccomp = tag_filter(true).is_ok_and(|program| seccompiler::apply_filter(&program).is_ok());
     SandboxKernel::probed(abi, seccomp)
 }
 
@@ -170,7 +169,11 @@ fn tag_filter(network: bool) -> io::Result<BpfProgram> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(
         libc::SYS_prctl,
-        vec![rule(&[(0, SeccompCmpOp::Eq, libc::PR_SET_TIMERSLACK as u64)])?],
+        vec![rule(&[(
+            0,
+            SeccompCmpOp::Eq,
+            libc::PR_SET_TIMERSLACK as u64,
+        )])?],
     );
     if !network {
         rules.insert(libc::SYS_socket, socket_rules()?);

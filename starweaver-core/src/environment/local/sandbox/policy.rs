@@ -44,8 +44,9 @@ pub enum SandboxReads {
     All,
     /// Only the root, the private temporary folder and the system folders
     /// programs need: `/usr`, `/bin`, `/sbin`, `/lib*`, `/etc`,
-    /// `/dev/null`, `/dev/zero`, `/dev/urandom` and `/proc` (where the
-    /// kernel keeps other processes' environment and memory out of reach).
+    /// `/dev/null`, `/dev/zero`, `/dev/urandom` and `/proc` (for
+    /// `/proc/self`: a rule cannot grant a process its own entry alone, so
+    /// other processes' entries stay readable as the host's user allows).
     /// Never `/tmp` outside the private folder, `/home` or `/root`.
     Workspace,
 }

@@ -1,0 +1,216 @@
+//! Through `starweaver run`, on a manifest naming an `openai:` model at a
+//! loopback server: the model's own HTTP client keeps working under
+//! `network: false` while the commands it asks for are confined, and no
+//! process a command started outlives the run.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::common::loopback::{LoopbackServer, Reply};
+use crate::common::starweaver_binary;
+
+use super::{enforced, pid_in, running};
+
+const KEY_VARIABLE: &str = "STARWEAVER_TEST_PROVIDER_KEY";
+
+/// An OpenAI answer calling `shell_exec` with `arguments`.
+pub fn shell_call(arguments: Value) -> Reply {
+    Reply::json(
+        200,
+        json!({
+            "id": "chatcmpl-sandbox-1",
+            "object": "chat.completion",
+            "created": 1_764_547_200,
+            "model": "gpt-4.1-mini",
+            "choices": [{
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": null,
+                    "tool_calls": [{
+                        "id": "call_shell_01",
+                        "type": "function",
+                        "function": {"name": "shell_exec", "arguments": arguments.to_string()},
+                    }],
+                },
+                "finish_reason": "tool_calls",
+            }],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+        }),
+    )
+}
+
+/// An OpenAI final answer.
+pub fn answer(text: &str) -> Reply {
+    Reply::json(
+        200,
+        json!({
+            "id": "chatcmpl-sandbox-2",
+            "object": "chat.completion",
+            "created": 1_764_547_201,
+            "model": "gpt-4.1-mini",
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }],
+            "usage": {"prompt_tokens": 150, "completion_tokens": 5, "total_tokens": 155},
+        }),
+    )
+}
+
+/// A folder holding `agent.yaml` for `server`, with a local environment
+/// on the folder, the shell tools, and `sandbox` (YAML lines under
+/// `shell:`, or empty for the default).
+pub fn project(server: &LoopbackServer, sandbox: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = format!(
+        "version: 1\nname: hostile\nmodel:\n  id: \"openai:gpt-4.1-mini\"\n  base_url: \"{}/v1\"\n  \
+         api_key_env: {KEY_VARIABLE}\n  stream: false\ninstructions: Run what you are asked.\n\
+         environment: {{type: local, root: .}}\nshell:\n  allow_execute: true\n{sandbox}\
+         toolsets:\n  - type: shell\n    tools: [shell_exec]\n",
+        server.base_url()
+    );
+    std::fs::write(dir.path().join("agent.yaml"), manifest).unwrap();
+    dir
+}
+
+/// Runs the agent in `dir` to its end.
+pub fn run(dir: &Path) -> std::process::Output {
+    let output = starweaver_binary()
+        .current_dir(dir)
+        .args(["run", "agent.yaml", "--prompt", "Go."])
+        .env(KEY_VARIABLE, "sk-test-loopback-0123456789")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The tool return the model got back, as the second request carries it.
+pub fn tool_result(server: &LoopbackServer) -> String {
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    requests[1].json_body()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|message| message["role"] == "tool")
+        .map(|message| message["content"].as_str().unwrap_or_default().to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_run_confines_its_commands_while_the_model_client_connects() {
+    if !enforced() {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script = format!(
+        "echo inside > inside.txt; echo out > {}/escaped.txt; echo write=$?; \
+         python3 -c 'import socket\ntry:\n    socket.create_connection((\"127.0.0.1\", {port}), timeout=5)\n    print(\"tcp connected\")\nexcept OSError as error:\n    print(\"tcp refused\", error.errno)'",
+        outside.path().display()
+    );
+    let server = LoopbackServer::start(vec![
+        shell_call(json!({"command": script})),
+        answer("Done."),
+    ]);
+    let dir = project(&server, "");
+    let output = run(dir.path());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("Done."));
+    let result = tool_result(&server);
+    assert!(result.contains("write=2"), "{result}");
+    assert!(result.contains("tcp refused 13"), "{result}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("inside.txt")).unwrap(),
+        "inside\n"
+    );
+    assert!(!outside.path().join("escaped.txt").exists());
+    assert!(
+        listener.accept().is_err(),
+        "the command's connection went through"
+    );
+}
+
+#[test]
+fn no_process_a_command_started_outlives_the_run() {
+    if !enforced() {
+        return;
+    }
+    let script = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & \
+                  (sh -c 'echo $$ > forked.pid; exec sleep 300' &); \
+                  while [ ! -s escaped.pid ] || [ ! -s forked.pid ]; do sleep 0.01; done; echo started";
+    let server = LoopbackServer::start(vec![
+        shell_call(json!({"command": script})),
+        answer("Done."),
+    ]);
+    let dir = project(&server, "");
+    run(dir.path());
+    assert!(tool_result(&server).contains("started"));
+    for name in ["escaped.pid", "forked.pid"] {
+        let pid = pid_in(&dir.path().join(name));
+        assert!(!running(pid), "{name}: {pid} outlived the run");
+    }
+}
+
+#[test]
+fn a_gib_of_output_keeps_the_whole_process_small() {
+    if !enforced() {
+        return;
+    }
+    let server = LoopbackServer::start(vec![
+        shell_call(
+            json!({"command": "head -c 1073741824 /dev/zero | tr '\\0' x; echo finished >&2"}),
+        ),
+        answer("Done."),
+    ]);
+    let dir = project(&server, "");
+    let mut child = starweaver_binary()
+        .current_dir(dir.path())
+        .args(["run", "agent.yaml", "--prompt", "Go."])
+        .env(KEY_VARIABLE, "sk-test-loopback-0123456789")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_kib = 0u64;
+    let status = loop {
+        if let Ok(status) = std::fs::read_to_string(&status_file) {
+            if let Some(kib) = status
+                .lines()
+                .find_map(|line| line.strip_prefix("VmHWM:"))
+                .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            {
+                peak_kib = peak_kib.max(kib);
+            }
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status:?}");
+    let result = tool_result(&server);
+    assert!(result.contains("finished"), "{result}");
+    assert!(
+        result.contains("1073741824"),
+        "{}",
+        &result[result.len().saturating_sub(600)..]
+    );
+    assert!(peak_kib > 0, "the peak was never read");
+    assert!(peak_kib < 128 * 1024, "peak resident memory {peak_kib} KiB");
+}
