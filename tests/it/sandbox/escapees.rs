@@ -108,3 +108,81 @@ async fn a_background_process_takes_its_escapees_with_it() {
     host_child.kill().unwrap();
     host_child.wait().unwrap();
 }
+
+/// Waits (a generous 20 s, for a loaded machine) until `pid` is gone.
+async fn gone(pid: i32) -> bool {
+    for _ in 0..2_000 {
+        if !running(pid) {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn a_background_process_that_ends_on_its_own_takes_its_escapees_with_it() {
+    if !super::enforced() {
+        return;
+    }
+    let shell = Sandboxed::default_policy();
+    let script = format!(
+        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & {}; echo started",
+        await_pid("escaped.pid")
+    );
+    let started = shell
+        .exec(json!({"command": script, "background": true}))
+        .await;
+    let id = started.content["id"].as_str().unwrap().to_string();
+    let waited = shell
+        .exec_tool("shell_wait", json!({"id": id, "timeout_ms": 20_000}))
+        .await;
+    assert_eq!(waited.content["status"], "exited", "{}", waited.content);
+    assert_eq!(waited.content["stdout"], "started\n");
+    let escaped = pid_in(&shell.inside("escaped.pid"));
+    assert!(!running(escaped), "the escapee outlived its background process");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_takes_its_escapees_with_it() {
+    if !super::enforced() {
+        return;
+    }
+    let shell = Sandboxed::default_policy();
+    let script = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & sleep 300";
+    let path = shell.inside("escaped.pid");
+    let started = async {
+        while std::fs::read_to_string(&path).map_or(true, |text| text.trim().is_empty()) {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    // The call is dropped (cancelled) as soon as its escapee is running.
+    tokio::select! {
+        part = shell.exec(json!({"command": script})) => panic!("the call ended: {}", part.content),
+        () = started => {}
+    }
+    let escaped = pid_in(&path);
+    assert!(gone(escaped).await, "the escapee outlived the cancelled call");
+}
+
+#[tokio::test]
+async fn dropping_the_provider_takes_background_escapees_with_it() {
+    if !super::enforced() {
+        return;
+    }
+    let shell = Sandboxed::default_policy();
+    let script = format!(
+        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & {}; echo started; sleep 300",
+        await_pid("escaped.pid")
+    );
+    shell
+        .exec(json!({"command": script, "background": true}))
+        .await;
+    let path = shell.inside("escaped.pid");
+    while std::fs::read_to_string(&path).map_or(true, |text| text.trim().is_empty()) {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let escaped = pid_in(&path);
+    drop(shell);
+    assert!(gone(escaped).await, "the escapee outlived its provider");
+}
