@@ -140,7 +140,10 @@ async fn a_background_process_that_ends_on_its_own_takes_its_escapees_with_it() 
     assert_eq!(waited.content["status"], "exited", "{}", waited.content);
     assert_eq!(waited.content["stdout"], "started\n");
     let escaped = pid_in(&shell.inside("escaped.pid"));
-    assert!(!running(escaped), "the escapee outlived its background process");
+    assert!(
+        !running(escaped),
+        "the escapee outlived its background process"
+    );
 }
 
 #[tokio::test]
@@ -162,7 +165,10 @@ async fn a_cancelled_call_takes_its_escapees_with_it() {
         () = started => {}
     }
     let escaped = pid_in(&path);
-    assert!(gone(escaped).await, "the escapee outlived the cancelled call");
+    assert!(
+        gone(escaped).await,
+        "the escapee outlived the cancelled call"
+    );
 }
 
 #[tokio::test]

@@ -33,14 +33,30 @@ use crate::common::ambient;
 /// Whether this kernel enforces the default policy; prints why not.
 pub fn enforced() -> bool {
     let kernel = SandboxKernel::detect();
-    let enforced = kernel.enforces(&SandboxPolicy::default());
-    if !enforced {
-        eprintln!(
-            "skipped: this kernel cannot enforce the shell sandbox ({})",
+    kernel.enforces(&SandboxPolicy::default())
+        || skipped(&format!(
+            "this kernel cannot enforce the shell sandbox ({})",
             kernel.missing(&SandboxPolicy::default()).join("; ")
-        );
-    }
-    enforced
+        ))
+}
+
+/// Whether this kernel has Landlock ABI `abi`; prints why not.
+pub fn has_abi(abi: u8) -> bool {
+    let has = SandboxKernel::detect().landlock_abi();
+    has >= abi || skipped(&format!("this kernel has Landlock ABI {has}, not {abi}"))
+}
+
+/// Prints a one-line notice and returns false, the test being skipped.
+/// With `STARWEAVER_SANDBOX_TESTS=required` (CI) a skip is a failure, so
+/// a kernel or image change cannot pass quietly.
+fn skipped(reason: &str) -> bool {
+    let required = std::env::var("STARWEAVER_SANDBOX_TESTS").is_ok_and(|value| value == "required");
+    assert!(
+        !required,
+        "the shell sandbox's tests are required here, but {reason}"
+    );
+    eprintln!("skipped: {reason}");
+    false
 }
 
 /// A root folder, a folder outside it, and the shell tools on a local

@@ -1,21 +1,13 @@
 //! Signals: a sandboxed command cannot signal the host or any process
 //! outside its sandbox (Landlock ABI 6 scoping).
 
-use starweaver::environment::{SandboxKernel, LANDLOCK_ABI_FOR_SCOPES};
+use starweaver::environment::LANDLOCK_ABI_FOR_SCOPES;
 
-use super::{enforced, running, stdout, Sandboxed};
-
-fn scoped() -> bool {
-    let abi = SandboxKernel::detect().landlock_abi();
-    if abi < LANDLOCK_ABI_FOR_SCOPES {
-        eprintln!("skipped: this kernel has Landlock ABI {abi}, before signal scoping");
-    }
-    abi >= LANDLOCK_ABI_FOR_SCOPES
-}
+use super::{enforced, has_abi, running, stdout, Sandboxed};
 
 #[tokio::test]
 async fn a_command_cannot_signal_the_host_or_a_process_outside_its_sandbox() {
-    if !enforced() || !scoped() {
+    if !enforced() || !has_abi(LANDLOCK_ABI_FOR_SCOPES) {
         return;
     }
     let mut outsider = std::process::Command::new("sleep")
