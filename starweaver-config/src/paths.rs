@@ -35,25 +35,47 @@ pub enum FileProblem {
 /// [`FileProblem::OutsideFolder`] for an absolute path, a `..` that leaves the folder, or a
 /// link that resolves outside it.
 pub fn script_file(base_dir: &Path, file: &str) -> Result<PathBuf, FileProblem> {
-    let relative = Path::new(file);
-    let mut depth = 0usize;
-    for part in relative.components() {
+    inside(base_dir, file)?;
+    Ok(manifest_relative(base_dir, file))
+}
+
+/// A folder `shell.sandbox.writable` names, relative to the environment root `root` and inside
+/// it, as a path under `root` with its `.` and `..` parts worked out (`root/target`). The
+/// sandbox opens it through the root, so one that leads out of it would refuse every command.
+///
+/// # Errors
+/// [`FileProblem::OutsideFolder`] for an absolute path, a `..` that leaves the root, or a link
+/// that resolves outside it.
+pub fn writable_folder(root: &Path, folder: &str) -> Result<PathBuf, FileProblem> {
+    inside(root, folder)
+}
+
+/// `relative` joined to `base`, its `.` and `..` parts resolved, when it stays inside `base`:
+/// as written, and through links when both exist (checked on the path as written, the way the
+/// system would follow it).
+fn inside(base: &Path, relative: &str) -> Result<PathBuf, FileProblem> {
+    let mut parts: Vec<&std::ffi::OsStr> = Vec::new();
+    for part in Path::new(relative).components() {
         match part {
-            Component::Normal(_) => depth += 1,
+            Component::Normal(name) => parts.push(name),
             Component::CurDir => {}
-            Component::ParentDir if depth > 0 => depth -= 1,
+            Component::ParentDir if !parts.is_empty() => {
+                parts.pop();
+            }
             Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
                 return Err(FileProblem::OutsideFolder)
             }
         }
     }
-    let path = manifest_relative(base_dir, file);
-    if let (Ok(folder), Ok(resolved)) = (base_dir.canonicalize(), path.canonicalize()) {
+    let written = base.join(relative);
+    if let (Ok(folder), Ok(resolved)) = (base.canonicalize(), written.canonicalize()) {
         if !resolved.starts_with(&folder) {
             return Err(FileProblem::OutsideFolder);
         }
     }
-    Ok(path)
+    Ok(parts
+        .iter()
+        .fold(base.to_path_buf(), |path, part| path.join(part)))
 }
 
 /// Why a skill scope cannot be used.
@@ -135,6 +157,35 @@ mod tests {
         assert_eq!(
             scope_in_environment(&agents, &environment_root(&agents, Some("gone")), "."),
             Err(ScopeProblem::NoRoot)
+        );
+    }
+
+    #[test]
+    fn a_writable_folder_resolves_under_the_root_or_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join("target")).unwrap();
+        assert_eq!(
+            writable_folder(&root, "target").unwrap(),
+            root.join("target")
+        );
+        assert_eq!(
+            writable_folder(&root, "./build/../out/").unwrap(),
+            root.join("out")
+        );
+        assert_eq!(writable_folder(&root, ".").unwrap(), root);
+        for escaping in ["..", "../repo-other", "target/../../x", "/tmp"] {
+            assert_eq!(
+                writable_folder(&root, escaping),
+                Err(FileProblem::OutsideFolder),
+                "{escaping}"
+            );
+        }
+        // A link inside the root that points out of it is outside too.
+        std::os::unix::fs::symlink(dir.path(), root.join("up")).unwrap();
+        assert_eq!(
+            writable_folder(&root, "up"),
+            Err(FileProblem::OutsideFolder)
         );
     }
 

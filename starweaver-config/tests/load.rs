@@ -61,6 +61,12 @@ shell:
   timeout_ms: 30000
   max_output_bytes: 1048576
   max_concurrent_processes: 4
+  sandbox:
+    mode: read-only
+    writable: [target]
+    network: false
+    read: all
+    required: true
 toolsets:
   - type: tools
     name: glossary
@@ -411,4 +417,80 @@ async fn model_settings_reach_every_request_of_the_test_model() {
     assert_eq!(sent.max_tokens, Some(50));
     assert_eq!(sent.stop, ["END"]);
     assert_eq!(sent.seed, Some(7));
+}
+
+/// Runs `echo sandboxed` through `shell_exec` (an allowlisted program, not a shell script).
+fn echo_program_model() -> std::sync::Arc<TestModel> {
+    std::sync::Arc::new(TestModel::scripted([
+        ModelResponse::tool_calls([ToolCallPart::new(
+            "call-1",
+            "shell_exec",
+            json!({"program": "echo", "args": ["sandboxed"]}),
+        )]),
+        ModelResponse::text("done"),
+    ]))
+}
+
+#[test]
+fn the_sandbox_policy_is_the_manifests_or_the_safe_default() {
+    use starweaver_config::load::sandbox_policy;
+    use starweaver_core::environment::{SandboxMode, SandboxPolicy, SandboxReads};
+    assert_eq!(sandbox_policy(None), SandboxPolicy::default());
+    let bare = read(b"version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: local}\nshell: {allow_execute: true, allowed_programs: [git]}\n").unwrap();
+    let policy = sandbox_policy(bare.shell.as_ref());
+    assert_eq!(policy, SandboxPolicy::default());
+    assert_eq!(policy.mode(), SandboxMode::WorkspaceWrite);
+    assert!(!policy.network() && policy.required());
+    let set = read(b"version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: local}\nshell:\n  allow_execute: true\n  allowed_programs: [git]\n  sandbox: {mode: read-only, writable: [target], network: true, read: workspace, required: false}\n").unwrap();
+    let policy = sandbox_policy(set.shell.as_ref());
+    assert_eq!(policy.mode(), SandboxMode::ReadOnly);
+    assert_eq!(policy.writable(), ["target"]);
+    assert!(policy.network());
+    assert_eq!(policy.reads(), SandboxReads::Workspace);
+    assert!(!policy.required());
+}
+
+#[tokio::test]
+async fn local_commands_run_under_the_manifests_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    // Not required, so the command runs on any kernel and its result says what it ran under.
+    let text = "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: local}\nshell:\n  allow_execute: true\n  allowed_programs: [echo]\n  sandbox: {mode: read-only, read: workspace, required: false}\ntoolsets: [{type: shell, tools: [shell_exec]}]\n";
+    let manifest = read(text.as_bytes()).unwrap();
+    let mut loaded = load(
+        &manifest,
+        &options(dir.path()).with_model(echo_program_model()),
+    )
+    .await
+    .unwrap();
+    let result = loaded.session.run("run something").await.unwrap();
+    let sent = messages_json(&result);
+    assert!(sent.contains("sandboxed"), "{sent}");
+    assert!(sent.contains("read-only"), "{sent}");
+}
+
+#[tokio::test]
+async fn a_sandbox_the_runtime_cannot_honour_is_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "version: 1\nname: a\nmodel: {id: test}\n";
+    // The checker refuses both first; a manifest built without it is refused by the loader.
+    for (body, rule, field) in [
+        (
+            "environment: {type: virtual}\nshell: {allow_execute: true, allowed_programs: [echo], sandbox: {mode: read-only}}\n",
+            Rule::InvalidValue,
+            "shell.sandbox",
+        ),
+        (
+            "environment: {type: local}\nshell: {allow_execute: true, allowed_programs: [echo], sandbox: {writable: [target, ../out]}}\n",
+            Rule::PathEscape,
+            "shell.sandbox.writable[1]",
+        ),
+    ] {
+        let text = format!("{head}{body}");
+        let found = read(text.as_bytes()).unwrap_err();
+        assert!(found.iter().any(|d| d.rule == rule), "{found:?}");
+        let manifest: starweaver_config::manifest::Manifest =
+            serde_saphyr::from_str(&text).unwrap();
+        let error = load(&manifest, &options(dir.path())).await.unwrap_err();
+        assert!(error.to_string().starts_with(field), "{error}");
+    }
 }

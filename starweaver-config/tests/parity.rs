@@ -160,6 +160,12 @@ async fn whatever_loading_refuses_the_checker_reports_first() {
         ("skills: {scopes: [{path: .}]}", Rule::MissingField),
         ("environment: {type: virtual, root: x}", Rule::InvalidValue),
         ("environment: {type: local, root: missing}", Rule::InvalidValue),
+        ("environment: {type: virtual}\nshell: {allow_execute: true, allowed_programs: [echo], sandbox: {mode: read-only}}", Rule::InvalidValue),
+        ("environment: {type: local}\nshell: {allow_execute: true, allowed_programs: [echo], sandbox: {writable: [../out]}}", Rule::PathEscape),
+        ("environment: {type: local}\nshell: {allow_execute: true, allowed_programs: [echo], sandbox: {writable: [/tmp]}}", Rule::PathEscape),
+        ("environment: {type: local}\nshell: {sandbox: {mode: sealed}}", Rule::InvalidValue),
+        ("environment: {type: local}\nshell: {sandbox: {network: yes}}", Rule::InvalidValue),
+        ("environment: {type: local}\nshell: {sandbox: {writeable: [sub]}}", Rule::UnknownField),
         ("environment: {type: virtual}\nskills: {scopes: [{path: .}]}", Rule::SkillScope),
         ("environment: {type: local, root: sub}\nskills: {scopes: [{path: .}]}", Rule::SkillScope),
         ("environment: {type: local}\nskills: {scopes: [{path: nowhere}]}", Rule::SkillScope),
@@ -239,13 +245,27 @@ fn generated(dice: &mut Dice, index: usize) -> String {
         3 => text.push_str("environment: {type: virtual}\n"),
         _ => text.push_str("environment: {type: virtual, root: sub}\n"),
     }
+    // A sandbox on some of the shell sections, chosen by the index so the dice (and so every
+    // other choice) stay as they were; a virtual environment refuses it.
+    let sandbox = match index % 5 {
+        0 => ", sandbox: {mode: read-only, writable: [sub]}",
+        1 => ", sandbox: {read: workspace, required: false}",
+        2 => ", sandbox: {mode: off}",
+        _ => "",
+    };
     // Any-program execution only in memory: the test model's commands are made-up words.
     match dice.pick(4) {
         0 => {}
-        1 => text.push_str("shell: {allow_execute: false}\n"),
-        2 => text.push_str("shell: {allow_execute: true, allowed_programs: [echo]}\n"),
-        _ if environment >= 3 => text.push_str("shell: {allow_execute: true}\n"),
-        _ => text.push_str("shell: {allow_execute: true, allowed_programs: [true]}\n"),
+        1 => text.push_str(&format!("shell: {{allow_execute: false{sandbox}}}\n")),
+        2 => text.push_str(&format!(
+            "shell: {{allow_execute: true, allowed_programs: [echo]{sandbox}}}\n"
+        )),
+        _ if environment >= 3 => {
+            text.push_str(&format!("shell: {{allow_execute: true{sandbox}}}\n"))
+        }
+        _ => text.push_str(&format!(
+            "shell: {{allow_execute: true, allowed_programs: [true]{sandbox}}}\n"
+        )),
     }
     if dice.chance(1) {
         text.push_str("skills: {scopes: [{path: .}]}\n");

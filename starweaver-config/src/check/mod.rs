@@ -30,8 +30,8 @@ pub use entry::print_outcome;
 #[cfg(feature = "cli")]
 pub use explain::{
     load_checked, run_explain, Explanation, Explanations, FileFacts, ModelFacts, PathReach,
-    RuntimeFacts, SandboxMode, ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem,
-    ToolFacts, EXPLAIN_FORMAT_VERSION,
+    RuntimeFacts, SandboxFacts, SandboxMode, ShellFacts, ShellReach, SkillFact, SkillFacts,
+    SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
 };
 pub use limit::{ManifestLimit, DEFAULT_MAX_MANIFEST_BYTES, MAX_MANIFEST_BYTES_FLAG};
 pub use schema::{manifest_schema, SCHEMA_DIALECT};

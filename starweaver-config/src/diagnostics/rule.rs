@@ -31,6 +31,10 @@ pub enum Rule {
     UndefinedVariable,
     /// A shell setting that grants more than it seems to, or contradicts another.
     ShellPolicy,
+    /// `shell.sandbox.mode: off`: commands run without a kernel sandbox.
+    SandboxOff,
+    /// A read-only filesystem toolset beside a shell whose sandbox lets commands change files.
+    ShellCanWrite,
     /// A skill scope that is malformed or cannot be found.
     SkillScope,
     /// A path that leaves the folder it must stay in.
@@ -43,7 +47,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in documentation order.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 18] = [
         Self::Syntax,
         Self::UnknownField,
         Self::MissingField,
@@ -56,6 +60,8 @@ impl Rule {
         Self::Template,
         Self::UndefinedVariable,
         Self::ShellPolicy,
+        Self::SandboxOff,
+        Self::ShellCanWrite,
         Self::SkillScope,
         Self::PathEscape,
         Self::MissingApiKey,
@@ -78,6 +84,8 @@ impl Rule {
             Self::Template => "template",
             Self::UndefinedVariable => "undefined-variable",
             Self::ShellPolicy => "shell-policy",
+            Self::SandboxOff => "sandbox-off",
+            Self::ShellCanWrite => "shell-can-write",
             Self::SkillScope => "skill-scope",
             Self::PathEscape => "path-escape",
             Self::MissingApiKey => "missing-api-key",

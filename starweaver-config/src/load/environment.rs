@@ -4,13 +4,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use starweaver_core::environment::{
-    DynEnvironment, DynProcessShell, LocalEnvironmentProvider, ShellPolicy,
-    VirtualEnvironmentProvider,
+    DynEnvironment, DynProcessShell, LocalEnvironmentProvider, SandboxMode, SandboxPolicy,
+    SandboxReads, ShellPolicy, VirtualEnvironmentProvider,
 };
 
 use super::LoadError;
-use crate::manifest::{EnvironmentKind, EnvironmentSpec, ShellSpec};
-use crate::paths::environment_root;
+use crate::manifest::{
+    EnvironmentKind, EnvironmentSpec, SandboxModeSpec, SandboxReadSpec, ShellSpec,
+};
+use crate::paths::{environment_root, writable_folder};
 
 /// The environment as both a file provider and a process shell (one provider serves both).
 #[derive(Clone)]
@@ -37,7 +39,51 @@ pub fn policy(shell: Option<&ShellSpec>) -> ShellPolicy {
     }
 }
 
-/// Opens the environment with the shell's policy and limits.
+/// The kernel sandbox `shell.sandbox` declares for a local environment's commands; no `shell`
+/// section or no `sandbox` in it means the core default (writes only inside the root, no
+/// network, refused where the kernel cannot enforce it).
+pub fn sandbox_policy(shell: Option<&ShellSpec>) -> SandboxPolicy {
+    let Some(spec) = shell.and_then(|shell| shell.sandbox.as_ref()) else {
+        return SandboxPolicy::default();
+    };
+    let mode = match spec.mode {
+        SandboxModeSpec::ReadOnly => SandboxMode::ReadOnly,
+        SandboxModeSpec::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+        SandboxModeSpec::Off => SandboxMode::Off,
+    };
+    let reads = match spec.read {
+        SandboxReadSpec::All => SandboxReads::All,
+        SandboxReadSpec::Workspace => SandboxReads::Workspace,
+    };
+    SandboxPolicy::default()
+        .with_mode(mode)
+        .with_writable(spec.writable.iter().cloned())
+        .with_network(spec.network)
+        .with_reads(reads)
+        .with_required(spec.required)
+}
+
+/// Refuses a `writable` folder that leads out of the root `root`: the sandbox would refuse
+/// every command for it.
+fn check_writable(shell: Option<&ShellSpec>, root: &Path) -> Result<(), LoadError> {
+    let folders = shell
+        .and_then(|shell| shell.sandbox.as_ref())
+        .map(|sandbox| sandbox.writable.as_slice())
+        .unwrap_or_default();
+    for (index, folder) in folders.iter().enumerate() {
+        if writable_folder(root, folder).is_err() {
+            return Err(LoadError::InvalidValue {
+                field: format!("shell.sandbox.writable[{index}]"),
+                expected: format!(
+                    "a folder inside the environment root, relative to it (`{folder}` leaves it)"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Opens the environment with the shell's policy, limits and (for a local one) sandbox.
 pub(super) fn attach(
     spec: &EnvironmentSpec,
     shell: Option<&ShellSpec>,
@@ -54,7 +100,9 @@ pub(super) fn attach(
                     root: root.display().to_string(),
                     message: error.to_string(),
                 })?
-                .with_shell_policy(policy);
+                .with_shell_policy(policy)
+                .with_sandbox(sandbox_policy(shell));
+            check_writable(shell, provider.root())?;
             if let Some(ms) = limits.timeout_ms {
                 provider = provider.with_default_timeout_ms(ms);
             }
@@ -77,6 +125,14 @@ pub(super) fn attach(
                 return Err(LoadError::Unsupported {
                     field: "environment.root".to_string(),
                     reason: "a virtual environment starts empty and has no folder".to_string(),
+                });
+            }
+            if limits.sandbox.is_some() {
+                return Err(LoadError::Unsupported {
+                    field: "shell.sandbox".to_string(),
+                    reason: "a virtual environment runs no real process, so no kernel sandbox \
+                             applies (use `type: local` to run commands under one)"
+                        .to_string(),
                 });
             }
             let mut provider = VirtualEnvironmentProvider::new(name).with_shell_policy(policy);

@@ -14,7 +14,7 @@ mod summary;
 mod toolsets;
 
 pub use agent::{load, LoadedAgent};
-pub use environment::policy as shell_policy;
+pub use environment::{policy as shell_policy, sandbox_policy};
 pub use error::LoadError;
 pub use options::{LoadOptions, ToolResolver};
 pub use read::{read, read_with_context, read_with_warnings};

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 pub use environment::{EnvironmentKind, EnvironmentSpec};
 pub use model::ModelSpec;
 pub use runtime::{RuntimeSpec, ToolExecution, UnavailableTools};
-pub use shell::ShellSpec;
+pub use shell::{SandboxModeSpec, SandboxReadSpec, SandboxSpec, ShellSpec};
 pub use skills::{SkillScopeSpec, SkillsSpec};
 pub use toolsets::{
     ApprovalRequired, BundleToolsetSpec, DeferredToolsetSpec, FilesystemToolsetSpec,

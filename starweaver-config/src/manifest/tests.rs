@@ -18,6 +18,9 @@ fn the_documented_manifest_reads_into_the_types() {
     let shell = manifest.shell.unwrap();
     assert!(shell.allow_execute);
     assert_eq!(shell.allowed_programs, ["git", "cargo"]);
+    let sandbox = shell.sandbox.unwrap();
+    assert_eq!(sandbox.mode, SandboxModeSpec::ReadOnly);
+    assert_eq!(sandbox.writable, ["target"]);
     assert_eq!(
         manifest.runtime.unwrap().unavailable_tools,
         UnavailableTools::Skip
@@ -44,6 +47,28 @@ fn left_out_settings_never_widen_authority() {
     let bare: Manifest =
         serde_saphyr::from_str("version: 1\nname: a\nmodel: {id: test}\n").unwrap();
     assert!(bare.shell.is_none() && bare.toolsets.is_empty() && bare.environment.is_none());
+}
+
+#[test]
+fn a_sandbox_left_half_out_keeps_the_safe_defaults() {
+    let manifest: Manifest = serde_saphyr::from_str(
+        "version: 1\nname: a\nmodel: {id: test}\nshell: {allow_execute: true, sandbox: {}}\n",
+    )
+    .unwrap();
+    let sandbox = manifest.shell.unwrap().sandbox.unwrap();
+    assert_eq!(sandbox, SandboxSpec::default());
+    assert_eq!(sandbox.mode, SandboxModeSpec::WorkspaceWrite);
+    assert_eq!(sandbox.read, SandboxReadSpec::All);
+    assert!(!sandbox.network && sandbox.required && sandbox.writable.is_empty());
+    for bad in [
+        "shell: {sandbox: {mode: readonly}}",
+        "shell: {sandbox: {network: 1}}",
+        "shell: {sandbox: {writeable: [target]}}",
+        "shell: {sandbox: {read: home}}",
+    ] {
+        let text = format!("version: 1\nname: a\nmodel: {{id: test}}\n{bad}\n");
+        assert!(serde_saphyr::from_str::<Manifest>(&text).is_err(), "{bad}");
+    }
 }
 
 #[test]

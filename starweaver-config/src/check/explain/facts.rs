@@ -101,14 +101,38 @@ pub struct ShellFacts {
     pub max_output_bytes: u64,
     /// Processes running at once.
     pub max_concurrent_processes: usize,
+    /// The kernel sandbox of a local environment's commands (`null` in a virtual environment
+    /// or without one).
+    pub sandbox: Option<SandboxFacts>,
     /// What the commands it runs can read, write and connect to.
     pub reach: ShellReach,
 }
 
+/// `shell.sandbox` as the local environment applies it, and what this machine's kernel
+/// enforces of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SandboxFacts {
+    /// `read-only`, `workspace-write` or `off`.
+    pub mode: SandboxMode,
+    /// The extra folders commands may write, as absolute paths under the root.
+    pub writable: Vec<String>,
+    /// Whether commands may use the network.
+    pub network: bool,
+    /// Where commands may read: `all` or `workspace`.
+    pub read: &'static str,
+    /// Whether a kernel that cannot enforce the sandbox refuses every command.
+    pub required: bool,
+    /// Whether the kernel `check` runs on enforces all of it (always with `mode: off`).
+    pub enforced: bool,
+    /// What that kernel lacks, in words (empty when it enforces everything).
+    pub not_enforced: Vec<String>,
+}
+
 /// What shell commands can reach: the files they can read and write, and the network. In a
-/// local environment commands run today with the rights of the user who runs the agent and no
-/// sandbox, so they reach whatever that user can; a kernel sandbox (`shell.sandbox`) narrows
-/// the same fields. In a virtual environment they are simulated on its in-memory files.
+/// local environment commands run under the kernel sandbox of `shell.sandbox` (by default they
+/// write only inside the root and use no network); with `mode: off`, or on a kernel that
+/// cannot enforce the sandbox while `required: false`, they reach whatever the user who runs
+/// the agent can. In a virtual environment they are simulated on its in-memory files.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ShellReach {
     /// What confines the commands.
@@ -119,6 +143,12 @@ pub struct ShellReach {
     pub write: PathReach,
     /// Whether commands can open network connections.
     pub network: bool,
+    /// Whether commands also read and write a private temporary folder of their own
+    /// (`TMPDIR`), made for the environment and removed with it.
+    pub temporary_folder: bool,
+    /// Whether commands also read the system folders programs need (`/usr`, `/bin`, `/lib*`,
+    /// `/etc`, `/proc`) beside the folders of `read`.
+    pub system_folders: bool,
 }
 
 impl ShellReach {
@@ -130,6 +160,8 @@ impl ShellReach {
             read: PathReach::Nowhere,
             write: PathReach::Nowhere,
             network: false,
+            temporary_folder: false,
+            system_folders: false,
         }
     }
 
@@ -142,6 +174,8 @@ impl ShellReach {
             read: PathReach::Anywhere,
             write: PathReach::Anywhere,
             network: true,
+            temporary_folder: false,
+            system_folders: false,
         }
     }
 
@@ -153,21 +187,29 @@ impl ShellReach {
             read: PathReach::InMemory,
             write: PathReach::InMemory,
             network: false,
+            temporary_folder: false,
+            system_folders: false,
         }
     }
 
-    /// Whether commands can change files anywhere.
+    /// Whether commands can change files anywhere (their private temporary folder aside).
     #[must_use]
     pub fn can_write(&self) -> bool {
         self.write != PathReach::Nowhere
     }
 }
 
-/// What confines shell commands: `"off"` or `"virtual"` in JSON.
+/// What confines shell commands: `"read-only"`, `"workspace-write"`, `"off"` or `"virtual"` in
+/// JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum SandboxMode {
+    /// The kernel sandbox lets commands change only their private temporary folder and the
+    /// `writable` folders.
+    ReadOnly,
+    /// The kernel sandbox lets commands change files inside the root too, and nowhere else.
+    WorkspaceWrite,
     /// No sandbox: commands are real processes with the user's rights.
     Off,
     /// No process at all: a virtual environment simulates its few builtin commands.

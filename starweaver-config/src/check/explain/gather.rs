@@ -2,16 +2,24 @@
 //! loader recorded, the first request's tools from the loader's own list, the shell policy from
 //! the loader's policy function, the folder as the provider opened it.
 
+use std::path::Path;
+
 use serde_json::Value;
 use starweaver_core::bundles::{EDIT_FILE_TOOL_NAME, SHELL_EXEC_TOOL_NAME, WRITE_FILE_TOOL_NAME};
-use starweaver_core::environment::ProcessLimits;
+use starweaver_core::environment::{
+    ProcessLimits, SandboxKernel, SandboxMode as PolicyMode, SandboxPolicy, SandboxReads,
+    LANDLOCK_ABI_FOR_NETWORK, LANDLOCK_ABI_FOR_WRITES,
+};
 
 use super::facts::{
-    Explanation, FileFacts, ModelFacts, RuntimeFacts, ShellFacts, ShellReach, SkillFact,
-    SkillFacts, SkillProblem, ToolFacts,
+    Explanation, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts, SandboxMode,
+    ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, ToolFacts,
 };
-use crate::load::{first_party_tool, shell_policy, LoadedAgent, Reach, ToolsetSummary};
+use crate::load::{
+    first_party_tool, sandbox_policy, shell_policy, LoadedAgent, Reach, ToolsetSummary,
+};
 use crate::manifest::{EnvironmentKind, Manifest, ToolExecution, UnavailableTools};
+use crate::paths::writable_folder;
 
 /// What `explain` needs besides the manifest and the loaded agent.
 pub(super) struct Context<'a> {
@@ -41,7 +49,7 @@ pub(super) fn explain(
             settings: manifest.model.settings.clone(),
         },
         tools: tools(loaded, context.verified),
-        shell: shell(manifest, &loaded.toolsets),
+        shell: shell(manifest, loaded),
         files: files(manifest, loaded),
         skills: skills(manifest, loaded),
         runtime: runtime(manifest, loaded),
@@ -106,21 +114,123 @@ fn bundle_tools(summaries: &[ToolsetSummary], kind: &str, bases: &[&str]) -> Vec
 }
 
 /// What the commands reach: nothing unless a `shell_exec` is reachable and execution is on;
-/// then, in a local environment (with no sandbox yet), whatever the user can, and in a virtual
-/// one its in-memory files.
-fn reach(manifest: &Manifest, summaries: &[ToolsetSummary]) -> ShellReach {
-    let exec = bundle_tools(summaries, "shell", &[SHELL_EXEC_TOOL_NAME]);
+/// then, in a local environment, what its sandbox lets them reach on this machine's kernel,
+/// and in a virtual one its in-memory files.
+fn reach(manifest: &Manifest, loaded: &LoadedAgent) -> ShellReach {
+    let exec = bundle_tools(&loaded.toolsets, "shell", &[SHELL_EXEC_TOOL_NAME]);
     if exec.is_empty() || !shell_policy(manifest.shell.as_ref()).allow_execute {
         return ShellReach::nothing();
     }
-    match manifest.environment.as_ref().map(|spec| spec.kind) {
-        Some(EnvironmentKind::Local) => ShellReach::unconfined(),
-        Some(EnvironmentKind::Virtual) => ShellReach::simulated(),
-        None => ShellReach::nothing(),
+    match (
+        manifest.environment.as_ref().map(|spec| spec.kind),
+        loaded.environment_root.as_deref(),
+    ) {
+        (Some(EnvironmentKind::Local), Some(root)) => confined(
+            &sandbox_policy(manifest.shell.as_ref()),
+            root,
+            &SandboxKernel::detect(),
+        ),
+        // A local environment always has its folder; without it, claim nothing is confined.
+        (Some(EnvironmentKind::Local), None) => ShellReach::unconfined(),
+        (Some(EnvironmentKind::Virtual), _) => ShellReach::simulated(),
+        (None, _) => ShellReach::nothing(),
     }
 }
 
-fn shell(manifest: &Manifest, summaries: &[ToolsetSummary]) -> ShellFacts {
+/// What commands under `policy` reach in the folder `root` on `kernel`: what the policy
+/// allows, widened to what the kernel leaves open when it cannot enforce the policy and the
+/// policy lets commands run anyway (`required: false`).
+fn confined(policy: &SandboxPolicy, root: &Path, kernel: &SandboxKernel) -> ShellReach {
+    if !policy.is_enabled() {
+        return ShellReach::unconfined();
+    }
+    let root_text = root.display().to_string();
+    let workspace_reads = policy.reads() == SandboxReads::Workspace;
+    let write = match policy.mode() {
+        PolicyMode::ReadOnly => {
+            let folders = writable(policy, root);
+            if folders.is_empty() {
+                PathReach::Nowhere
+            } else {
+                PathReach::Folders(folders)
+            }
+        }
+        PolicyMode::WorkspaceWrite => PathReach::Folders(vec![root_text.clone()]),
+        // A mode this explanation does not know: claim nothing is confined.
+        _ => PathReach::Anywhere,
+    };
+    let mut reach = ShellReach {
+        sandbox: mode(policy),
+        read: if workspace_reads {
+            PathReach::Folders(vec![root_text])
+        } else {
+            PathReach::Anywhere
+        },
+        write,
+        network: policy.network(),
+        temporary_folder: true,
+        system_folders: workspace_reads,
+    };
+    if !policy.required() {
+        let abi = kernel.landlock_abi();
+        if abi == 0 {
+            reach.read = PathReach::Anywhere;
+            reach.write = PathReach::Anywhere;
+            reach.system_folders = false;
+        } else if abi < LANDLOCK_ABI_FOR_WRITES {
+            // Truncating a file is a change the kernel leaves unchecked.
+            reach.write = PathReach::Anywhere;
+        }
+        if abi < LANDLOCK_ABI_FOR_NETWORK || !kernel.seccomp() {
+            reach.network = true;
+        }
+    }
+    reach
+}
+
+/// The policy's mode as the explanation names it.
+fn mode(policy: &SandboxPolicy) -> SandboxMode {
+    match policy.mode() {
+        PolicyMode::ReadOnly => SandboxMode::ReadOnly,
+        PolicyMode::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+        // Off, or a mode this explanation does not know: nothing it can vouch for.
+        _ => SandboxMode::Off,
+    }
+}
+
+/// The policy's extra writable folders, as absolute paths under `root`.
+fn writable(policy: &SandboxPolicy, root: &Path) -> Vec<String> {
+    policy
+        .writable()
+        .iter()
+        // Loading refused any folder that leaves the root.
+        .map(|folder| writable_folder(root, folder).unwrap_or_else(|_| root.join(folder)))
+        .map(|path| path.display().to_string())
+        .collect()
+}
+
+/// The sandbox of a local environment, and what this machine's kernel enforces of it.
+fn sandbox(manifest: &Manifest, loaded: &LoadedAgent) -> Option<SandboxFacts> {
+    let local = manifest
+        .environment
+        .as_ref()
+        .is_some_and(|spec| spec.kind == EnvironmentKind::Local);
+    let root = loaded.environment_root.as_deref().filter(|_| local)?;
+    let policy = sandbox_policy(manifest.shell.as_ref());
+    let kernel = SandboxKernel::detect();
+    Some(SandboxFacts {
+        mode: mode(&policy),
+        writable: writable(&policy, root),
+        network: policy.network(),
+        read: policy.reads().as_str(),
+        required: policy.required(),
+        enforced: kernel.enforces(&policy),
+        not_enforced: kernel.missing(&policy),
+    })
+}
+
+fn shell(manifest: &Manifest, loaded: &LoadedAgent) -> ShellFacts {
+    let summaries = &loaded.toolsets;
     let policy = shell_policy(manifest.shell.as_ref());
     let defaults = ProcessLimits::default();
     let spec = manifest.shell.clone().unwrap_or_default();
@@ -137,7 +247,8 @@ fn shell(manifest: &Manifest, summaries: &[ToolsetSummary]) -> ShellFacts {
         max_concurrent_processes: spec
             .max_concurrent_processes
             .unwrap_or(defaults.max_concurrent_processes),
-        reach: reach(manifest, summaries),
+        sandbox: sandbox(manifest, loaded),
+        reach: reach(manifest, loaded),
     }
 }
 
@@ -158,7 +269,7 @@ fn files(manifest: &Manifest, loaded: &LoadedAgent) -> FileFacts {
             .map(|root| root.display().to_string()),
         writable: !write_tools.is_empty(),
         write_tools,
-        shell_can_write: reach(manifest, &loaded.toolsets).can_write(),
+        shell_can_write: reach(manifest, loaded).can_write(),
     }
 }
 
@@ -214,5 +325,46 @@ fn runtime(manifest: &Manifest, loaded: &LoadedAgent) -> RuntimeFacts {
         max_tokens: policy.max_tokens,
         timeout_ms: policy.timeout_ms,
         max_retries: policy.max_retries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sandbox_the_kernel_cannot_enforce_reaches_what_it_leaves_open_only_when_not_required() {
+        let root = Path::new("/work/repo");
+        let none = SandboxKernel::none();
+        let policy = SandboxPolicy::read_only().with_writable(["target"]);
+        // Required: commands run confined or not at all, so the policy's reach holds.
+        let required = confined(&policy, root, &none);
+        assert_eq!(
+            required.write,
+            PathReach::Folders(vec!["/work/repo/target".to_string()])
+        );
+        assert!(!required.network);
+        // Not required, on a kernel with neither Landlock nor seccomp: nothing is confined.
+        let open = confined(&policy.clone().with_required(false), root, &none);
+        assert_eq!(
+            (open.read, open.write, open.network),
+            (PathReach::Anywhere, PathReach::Anywhere, true)
+        );
+        assert_eq!(open.sandbox, SandboxMode::ReadOnly);
+        let off = confined(&SandboxPolicy::off(), root, &none);
+        assert_eq!(off, ShellReach::unconfined());
+        let workspace = confined(
+            &SandboxPolicy::default().with_reads(SandboxReads::Workspace),
+            root,
+            &none,
+        );
+        assert_eq!(
+            (workspace.read, workspace.write, workspace.system_folders),
+            (
+                PathReach::Folders(vec!["/work/repo".to_string()]),
+                PathReach::Folders(vec!["/work/repo".to_string()]),
+                true
+            )
+        );
     }
 }

@@ -2,7 +2,9 @@
 
 use std::fmt::Write as _;
 
-use super::facts::{Explanation, PathReach, SandboxMode, ShellFacts, ShellReach, ToolFacts};
+use super::facts::{
+    Explanation, PathReach, SandboxFacts, SandboxMode, ShellFacts, ShellReach, ToolFacts,
+};
 
 /// `writeln!` for text that comes from a manifest or a catalog: control characters (a newline,
 /// a terminal escape) show as `?`, so a name can neither forge a line nor drive the terminal.
@@ -51,6 +53,9 @@ fn one(agent: &Explanation) -> String {
     }
     let _ = visible_line!(out, "Shell     {}", shell(&agent.shell));
     if agent.shell.reach != ShellReach::nothing() {
+        if let Some(facts) = &agent.shell.sandbox {
+            let _ = visible_line!(out, "          sandbox: {}", sandbox(facts));
+        }
         let _ = visible_line!(out, "          reach: {}", reach(&agent.shell.reach));
     }
     let _ = visible_line!(out, "Files     {}", files(agent));
@@ -199,8 +204,13 @@ fn files(agent: &Explanation) -> String {
         (false, false) => "read-only (no file-writing tool)".to_string(),
     };
     let reach = &agent.shell.reach;
-    let shell = if reach.read == PathReach::Anywhere || reach.write == PathReach::Anywhere {
+    let reads_beyond = reach.read == PathReach::Anywhere;
+    let shell = if reads_beyond && reach.write == PathReach::Anywhere {
         "; shell commands can read and change files beyond it too (see Shell)"
+    } else if reads_beyond && reach.can_write() {
+        "; shell commands can change files too, and read files beyond it (see Shell)"
+    } else if reads_beyond {
+        "; shell commands can read files beyond it (see Shell)"
     } else if reach.can_write() {
         "; shell commands can change files too"
     } else {
@@ -209,17 +219,74 @@ fn files(agent: &Explanation) -> String {
     format!("{place}, {access}{shell}")
 }
 
+/// The kernel sandbox: its mode and settings, then whether this kernel enforces it.
+fn sandbox(facts: &SandboxFacts) -> String {
+    if facts.mode == SandboxMode::Off {
+        return "off (`mode: off`): commands run with your rights".to_string();
+    }
+    let mode = match facts.mode {
+        SandboxMode::ReadOnly => "read-only",
+        _ => "workspace-write",
+    };
+    let writable = if facts.writable.is_empty() {
+        String::new()
+    } else {
+        format!(", also writable: {}", list(&facts.writable))
+    };
+    let network = if facts.network { "on" } else { "off" };
+    let enforced = if facts.enforced {
+        "this kernel enforces it".to_string()
+    } else if facts.required {
+        format!(
+            "this kernel cannot enforce it, so every command is refused here (it lacks {})",
+            facts.not_enforced.join("; ")
+        )
+    } else {
+        format!(
+            "this kernel cannot enforce all of it and `required: false` runs commands anyway \
+             (it lacks {})",
+            facts.not_enforced.join("; ")
+        )
+    };
+    format!(
+        "{mode}{writable}, network {network}, reads {}; {enforced}",
+        facts.read
+    )
+}
+
 /// What shell commands reach: the sandbox, then where they read and write, then the network.
 fn reach(reach: &ShellReach) -> String {
     let sandbox = match reach.sandbox {
         SandboxMode::Off => "no sandbox, commands run with your rights",
         SandboxMode::Virtual => "simulated, no process runs on this machine",
+        SandboxMode::ReadOnly => "read-only sandbox",
+        SandboxMode::WorkspaceWrite => "workspace-write sandbox",
     };
-    let paths = |paths: &PathReach| match paths {
-        PathReach::Anywhere => "anything you can".to_string(),
-        PathReach::Folders(folders) => format!("only in {}", list(folders)),
-        PathReach::InMemory => "only the in-memory files".to_string(),
-        PathReach::Nowhere => "nothing".to_string(),
+    let paths = |paths: &PathReach, system: bool| {
+        let mut places = match paths {
+            PathReach::Anywhere => return "anything you can".to_string(),
+            PathReach::InMemory => return "only the in-memory files".to_string(),
+            PathReach::Folders(folders) => folders.clone(),
+            PathReach::Nowhere => Vec::new(),
+        };
+        if system {
+            places.push("the system folders programs need".to_string());
+        }
+        if reach.temporary_folder {
+            places.push("their private temporary folder".to_string());
+        }
+        match places.as_slice() {
+            [] => "nothing".to_string(),
+            [only] => format!("only {}", in_place(only)),
+            [rest @ .., last] => format!(
+                "only {} and {}",
+                rest.iter()
+                    .map(|place| in_place(place))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                in_place(last)
+            ),
+        }
     };
     let network = if reach.network {
         "can use the network"
@@ -228,9 +295,18 @@ fn reach(reach: &ShellReach) -> String {
     };
     format!(
         "{sandbox}: they read {}, write {}, and {network}",
-        paths(&reach.read),
-        paths(&reach.write)
+        paths(&reach.read, reach.system_folders),
+        paths(&reach.write, false)
     )
+}
+
+/// A folder as the object of "read"/"write": `in /abs/path`, or the words as they are.
+fn in_place(place: &str) -> String {
+    if place.starts_with('/') {
+        format!("in {place}")
+    } else {
+        place.to_string()
+    }
 }
 
 fn runtime(agent: &Explanation) -> String {
@@ -264,17 +340,67 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_sandbox_line_says_whether_this_kernel_enforces_it() {
+        let mut facts = SandboxFacts {
+            mode: SandboxMode::ReadOnly,
+            writable: vec!["/work/repo/target".to_string()],
+            network: false,
+            read: "all",
+            required: true,
+            enforced: true,
+            not_enforced: Vec::new(),
+        };
+        assert_eq!(
+            sandbox(&facts),
+            "read-only, also writable: /work/repo/target, network off, reads all; this kernel \
+             enforces it"
+        );
+        facts.enforced = false;
+        facts.not_enforced = vec!["Landlock".to_string(), "seccomp filters".to_string()];
+        assert_eq!(
+            sandbox(&facts),
+            "read-only, also writable: /work/repo/target, network off, reads all; this kernel \
+             cannot enforce it, so every command is refused here (it lacks Landlock; seccomp \
+             filters)"
+        );
+        facts.required = false;
+        assert!(sandbox(&facts).contains("`required: false` runs commands anyway"));
+        facts.mode = SandboxMode::Off;
+        assert_eq!(
+            sandbox(&facts),
+            "off (`mode: off`): commands run with your rights"
+        );
+    }
+
+    #[test]
     fn a_reach_confined_to_folders_names_them() {
         let confined = ShellReach {
-            sandbox: SandboxMode::Off,
+            sandbox: SandboxMode::WorkspaceWrite,
             read: PathReach::Anywhere,
             write: PathReach::Folders(vec!["/work/repo".to_string()]),
             network: false,
+            temporary_folder: true,
+            system_folders: false,
         };
         assert_eq!(
             reach(&confined),
-            "no sandbox, commands run with your rights: they read anything you can, write \
-             only in /work/repo, and cannot use the network"
+            "workspace-write sandbox: they read anything you can, write only in /work/repo and \
+             their private temporary folder, and cannot use the network"
+        );
+        let sealed = ShellReach {
+            sandbox: SandboxMode::ReadOnly,
+            read: PathReach::Folders(vec!["/work/repo".to_string()]),
+            write: PathReach::Nowhere,
+            ..confined
+        };
+        assert_eq!(
+            reach(&ShellReach {
+                system_folders: true,
+                ..sealed
+            }),
+            "read-only sandbox: they read only in /work/repo, the system folders programs need \
+             and their private temporary folder, write only their private temporary folder, and \
+             cannot use the network"
         );
     }
 }

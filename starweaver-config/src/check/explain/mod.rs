@@ -20,8 +20,9 @@ mod source;
 mod stand_in;
 
 pub use facts::{
-    Explanation, Explanations, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxMode,
-    ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
+    Explanation, Explanations, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts,
+    SandboxMode, ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, ToolFacts,
+    EXPLAIN_FORMAT_VERSION,
 };
 
 pub use assemble::load_checked;
@@ -186,33 +187,147 @@ toolsets:
 
     // Regression: `--explain` called an agent "read-only" while its allowed `cat` could read
     // `/etc/hostname` (and any command could write anywhere the user can): what shell commands
-    // reach was not on the screen.
+    // reach was not on the screen. Under the default sandbox they still read anything the user
+    // can, and change files inside the root.
     #[test]
     fn the_shell_s_reach_is_explained_and_files_are_not_called_read_only_beside_it() {
-        let (_dir, text) = explain(CAT_ONLY, Format::Json);
+        let (dir, text) = explain(CAT_ONLY, Format::Json);
+        let root = std::fs::canonicalize(dir.path())
+            .unwrap()
+            .display()
+            .to_string();
         let value: Value = serde_json::from_str(&text).unwrap();
         let agent = &value["agents"][0];
         assert_eq!(
             agent["shell"]["reach"],
-            json!({"sandbox": "off", "read": {"scope": "anywhere"},
-                   "write": {"scope": "anywhere"}, "network": true})
+            json!({"sandbox": "workspace-write", "read": {"scope": "anywhere"},
+                   "write": {"scope": "folders", "folders": [root]}, "network": false,
+                   "temporary_folder": true, "system_folders": false})
         );
         assert_eq!(agent["files"]["shell_can_write"], true);
+        assert_eq!(agent["warnings"][0]["rule"], "shell-can-write");
         let (_dir, text) = explain(CAT_ONLY, Format::Human);
         let reach = text
             .lines()
             .find(|line| line.trim_start().starts_with("reach:"))
             .unwrap_or_else(|| panic!("no reach line:\n{text}"));
         assert!(
-            reach.contains("no sandbox") && reach.contains("read anything you can"),
+            reach.contains("workspace-write sandbox") && reach.contains("read anything you can"),
             "{text}"
         );
-        assert!(reach.contains("can use the network"), "{text}");
+        assert!(reach.contains("cannot use the network"), "{text}");
         let files = text.lines().find(|line| line.starts_with("Files")).unwrap();
         assert!(!files.contains("read-only"), "{files}");
         assert!(
-            files.contains("shell commands can read and change files beyond it"),
+            files.contains("shell commands can change files too, and read files beyond it"),
             "{files}"
+        );
+    }
+
+    /// CAT_ONLY with `sandbox` set to `settings`.
+    fn cat_only_with(settings: &str) -> String {
+        CAT_ONLY.replace(
+            "allowed_programs: [cat]}",
+            &format!("allowed_programs: [cat], sandbox: {settings}}}"),
+        )
+    }
+
+    #[test]
+    fn a_read_only_sandbox_leaves_the_folder_read_only_and_names_what_stays_writable() {
+        let manifest = cat_only_with("{mode: read-only, writable: [target, ./out/../build]}");
+        let (dir, text) = explain(&manifest, Format::Json);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let under = |folder: &str| root.join(folder).display().to_string();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let agent = &value["agents"][0];
+        let policy = crate::load::sandbox_policy(
+            crate::load::read(manifest.as_bytes())
+                .unwrap()
+                .shell
+                .as_ref(),
+        );
+        let kernel = starweaver_core::environment::SandboxKernel::detect();
+        assert_eq!(
+            agent["shell"]["sandbox"],
+            json!({"mode": "read-only", "writable": [under("target"), under("build")],
+                   "network": false, "read": "all", "required": true,
+                   "enforced": kernel.enforces(&policy), "not_enforced": kernel.missing(&policy)})
+        );
+        assert_eq!(
+            agent["shell"]["reach"]["write"],
+            json!({"scope": "folders", "folders": [under("target"), under("build")]})
+        );
+        assert_eq!(agent["warnings"], json!([]));
+        // Without `writable`, commands change nothing but their private temporary folder.
+        let sealed = cat_only_with("{mode: read-only, read: workspace}");
+        let (dir, text) = explain(&sealed, Format::Json);
+        let root = std::fs::canonicalize(dir.path())
+            .unwrap()
+            .display()
+            .to_string();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let agent = &value["agents"][0];
+        assert_eq!(
+            agent["shell"]["reach"],
+            json!({"sandbox": "read-only", "read": {"scope": "folders", "folders": [root]},
+                   "write": {"scope": "nowhere"}, "network": false,
+                   "temporary_folder": true, "system_folders": true})
+        );
+        assert_eq!(agent["files"]["shell_can_write"], false);
+        let (_dir, text) = explain(&sealed, Format::Human);
+        let line = |start: &str| {
+            text.lines()
+                .find(|line| line.trim_start().starts_with(start))
+                .unwrap_or_else(|| panic!("no {start} line:\n{text}"))
+                .to_string()
+        };
+        let sandbox = line("sandbox:");
+        assert!(
+            sandbox.starts_with("          sandbox: read-only, network off, reads workspace; "),
+            "{text}"
+        );
+        let enforced = kernel.enforces(&policy);
+        assert_eq!(
+            sandbox.contains("this kernel enforces it"),
+            enforced,
+            "{text}"
+        );
+        assert!(
+            line("reach:").contains("write only their private temporary folder"),
+            "{text}"
+        );
+        assert!(
+            line("Files").contains("read-only (no file-writing tool)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_sandbox_turned_off_reaches_anything_and_the_network() {
+        let (_dir, text) = explain(&cat_only_with("{mode: off}"), Format::Json);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let agent = &value["agents"][0];
+        assert_eq!(
+            agent["shell"]["reach"],
+            serde_json::to_value(ShellReach::unconfined()).unwrap()
+        );
+        assert_eq!(agent["shell"]["sandbox"]["mode"], "off");
+        assert_eq!(agent["shell"]["sandbox"]["enforced"], true);
+        let rules: Vec<&Value> = agent["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|warning| &warning["rule"])
+            .collect();
+        assert_eq!(rules, ["sandbox-off", "shell-can-write"]);
+        let (_dir, text) = explain(&cat_only_with("{mode: off}"), Format::Human);
+        assert!(
+            text.contains("          sandbox: off (`mode: off`): commands run with your rights\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("shell commands can read and change files beyond it too"),
+            "{text}"
         );
     }
 
@@ -231,8 +346,10 @@ toolsets:
         assert_eq!(
             value["agents"][0]["shell"]["reach"],
             json!({"sandbox": "virtual", "read": {"scope": "in_memory"},
-                   "write": {"scope": "in_memory"}, "network": false})
+                   "write": {"scope": "in_memory"}, "network": false,
+                   "temporary_folder": false, "system_folders": false})
         );
+        assert_eq!(value["agents"][0]["shell"]["sandbox"], Value::Null);
         let read_only = "version: 1
 name: a
 model: {id: test}
@@ -245,10 +362,19 @@ toolsets:
         assert_eq!(
             value["agents"][0]["shell"]["reach"],
             json!({"sandbox": "off", "read": {"scope": "nowhere"},
-                   "write": {"scope": "nowhere"}, "network": false})
+                   "write": {"scope": "nowhere"}, "network": false,
+                   "temporary_folder": false, "system_folders": false})
+        );
+        // The environment's sandbox is there, though no command can run under it.
+        assert_eq!(
+            value["agents"][0]["shell"]["sandbox"]["mode"],
+            "workspace-write"
         );
         let (_dir, text) = explain(read_only, Format::Human);
-        assert!(!text.contains("reach:"), "{text}");
+        assert!(
+            !text.contains("reach:") && !text.contains("sandbox:"),
+            "{text}"
+        );
         assert!(text.contains("read-only (no file-writing tool)"), "{text}");
     }
 

@@ -9,6 +9,7 @@ mod environment;
 mod free_form;
 mod model;
 mod references;
+mod sandbox;
 mod schema_compat;
 mod script;
 mod secrets;
@@ -45,6 +46,7 @@ pub(super) fn semantic(
     found.extend(references::check(&entries, context));
     found.extend(secrets::check(root));
     found.extend(shell::check(root, &entries));
+    found.extend(sandbox::check(root, &entries, context));
     found.extend(environment::check(root, &entries, context));
     found.extend(skills::check(root, context));
     found.extend(template::check(root, source, context));

@@ -114,7 +114,7 @@ fn not_a_folder(path: &Node, text: &str) -> Diagnostic {
 }
 
 /// Whether the path is absolute or its `..` parts climb above where it starts.
-fn escapes(text: &str) -> bool {
+pub(super) fn escapes(text: &str) -> bool {
     let mut depth: usize = 0;
     for component in Path::new(text).components() {
         match component {

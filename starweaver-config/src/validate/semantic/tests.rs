@@ -152,3 +152,158 @@ fn template_builtin_functions_are_not_undefined_variables() {
     );
     assert_eq!(found(&text), []);
 }
+
+const SHELL: &str = "shell:\n  allow_execute: true\n  allowed_programs: [git]\n";
+const READ_ONLY_FILES: &str =
+    "toolsets:\n  - {type: filesystem, read_only: true}\n  - {type: shell, tools: [shell_exec]}\n";
+
+#[test]
+fn a_sandbox_turned_off_is_a_warning_that_says_what_commands_can_do() {
+    let off = found(&format!("{HEAD}{SHELL}  sandbox: {{mode: off}}\n"));
+    assert_eq!(off.len(), 1, "{off:?}");
+    assert_eq!(off[0].rule, Rule::SandboxOff);
+    assert_eq!(off[0].severity, Severity::Warning);
+    assert_eq!((off[0].span.start.line, off[0].span.start.column), (8, 19));
+    assert!(off[0].message.contains("write anywhere"), "{off:?}");
+    assert!(off[0].message.contains("network"), "{off:?}");
+    let help = off[0].help.as_deref().unwrap();
+    assert!(
+        help.contains("remove `mode: off`") && help.contains("read-only"),
+        "{help}"
+    );
+    for fine in ["read-only", "workspace-write"] {
+        let text = format!("{HEAD}{SHELL}  sandbox: {{mode: {fine}}}\n");
+        assert_eq!(found(&text), [], "{fine}");
+    }
+    let marked = format!(
+        "{HEAD}{SHELL}  sandbox:\n    # starweaver-check: allow(sandbox-off)\n    mode: off\n"
+    );
+    assert_eq!(found(&marked), []);
+}
+
+#[test]
+fn a_read_only_filesystem_beside_a_shell_that_writes_is_a_warning() {
+    let default = found(&format!("{HEAD}{SHELL}{READ_ONLY_FILES}"));
+    assert_eq!(default.len(), 1, "{default:?}");
+    assert_eq!(default[0].rule, Rule::ShellCanWrite);
+    assert_eq!(default[0].severity, Severity::Warning);
+    assert!(
+        default[0]
+            .message
+            .contains("the shell can still change files"),
+        "{default:?}"
+    );
+    assert!(
+        default[0].message.contains("workspace-write"),
+        "{default:?}"
+    );
+    assert_eq!(
+        default[0].help.as_deref(),
+        Some("set `sandbox.mode: read-only` under `shell:` so commands cannot change files either")
+    );
+    let off = found(&format!(
+        "{HEAD}{SHELL}  sandbox: {{mode: off}}\n{READ_ONLY_FILES}"
+    ));
+    let rules: Vec<Rule> = off.iter().map(|d| d.rule).collect();
+    assert_eq!(rules, [Rule::SandboxOff, Rule::ShellCanWrite], "{off:?}");
+    // Nothing to warn about: commands cannot write, cannot run, or a file tool writes anyway.
+    for quiet in [
+        format!("{HEAD}{SHELL}  sandbox: {{mode: read-only, writable: [target]}}\n{READ_ONLY_FILES}"),
+        format!("{HEAD}shell: {{allow_execute: false}}\ntoolsets: [{{type: filesystem, read_only: true}}]\n"),
+        format!("{HEAD}{SHELL}toolsets:\n  - {{type: filesystem, read_only: true}}\n  - {{type: shell, tools: [shell_status]}}\n"),
+        format!("{HEAD}{SHELL}{READ_ONLY_FILES}  - {{type: filesystem, name: rw, prefix: rw}}\n"),
+    ] {
+        assert_eq!(found(&quiet), [], "{quiet}");
+    }
+    let marked = format!(
+        "{HEAD}{SHELL}toolsets:\n  # starweaver-check: allow(shell-can-write)\n  - {{type: filesystem, read_only: true}}\n  - {{type: shell}}\n"
+    );
+    assert_eq!(found(&marked), []);
+}
+
+#[test]
+fn writable_folders_stay_inside_the_root() {
+    let text = format!(
+        "{HEAD}{SHELL}  sandbox: {{mode: read-only, writable: [target, ../out, /tmp, a/../../b, ./build/..]}}\n"
+    );
+    let escapes = found(&text);
+    let places: Vec<(Rule, usize)> = escapes
+        .iter()
+        .map(|d| (d.rule, d.span.start.column))
+        .collect();
+    assert_eq!(
+        places,
+        [
+            (Rule::PathEscape, 49),
+            (Rule::PathEscape, 57),
+            (Rule::PathEscape, 63)
+        ],
+        "{escapes:?}"
+    );
+    assert!(escapes[0]
+        .message
+        .contains("`../out` leaves the environment root"));
+    // With the folder known, a link out of the root escapes too.
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(std::env::temp_dir(), dir.path().join("out")).unwrap();
+    let linked = format!("{HEAD}{SHELL}  sandbox: {{writable: [out, target]}}\n");
+    let found = check(
+        linked.as_bytes(),
+        &CheckContext::new().with_base_dir(dir.path()),
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule, Rule::PathEscape);
+}
+
+#[test]
+fn a_virtual_environment_refuses_a_sandbox() {
+    let text = "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: virtual}\nshell:\n  allow_execute: true\n  allowed_programs: [echo]\n  sandbox: {mode: off}\n";
+    let refused = found(text);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0].rule, Rule::InvalidValue);
+    assert_eq!(refused[0].span.start.line, 8);
+    assert!(
+        refused[0].message.contains("virtual environment"),
+        "{refused:?}"
+    );
+    assert!(
+        refused[0]
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("remove `sandbox`"),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn bad_sandbox_values_get_the_line_to_write() {
+    let cases = [
+        ("{mode: readonly}", "did you mean `read-only`?"),
+        (
+            "{mode: sealed}",
+            "write one of the values listed, for example `mode: read-only`",
+        ),
+        (
+            "{network: yes}",
+            "write `network: true` or `network: false`",
+        ),
+        (
+            "{writable: target}",
+            "even of one item: `writable: [target]`",
+        ),
+        (
+            "{read: home}",
+            "write one of the values listed, for example `read: all`",
+        ),
+        ("{required: 'true'}", "remove the quotes: `required: true`"),
+        ("{mdoe: off}", "did you mean `mode`?"),
+    ];
+    for (sandbox, hint) in cases {
+        let text = format!("{HEAD}{SHELL}  sandbox: {sandbox}\n");
+        let found = found(&text);
+        assert_eq!(found.len(), 1, "{sandbox}: {found:?}");
+        let help = found[0].help.as_deref().unwrap_or_default();
+        assert!(help.contains(hint), "{sandbox}: {help}");
+    }
+}
