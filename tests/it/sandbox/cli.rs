@@ -214,3 +214,56 @@ fn a_gib_of_output_keeps_the_whole_process_small() {
     assert!(peak_kib > 0, "the peak was never read");
     assert!(peak_kib < 128 * 1024, "peak resident memory {peak_kib} KiB");
 }
+
+#[test]
+fn a_read_only_manifest_leaves_its_checkout_unchanged() {
+    if !enforced() {
+        return;
+    }
+    let server = LoopbackServer::start(vec![
+        shell_call(
+            json!({"command": "git branch x; touch f; echo ran; git branch --list | wc -l"}),
+        ),
+        answer("Done."),
+    ]);
+    let dir = project(&server, "  sandbox: {mode: read-only}\n");
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "agent.yaml"]);
+    git(&["commit", "-qm", "first"]);
+    run(dir.path());
+    let result = tool_result(&server);
+    assert!(result.contains("ran\\n1\\n"), "{result}");
+    assert_eq!(git(&["branch", "--list", "x"]), "", "a branch was created");
+    assert!(!dir.path().join("f").exists(), "touch created a file");
+}
+
+#[test]
+fn network_true_in_a_manifest_lets_commands_connect() {
+    if !enforced() {
+        return;
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script = format!(
+        "python3 -c 'import socket\nsocket.create_connection((\"127.0.0.1\", {port}), timeout=5).close()\nprint(\"tcp connected\")'"
+    );
+    let server = LoopbackServer::start(vec![
+        shell_call(json!({"command": script})),
+        answer("Done."),
+    ]);
+    let dir = project(&server, "  sandbox: {network: true}\n");
+    run(dir.path());
+    assert!(tool_result(&server).contains("tcp connected"));
+    listener.set_nonblocking(true).unwrap();
+    assert!(listener.accept().is_ok(), "no connection arrived");
+}
