@@ -267,3 +267,75 @@ fn network_true_in_a_manifest_lets_commands_connect() {
     listener.set_nonblocking(true).unwrap();
     assert!(listener.accept().is_ok(), "no connection arrived");
 }
+
+/// Whether this process runs as root.
+fn root() -> bool {
+    std::fs::read_to_string("/proc/self/status").is_ok_and(|status| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("Uid:"))
+            .and_then(|ids| ids.split_whitespace().nth(1))
+            == Some("0")
+    })
+}
+
+// As root, the run drops to `nobody` (no capabilities): the Landlock probe
+// needed no_new_privs there, and the escapees were found by a timer slack
+// only root may read, so both failed for every user but root.
+#[test]
+fn an_unprivileged_run_is_confined_and_leaves_nothing_behind() {
+    use std::os::unix::fs::PermissionsExt;
+    if !enforced() {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(outside.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let script = format!(
+        "echo inside > inside.txt; echo out > {}/escaped.txt; echo write=$?; \
+         setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & \
+         while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started",
+        outside.path().display()
+    );
+    let server = LoopbackServer::start(vec![
+        shell_call(json!({"command": script})),
+        answer("Done."),
+    ]);
+    let dir = project(&server, "");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut command = if root() {
+        let mut command = std::process::Command::new("setpriv");
+        command
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "--inh-caps=-all",
+            ])
+            .arg("--")
+            .arg(env!("CARGO_BIN_EXE_starweaver"));
+        command
+    } else {
+        std::process::Command::new(env!("CARGO_BIN_EXE_starweaver"))
+    };
+    let output = command
+        .current_dir(dir.path())
+        .args(["run", "agent.yaml", "--prompt", "Go."])
+        .env(starweaver::model::http::MODEL_HOSTS_VARIABLE, "loopback")
+        .env(KEY_VARIABLE, "sk-test-loopback-0123456789")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let result = tool_result(&server);
+    assert!(result.contains("write=2"), "{result}");
+    assert!(result.contains("started"), "{result}");
+    assert!(dir.path().join("inside.txt").exists());
+    assert!(!outside.path().join("escaped.txt").exists());
+    let pid = pid_in(&dir.path().join("escaped.pid"));
+    assert!(!running(pid), "{pid} outlived the unprivileged run");
+}

@@ -1,15 +1,25 @@
 //! Processes that left their command's group: `setsid`, double forks,
 //! daemons. The host is a child subreaper, so when such a process's
 //! parent dies it becomes a child of the host rather than of `init`.
-//! Every command is started from a thread whose timer slack is a tag of
-//! its own, which every process it starts inherits across `fork`, `exec`,
-//! `setsid` and `env -i` (and which the sandbox's seccomp filter keeps a
-//! command from changing). Ending a command's escapees is then: find the
-//! host's children carrying its tag (`/proc`), signal them, and reap each
-//! by its pid with `waitid` (never a wait for any child, which would take
-//! exit statuses that other code of the host waits for).
+//!
+//! Every command is started from a thread marked with a tag of its own,
+//! which every process it starts inherits across `fork`, `exec`, `setsid`
+//! and `env -i`:
+//! - under the sandbox, a number of seccomp filters no other live command
+//!   has (filters are inherited and can never be removed, and the count is
+//!   in `/proc/PID/status`, which the host reads without privileges);
+//!   the filters are empty, so the kernel's filter cache makes them free;
+//! - always, a timer slack of its own (`/proc/PID/timerslack_ns`), which
+//!   the host can read only with `CAP_SYS_NICE`: with the sandbox off, it
+//!   is the only tag, followed where the host may read it.
+//!
+//! Ending a command's escapees is then: find the host's children carrying
+//! its tag, signal them, and reap each by its pid with `waitid` (never a
+//! wait for any child, which would take exit statuses that other code of
+//! the host waits for).
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use nix::errno::Errno;
@@ -17,16 +27,20 @@ use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
-/// The first tag. Timer slacks are nanoseconds; the default is 50 000,
-/// so tags stay within 65 µs of it and change no timer noticeably.
-const FIRST_TAG: u64 = 50_001;
-/// How many tags exist; more live commands than this share none (a
-/// command past it runs untagged: its escapees are not followed).
-const TAGS: u64 = 15_000;
+use crate::environment::local::sandbox::Prepared;
 
-/// The tags of live commands.
-fn live() -> &'static Mutex<BTreeSet<u64>> {
-    static LIVE: OnceLock<Mutex<BTreeSet<u64>>> = OnceLock::new();
+/// Timer slacks are nanoseconds; the default is 50 000, so a tag's slack
+/// (this plus its slot) stays within a microsecond or two of it and
+/// changes no timer noticeably.
+const SLACK_BASE: u64 = 50_000;
+/// How many commands can be tagged at once: a slot costs its command as
+/// many (empty) seccomp filters, and the kernel bounds their sum. A
+/// command past it runs untagged: what leaves its group is not followed.
+const SLOTS: u32 = 1_000;
+
+/// The slots of live commands.
+fn live() -> &'static Mutex<BTreeSet<u32>> {
+    static LIVE: OnceLock<Mutex<BTreeSet<u32>>> = OnceLock::new();
     LIVE.get_or_init(|| Mutex::new(BTreeSet::new()))
 }
 
@@ -50,53 +64,86 @@ pub(super) fn become_subreaper() -> bool {
 /// One command's tag, released when dropped.
 #[derive(Debug)]
 pub(super) struct Tag {
-    value: Option<u64>,
+    /// The smallest slot no live command held (1 and up); none past
+    /// [`SLOTS`].
+    slot: Option<u32>,
+    /// The seccomp filters its processes carry, counted on the thread
+    /// that started it (0: not marked with filters).
+    filters: AtomicU32,
 }
 
 impl Tag {
     /// A tag no live command holds.
     pub(super) fn allocate() -> Self {
-        static NEXT: Mutex<u64> = Mutex::new(0);
         let mut live = live()
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut next = NEXT
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for _ in 0..TAGS {
-            let value = FIRST_TAG + *next % TAGS;
-            *next = next.wrapping_add(1);
-            if live.insert(value) {
-                return Self { value: Some(value) };
-            }
+        let slot = (1..=SLOTS).find(|slot| !live.contains(slot));
+        if let Some(slot) = slot {
+            live.insert(slot);
         }
-        Self { value: None }
+        Self {
+            slot,
+            filters: AtomicU32::new(0),
+        }
     }
 
     /// A tag that marks nothing (tests of the group alone).
     #[cfg(test)]
     pub(super) fn untracked() -> Self {
-        Self { value: None }
+        Self {
+            slot: None,
+            filters: AtomicU32::new(0),
+        }
     }
 
-    /// Marks the calling thread, which starts the command next.
-    pub(super) fn mark_current_thread(&self) -> std::io::Result<()> {
+    /// Marks and restricts the calling thread, which starts the command
+    /// next: the timer slack, then the sandbox, then (under a seccomp
+    /// sandbox) the slot's count of empty filters, recorded as the count
+    /// the command's processes will show.
+    pub(super) fn mark_current_thread(&self, sandbox: &Prepared) -> std::io::Result<()> {
         #[cfg(target_os = "linux")]
-        if let Some(value) = self.value {
-            nix::sys::prctl::set_timerslack(value).map_err(std::io::Error::from)?;
+        if let Some(slot) = self.slot {
+            nix::sys::prctl::set_timerslack(SLACK_BASE + u64::from(slot))
+                .map_err(std::io::Error::from)?;
+        }
+        sandbox.restrict_current_thread()?;
+        if let Some(slot) = self.slot {
+            if sandbox.add_marks(slot)? {
+                let own = status_of("thread-self")
+                    .map(|status| status.filters)
+                    .ok_or_else(|| {
+                        std::io::Error::other("the thread's seccomp filters cannot be counted")
+                    })?;
+                self.filters.store(own, Ordering::SeqCst);
+            }
         }
         Ok(())
+    }
+
+    /// Whether the host's child `pid` carries this tag.
+    fn marks(&self, pid: i32) -> bool {
+        let Some(slot) = self.slot else {
+            return false;
+        };
+        let filters = self.filters.load(Ordering::SeqCst);
+        if filters > 0 {
+            status_of(&pid.to_string())
+                .is_some_and(|status| status.no_new_privs && status.filters == filters)
+        } else {
+            slack_of(pid) == Some(SLACK_BASE + u64::from(slot))
+        }
     }
 
     /// The host's children carrying this tag, but `leader` (which its own
     /// waiter reaps). Zombies among them are reaped here.
     pub(super) fn sweep(&self, leader: i32) -> Sweep {
         let mut found = Sweep::default();
-        let Some(value) = self.value else {
+        if self.slot.is_none() {
             return found;
-        };
+        }
         for pid in host_children() {
-            if pid == leader || tag_of(pid) != Some(value) {
+            if pid == leader || !self.marks(pid) {
                 continue;
             }
             let pid = Pid::from_raw(pid);
@@ -138,11 +185,11 @@ pub(super) fn signal_each(pids: &[Pid], signal: Signal) {
 
 impl Drop for Tag {
     fn drop(&mut self) {
-        if let Some(value) = self.value {
+        if let Some(slot) = self.slot {
             live()
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .remove(&value);
+                .remove(&slot);
         }
     }
 }
@@ -195,7 +242,28 @@ fn children_by_scan() -> Vec<i32> {
         .collect()
 }
 
-fn tag_of(pid: i32) -> Option<u64> {
+/// What `/proc/PID/status` says of a process's seccomp filters.
+struct Status {
+    filters: u32,
+    no_new_privs: bool,
+}
+
+/// The status of `/proc/<name>` (`thread-self` or a pid).
+fn status_of(name: &str) -> Option<Status> {
+    let text = std::fs::read_to_string(format!("/proc/{name}/status")).ok()?;
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(key))
+            .map(str::trim)
+    };
+    Some(Status {
+        filters: field("Seccomp_filters:")?.parse().ok()?,
+        no_new_privs: field("NoNewPrivs:") == Some("1"),
+    })
+}
+
+/// The timer slack of `pid`, where the host may read it.
+fn slack_of(pid: i32) -> Option<u64> {
     std::fs::read_to_string(format!("/proc/{pid}/timerslack_ns"))
         .ok()?
         .trim()
@@ -208,16 +276,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn live_tags_are_never_shared() {
+    fn live_slots_are_never_shared() {
         let first = Tag::allocate();
         let second = Tag::allocate();
-        assert!(first.value.is_some() && second.value.is_some());
-        assert_ne!(first.value, second.value);
-        let value = first.value;
+        assert!(first.slot.is_some() && second.slot.is_some());
+        assert_ne!(first.slot, second.slot);
         drop(first);
-        assert!(!live()
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .contains(&value.unwrap_or(0)));
+        let again = Tag::allocate();
+        assert!(again.slot.is_some());
+        assert_ne!(again.slot, second.slot);
+    }
+
+    #[test]
+    fn this_threads_filters_are_counted() {
+        let status = status_of("thread-self");
+        assert!(status.is_some_and(|status| status.filters < 1_000));
     }
 }

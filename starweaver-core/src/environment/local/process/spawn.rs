@@ -153,8 +153,7 @@ fn start(command: &mut Command, tag: &Tag, sandbox: &Prepared) -> std::io::Resul
             .stack_size(SPAWN_STACK)
             .spawn_scoped(scope, || {
                 let _entered = runtime.enter();
-                tag.mark_current_thread()?;
-                sandbox.restrict_current_thread()?;
+                tag.mark_current_thread(sandbox)?;
                 command.spawn()
             })?;
         starter

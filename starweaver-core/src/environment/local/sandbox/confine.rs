@@ -191,6 +191,25 @@ impl Prepared {
         &self.report
     }
 
+    /// Adds `count` empty seccomp filters to the calling thread (already
+    /// restricted), which mark the command it starts; false when this
+    /// sandbox has no seccomp filter to mark with.
+    ///
+    /// # Errors
+    /// When the kernel refuses a filter.
+    pub(crate) fn add_marks(&self, count: u32) -> io::Result<bool> {
+        #[cfg(target_os = "linux")]
+        if self.filter.is_some() {
+            let mark = super::linux::mark()?;
+            for _ in 0..count {
+                super::linux::apply(mark)?;
+            }
+            return Ok(true);
+        }
+        let _ = count;
+        Ok(false)
+    }
+
     /// Restricts the calling thread, which then starts the command: the
     /// command and everything it starts inherit the restrictions.
     ///

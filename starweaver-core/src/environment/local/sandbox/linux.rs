@@ -33,7 +33,7 @@ pub(super) fn probe_current_thread() -> SandboxKernel {
     let abi = Ruleset::default()
         .handle_access(AccessFs::Execute)
         .and_then(Ruleset::create)
-        .and_then(|ruleset| ruleset.no_new_privs(false).restrict_self())
+        .and_then(|ruleset| ruleset.restrict_self())
         .map_or(0, |status| match status.landlock {
             LandlockStatus::Available {
                 effective_abi,
@@ -242,6 +242,27 @@ fn rule(conditions: &[(u8, SeccompCmpOp, u64)]) -> io::Result<SeccompRule> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(other)?;
     SeccompRule::new(conditions).map_err(other)
+}
+
+/// An empty filter (it allows every call), compiled once: stacked on a
+/// command's thread, their count tells its processes apart.
+pub(super) fn mark() -> io::Result<&'static BpfProgram> {
+    static MARK: std::sync::OnceLock<Result<BpfProgram, String>> = std::sync::OnceLock::new();
+    MARK.get_or_init(|| {
+        let arch = std::env::consts::ARCH
+            .try_into()
+            .map_err(|error: seccompiler::BackendError| error.to_string())?;
+        SeccompFilter::new(
+            BTreeMap::new(),
+            SeccompAction::Allow,
+            SeccompAction::Errno(libc::EPERM as u32),
+            arch,
+        )
+        .and_then(BpfProgram::try_from)
+        .map_err(|error| error.to_string())
+    })
+    .as_ref()
+    .map_err(|error| io::Error::other(error.clone()))
 }
 
 /// Installs `program` on the calling thread.
