@@ -66,12 +66,17 @@ pub fn answer(text: &str) -> Reply {
 /// on the folder, the shell tools, and `sandbox` (YAML lines under
 /// `shell:`, or empty for the default).
 pub fn project(server: &LoopbackServer, sandbox: &str) -> tempfile::TempDir {
+    project_with(server, sandbox, "[shell_exec]")
+}
+
+/// [`project`] with the shell tools `tools`.
+pub fn project_with(server: &LoopbackServer, sandbox: &str, tools: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let manifest = format!(
         "version: 1\nname: hostile\nmodel:\n  id: \"openai:gpt-4.1-mini\"\n  base_url: \"{}/v1\"\n  \
          api_key_env: {KEY_VARIABLE}\n  stream: false\ninstructions: Run what you are asked.\n\
          environment: {{type: local, root: .}}\nshell:\n  allow_execute: true\n{sandbox}\
-         toolsets:\n  - type: shell\n    tools: [shell_exec]\n",
+         toolsets:\n  - type: shell\n    tools: {tools}\n",
         server.base_url()
     );
     std::fs::write(dir.path().join("agent.yaml"), manifest).unwrap();
@@ -338,4 +343,31 @@ fn an_unprivileged_run_is_confined_and_leaves_nothing_behind() {
     assert!(!outside.path().join("escaped.txt").exists());
     let pid = pid_in(&dir.path().join("escaped.pid"));
     assert!(!running(pid), "{pid} outlived the unprivileged run");
+}
+
+// What a background process started outside its group goes when the run
+// ends, whether its supervisor or the provider's drop gets to it first.
+#[test]
+fn a_background_processs_escapees_do_not_outlive_the_run() {
+    if !enforced() {
+        return;
+    }
+    let script = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & \
+                  while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started; sleep 300";
+    let server = LoopbackServer::start(vec![
+        shell_call(json!({"command": script, "background": true})),
+        shell_call(
+            json!({"command": "while [ ! -s escaped.pid ]; do sleep 0.01; done; echo seen"}),
+        ),
+        answer("Done."),
+    ]);
+    let dir = project_with(&server, "", "[shell_exec, shell_status]");
+    run(dir.path());
+    let path = dir.path().join("escaped.pid");
+    assert!(
+        path.exists(),
+        "the background process did not start its escapee"
+    );
+    let pid = pid_in(&path);
+    assert!(!running(pid), "{pid} outlived the run");
 }

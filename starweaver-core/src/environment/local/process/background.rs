@@ -61,6 +61,7 @@ impl Processes {
             command: request.display(),
             started,
             pgid: group.id(),
+            tag: group.tag(),
             streams: (stdout.view(), stderr.view()),
             stdin,
             sandbox: sandbox.report().clone(),

@@ -13,6 +13,7 @@ use tokio::sync::{watch, Mutex, Notify};
 use tokio::time::Instant;
 
 use super::capture::CaptureView;
+use super::escapees::Tag;
 use super::group;
 use super::lifecycle::millis;
 use super::stdin;
@@ -31,6 +32,8 @@ pub(super) struct Entry {
     command: String,
     started: Instant,
     pgid: i32,
+    /// The tag of its processes, for a sweep when the provider goes away.
+    tag: Option<Arc<Tag>>,
     /// True until the leader ended and its group was cleared: only then
     /// may the group id be signalled.
     group_live: AtomicBool,
@@ -57,6 +60,8 @@ pub(super) struct EntryStart {
     pub(super) started: Instant,
     /// Its process group.
     pub(super) pgid: i32,
+    /// The tag of its processes.
+    pub(super) tag: Option<Arc<Tag>>,
     /// Its output views.
     pub(super) streams: (CaptureView, CaptureView),
     /// Its input pipe, when kept open.
@@ -74,6 +79,7 @@ impl Entry {
             command: start.command,
             started: start.started,
             pgid: start.pgid,
+            tag: start.tag,
             group_live: AtomicBool::new(true),
             stdout: start.streams.0,
             stderr: start.streams.1,
@@ -124,6 +130,17 @@ impl Entry {
         })
         .await;
         self.snapshot()
+    }
+
+    /// Ends everything it started now, blocking (bounded): the provider
+    /// is going away, and its supervisor may never run again.
+    pub(super) fn kill_now(&self) {
+        if self.signal(Signal::SIGKILL).is_err() || !self.group_live.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some(tag) = &self.tag {
+            group::kill_escapees_now(tag, self.pgid);
+        }
     }
 
     /// Records that the leader ended and its group was cleared.

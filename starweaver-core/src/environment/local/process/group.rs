@@ -3,6 +3,7 @@
 //! kill, a cancelled call or the command's own end reaches all of them.
 
 use std::process::ExitStatus;
+use std::sync::Arc;
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -28,7 +29,7 @@ pub(super) struct ProcessGroup {
     pgid: Pid,
     armed: bool,
     /// The tag its processes carry, also those that left the group.
-    tag: Option<Tag>,
+    tag: Option<Arc<Tag>>,
     /// Escapees already sent `SIGTERM`.
     asked: Vec<Pid>,
 }
@@ -42,9 +43,15 @@ impl ProcessGroup {
         Some(Self {
             pgid: Pid::from_raw(pgid),
             armed: true,
-            tag: Some(tag),
+            tag: Some(Arc::new(tag)),
             asked: Vec::new(),
         })
+    }
+
+    /// The tag, shared with whoever must sweep it when this group's own
+    /// supervisor cannot (a provider going away with the process).
+    pub(super) fn tag(&self) -> Option<Arc<Tag>> {
+        self.tag.clone()
     }
 
     /// The group id (the leader's pid).
@@ -144,7 +151,7 @@ impl ProcessGroup {
                 break;
             }
             signal_each(&found.live, Signal::SIGKILL);
-            tokio::time::sleep(POLL / 10).await;
+            tokio::time::sleep(POLL / 2).await;
         }
     }
 }
@@ -162,26 +169,32 @@ impl Drop for ProcessGroup {
             return;
         };
         let leader = self.pgid.as_raw();
-        let finish = move || {
-            let deadline = std::time::Instant::now() + KILL_WAIT;
-            while !has_ended(leader) && std::time::Instant::now() < deadline {
-                std::thread::sleep(POLL / 10);
-            }
-            loop {
-                let found = tag.sweep(leader);
-                if found.is_empty() || std::time::Instant::now() >= deadline {
-                    break;
-                }
-                signal_each(&found.live, Signal::SIGKILL);
-                std::thread::sleep(POLL / 10);
-            }
-        };
+        let finish = move || kill_escapees_now(&tag, leader);
         // Without a thread the group was still sent SIGKILL; escapees are
         // then left to the next command's sweep of this tag (none) or to
         // the host's end.
         let _ = std::thread::Builder::new()
             .name("starweaver-reaper".into())
             .spawn(finish);
+    }
+}
+
+/// Ends the escapees of `tag` from a thread that may block: waits (a
+/// bounded time) for the `leader`, already sent `SIGKILL`, to end, so
+/// everything it left has been handed to the host, then sends `SIGKILL`
+/// to them until none is left. One pass always runs.
+pub(super) fn kill_escapees_now(tag: &Tag, leader: i32) {
+    let deadline = std::time::Instant::now() + KILL_WAIT;
+    while !has_ended(leader) && std::time::Instant::now() < deadline {
+        std::thread::sleep(POLL / 10);
+    }
+    loop {
+        let found = tag.sweep(leader);
+        signal_each(&found.live, Signal::SIGKILL);
+        if found.is_empty() || std::time::Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(POLL / 10);
     }
 }
 

@@ -90,11 +90,20 @@ impl Registry {
         self.lock().processes.values().cloned().collect()
     }
 
-    /// Sends `SIGKILL` to every running group (the provider is going
-    /// away).
+    /// Ends every running process and what it started, blocking until
+    /// they are gone (bounded): the provider is going away, and with it
+    /// maybe the runtime its supervisors run on.
     pub(super) fn kill_all(&self) {
-        for entry in self.list() {
+        let running: Vec<Arc<Entry>> = self
+            .list()
+            .into_iter()
+            .filter(|entry| entry.is_running())
+            .collect();
+        for entry in &running {
             let _ = entry.signal(Signal::SIGKILL);
+        }
+        for entry in &running {
+            entry.kill_now();
         }
     }
 }
@@ -123,6 +132,7 @@ mod tests {
             command: "true".into(),
             started: tokio::time::Instant::now(),
             pgid: i32::MAX,
+            tag: None,
             streams: Default::default(),
             stdin: None,
             sandbox: crate::environment::SandboxReport::new(
