@@ -135,3 +135,28 @@ print(\"unix opened\")
         part.content
     );
 }
+
+// TCP Fast Open connects inside `sendto`, which Landlock's connect rule
+// does not see: the data reached the listener before seccomp refused it.
+#[tokio::test]
+async fn tcp_fast_open_is_refused() {
+    if !enforced() {
+        return;
+    }
+    let listeners = Listeners::new();
+    let port = listeners.tcp.local_addr().unwrap().port();
+    let shell = Sandboxed::default_policy();
+    let script = format!(
+        "python3 -c '
+import socket
+try:
+    socket.socket().sendto(b\"hi\", socket.MSG_FASTOPEN, (\"127.0.0.1\", {port}))
+    print(\"fast open sent\")
+except OSError as error:
+    print(\"fast open refused\", error.errno)
+'"
+    );
+    let part = shell.script(&script).await;
+    assert_eq!(stdout(&part), "fast open refused 13\n", "{}", part.content);
+    assert!(!listeners.accepted(), "a fast-open connection went through");
+}

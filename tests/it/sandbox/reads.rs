@@ -49,3 +49,29 @@ async fn the_private_temporary_folder_is_tmpdir_and_goes_with_the_provider() {
         "the temporary folder outlived its provider"
     );
 }
+
+#[tokio::test]
+async fn read_all_keeps_terminals_and_disks_out_of_reach() {
+    if !enforced() {
+        return;
+    }
+    let shell = Sandboxed::default_policy();
+    let part = shell
+        .script(
+            "cat /dev/null && echo null; head -c 1 /dev/urandom > /dev/null && echo urandom; \
+             ls /usr/bin > /dev/null && echo usr; ls /dev > /dev/null 2>&1 || echo no /dev; \
+             for device in /dev/tty /dev/console /dev/ptmx; do \
+               [ -e $device ] && { cat $device > /dev/null 2>&1 < /dev/null || echo no $device; }; \
+             done; true",
+        )
+        .await;
+    let out = stdout(&part);
+    assert!(
+        out.starts_with("null\nurandom\nusr\nno /dev\n"),
+        "{}",
+        part.content
+    );
+    for line in out.lines().skip(4) {
+        assert!(line.starts_with("no /dev/"), "{}", part.content);
+    }
+}

@@ -36,3 +36,28 @@ async fn a_command_cannot_signal_the_host_or_a_process_outside_its_sandbox() {
     outsider.kill().unwrap();
     outsider.wait().unwrap();
 }
+
+#[tokio::test]
+async fn without_scoping_seccomp_still_keeps_signals_off_the_host() {
+    if !enforced() {
+        return;
+    }
+    let shell = Sandboxed::with(|provider| {
+        provider.with_sandbox_kernel(
+            starweaver::environment::SandboxKernel::detect().with_landlock_abi(5),
+        )
+    });
+    let host = std::process::id();
+    let script = format!(
+        "kill -0 {host}; echo probe=$?; kill -s WINCH -- -1; echo everyone=$?; \
+         sleep 1 & kill -0 $!; echo own=$?"
+    );
+    let part = shell.script(&script).await;
+    assert_eq!(
+        stdout(&part),
+        "probe=1\neveryone=1\nown=0\n",
+        "{}",
+        part.content
+    );
+    assert_eq!(part.metadata["sandbox"]["scoped"], false);
+}

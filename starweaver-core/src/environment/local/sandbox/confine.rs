@@ -154,7 +154,7 @@ impl Prepared {
             None
         };
         let filter = if kernel.seccomp() {
-            Some(super::linux::filter(policy).map_err(failed)?)
+            Some(super::linux::filter(policy, kernel).map_err(failed)?)
         } else {
             None
         };

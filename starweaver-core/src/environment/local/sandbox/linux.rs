@@ -24,6 +24,16 @@ use super::{SandboxKernel, SandboxMode, SandboxPolicy, SandboxReads};
 const SYSTEM_FOLDERS: [&str; 5] = ["/usr", "/bin", "/sbin", "/etc", "/proc"];
 /// Devices every mode may read.
 const READABLE_DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/urandom"];
+/// What `read: all` may read of `/dev`: not terminals (a command could
+/// read what is typed into the host's terminal), not disks or memory.
+const DEVICES_FOR_ALL: [&str; 6] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/shm",
+];
 /// Devices every mode may write.
 const WRITABLE_DEVICES: [&str; 3] = ["/dev/null", "/dev/zero", "/dev/full"];
 
@@ -87,7 +97,32 @@ pub(super) fn ruleset(
         Ok(())
     };
     match policy.reads() {
-        SandboxReads::All => allow(&open("/")?, fs_read)?,
+        SandboxReads::All => {
+            for entry in top_level_but_dev() {
+                if let Ok(fd) = open(&entry) {
+                    allow(
+                        &fd,
+                        if is_dir(&entry) {
+                            fs_read
+                        } else {
+                            file_read(abi)
+                        },
+                    )?;
+                }
+            }
+            for device in DEVICES_FOR_ALL {
+                if let Ok(fd) = open(device) {
+                    allow(
+                        &fd,
+                        if is_dir(device) {
+                            fs_read
+                        } else {
+                            file_read(abi)
+                        },
+                    )?;
+                }
+            }
+        }
         SandboxReads::Workspace => {
             allow(folders.root, fs_read)?;
             for folder in system_folders() {
@@ -121,6 +156,29 @@ pub(super) fn ruleset(
         .create()
         .and_then(|created| created.add_rules(rules))
         .map_err(other)
+}
+
+/// Every entry at the root of the file system but `/dev`.
+fn top_level_but_dev() -> Vec<String> {
+    std::fs::read_dir("/")
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| format!("/{}", entry.file_name().to_string_lossy()))
+                .filter(|path| path != "/dev")
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn is_dir(path: &str) -> bool {
+    std::fs::metadata(path).is_ok_and(|meta| meta.is_dir())
+}
+
+/// The read rights that apply to a file (Landlock refuses directory
+/// rights on one).
+fn file_read(abi: ABI) -> BitFlags<AccessFs> {
+    AccessFs::from_read(abi) & AccessFs::from_file(abi)
 }
 
 /// The root's `/lib*` folders beside the fixed system folders.
@@ -161,11 +219,50 @@ pub(super) fn restrict(ruleset: &RulesetCreated) -> io::Result<()> {
 /// command cannot change the timer slack its processes are found by),
 /// and with the network off, every socket but unix and TCP ones (TCP is
 /// Landlock's) and `io_uring` (which opens sockets past seccomp).
-pub(super) fn filter(policy: &SandboxPolicy) -> io::Result<BpfProgram> {
-    tag_filter(policy.network())
+///
+/// On a kernel without Landlock's signal scoping (before ABI 6), the
+/// filter also refuses signals to the host process, its process group and
+/// every process (`-1`): the rest of the host's session stays reachable.
+pub(super) fn filter(policy: &SandboxPolicy, kernel: &SandboxKernel) -> io::Result<BpfProgram> {
+    let mut rules = tag_rules(policy.network())?;
+    if kernel.landlock_abi() < LANDLOCK_ABI_FOR_SCOPES {
+        signal_rules(&mut rules)?;
+    }
+    compile(rules)
 }
 
 fn tag_filter(network: bool) -> io::Result<BpfProgram> {
+    compile(tag_rules(network)?)
+}
+
+/// Signals to the host, its group or everyone, refused.
+fn signal_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> io::Result<()> {
+    let host = u64::from(std::process::id());
+    let group = nix::unistd::getpgrp().as_raw();
+    // pid_t arguments compare as 32 bits: -1 and -group in two's complement.
+    let negative = |value: i32| u64::from(value.wrapping_neg() as u32);
+    let everyone = u64::from(u32::MAX);
+    rules.insert(
+        libc::SYS_kill,
+        vec![
+            rule(&[(0, SeccompCmpOp::Eq, host)])?,
+            rule(&[(0, SeccompCmpOp::Eq, negative(group))])?,
+            rule(&[(0, SeccompCmpOp::Eq, everyone)])?,
+        ],
+    );
+    for call in [
+        libc::SYS_tkill,
+        libc::SYS_tgkill,
+        libc::SYS_rt_sigqueueinfo,
+        libc::SYS_rt_tgsigqueueinfo,
+        libc::SYS_pidfd_open,
+    ] {
+        rules.insert(call, vec![rule(&[(0, SeccompCmpOp::Eq, host)])?]);
+    }
+    Ok(())
+}
+
+fn tag_rules(network: bool) -> io::Result<BTreeMap<i64, Vec<SeccompRule>>> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(
         libc::SYS_prctl,
@@ -181,6 +278,23 @@ fn tag_filter(network: bool) -> io::Result<BpfProgram> {
             libc::SYS_socketpair,
             vec![rule(&[(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)])?],
         );
+        // TCP Fast Open connects inside a send, past Landlock's connect
+        // check.
+        let fast_open = libc::MSG_FASTOPEN as u64;
+        for (call, flags) in [
+            (libc::SYS_sendto, 3),
+            (libc::SYS_sendmsg, 2),
+            (libc::SYS_sendmmsg, 3),
+        ] {
+            rules.insert(
+                call,
+                vec![rule(&[(
+                    flags,
+                    SeccompCmpOp::MaskedEq(fast_open),
+                    fast_open,
+                )])?],
+            );
+        }
         for call in [
             libc::SYS_io_uring_setup,
             libc::SYS_io_uring_enter,
@@ -189,6 +303,10 @@ fn tag_filter(network: bool) -> io::Result<BpfProgram> {
             rules.insert(call, vec![]);
         }
     }
+    Ok(rules)
+}
+
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>) -> io::Result<BpfProgram> {
     let arch = std::env::consts::ARCH
         .try_into()
         .map_err(|error: seccompiler::BackendError| other(error))?;
