@@ -78,7 +78,11 @@ impl Tag {
         let mut live = live()
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let slot = (1..=SLOTS).find(|slot| !live.contains(slot));
+        // A slot whose slack the host itself runs with (a host started by
+        // another one) would tag the host's own children too.
+        let host = host_slack();
+        let slot = (1..=SLOTS)
+            .find(|slot| !live.contains(slot) && Some(SLACK_BASE + u64::from(*slot)) != host);
         if let Some(slot) = slot {
             live.insert(slot);
         }
@@ -259,6 +263,18 @@ fn status_of(name: &str) -> Option<Status> {
     Some(Status {
         filters: field("Seccomp_filters:")?.parse().ok()?,
         no_new_privs: field("NoNewPrivs:") == Some("1"),
+    })
+}
+
+/// The host's own timer slack, read once (a process may read its own).
+fn host_slack() -> Option<u64> {
+    static HOST: OnceLock<Option<u64>> = OnceLock::new();
+    *HOST.get_or_init(|| {
+        std::fs::read_to_string("/proc/self/timerslack_ns")
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
     })
 }
 
