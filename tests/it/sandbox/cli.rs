@@ -307,9 +307,11 @@ fn an_unprivileged_run_is_confined_and_leaves_nothing_behind() {
     ]);
     let dir = project(&server, "");
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let mut command = if root() {
-        let mut command = std::process::Command::new("setpriv");
-        command
+    let mut command = starweaver_binary();
+    if root() {
+        // The same binary and variables, started by `setpriv` as nobody.
+        let mut dropped = std::process::Command::new("setpriv");
+        dropped
             .args([
                 "--reuid=65534",
                 "--regid=65534",
@@ -317,15 +319,17 @@ fn an_unprivileged_run_is_confined_and_leaves_nothing_behind() {
                 "--inh-caps=-all",
             ])
             .arg("--")
-            .arg(env!("CARGO_BIN_EXE_starweaver"));
-        command
-    } else {
-        std::process::Command::new(env!("CARGO_BIN_EXE_starweaver"))
-    };
+            .arg(command.get_program());
+        for (name, value) in command.get_envs() {
+            if let Some(value) = value {
+                dropped.env(name, value);
+            }
+        }
+        command = dropped;
+    }
     let output = command
         .current_dir(dir.path())
         .args(["run", "agent.yaml", "--prompt", "Go."])
-        .env(starweaver::model::http::MODEL_HOSTS_VARIABLE, "loopback")
         .env(KEY_VARIABLE, "sk-test-loopback-0123456789")
         .stdin(std::process::Stdio::null())
         .output()
