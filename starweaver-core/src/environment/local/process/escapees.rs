@@ -207,23 +207,52 @@ fn reap(pid: Pid) -> bool {
     }
 }
 
-/// The pids of the host's children: `/proc/self/task/*/children`, or a
-/// scan of every process's parent where the kernel lacks those files.
+/// The pids of the host's children that escapees can be among. The
+/// kernel hands an orphan to the first live thread of its subreaper, the
+/// main thread while it runs, so its `children` list is the one to read;
+/// where the main thread has ended, or the kernel lacks those files,
+/// every thread's list, or a scan of every process's parent.
 fn host_children() -> Vec<i32> {
-    let mut children = Vec::new();
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return children;
-    };
-    for task in tasks.flatten() {
-        match std::fs::read_to_string(task.path().join("children")) {
-            Ok(list) => children.extend(
-                list.split_whitespace()
-                    .filter_map(|pid| pid.parse::<i32>().ok()),
-            ),
-            Err(_) => return children_by_scan(),
+    let main = std::process::id();
+    if let Ok(list) = std::fs::read_to_string(format!("/proc/self/task/{main}/children")) {
+        let pids = parse_pids(&list);
+        // An empty list is the answer unless the main thread has ended.
+        if !pids.is_empty() || running_thread(main) {
+            return pids;
         }
     }
-    children
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    let mut children = Vec::new();
+    let mut listed = false;
+    for task in tasks.flatten() {
+        // A thread that ended since the folder was read has no list.
+        if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+            children.extend(parse_pids(&list));
+            listed = true;
+        }
+    }
+    if listed {
+        children
+    } else {
+        children_by_scan()
+    }
+}
+
+/// Whether the host's thread `tid` is running (not a zombie).
+fn running_thread(tid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X")
+    })
+}
+
+fn parse_pids(list: &str) -> Vec<i32> {
+    list.split_whitespace()
+        .filter_map(|pid| pid.parse::<i32>().ok())
+        .collect()
 }
 
 fn children_by_scan() -> Vec<i32> {
