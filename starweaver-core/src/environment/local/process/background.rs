@@ -30,11 +30,11 @@ impl Processes {
     /// # Errors
     /// [`EnvironmentError::ProcessLimit`] when no permit is free,
     /// [`EnvironmentError::Spawn`] when it cannot start.
-    pub(super) fn start(
+    pub(super) async fn start(
         &self,
         request: &CommandRequest,
         directory: &CommandDirectory,
-        sandbox: &Prepared,
+        sandbox: &Arc<Prepared>,
     ) -> Result<ProcessSnapshot, EnvironmentError> {
         let limits = &self.limits;
         let options = request.options();
@@ -53,7 +53,7 @@ impl Processes {
             stdout,
             stderr,
             started,
-        } = spawn(request, &launch)?;
+        } = spawn(request, &launch).await?;
         let (seq, id) = self.registry.issue();
         let entry = Arc::new(Entry::new(EntryStart {
             seq,

@@ -2,6 +2,7 @@
 //! cancellation of the call, holding one permit of the shared allowance
 //! throughout.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::lifecycle::{drain_streams, output, run_to_end, Stops};
@@ -21,7 +22,7 @@ impl Processes {
         &self,
         request: &CommandRequest,
         directory: &CommandDirectory,
-        sandbox: &Prepared,
+        sandbox: &Arc<Prepared>,
     ) -> Result<ProcessOutput, EnvironmentError> {
         let limits = &self.limits;
         let options = request.options();
@@ -42,7 +43,7 @@ impl Processes {
             stdout,
             stderr,
             started,
-        } = spawn(request, &launch)?;
+        } = spawn(request, &launch).await?;
         let writer = stdin
             .zip(options.stdin.clone())
             .map(|(pipe, input)| TaskGuard::spawn(feed(pipe, input)));

@@ -17,14 +17,14 @@ use crate::BoxFuture;
 const KILL_SLACK: Duration = Duration::from_secs(5);
 
 impl LocalEnvironmentProvider {
-    fn start_background(
+    async fn start_background(
         &self,
         request: &CommandRequest,
     ) -> Result<ProcessSnapshot, EnvironmentError> {
         self.policy.check(request)?;
         let sandbox = self.sandbox.prepare(&self.dir)?;
         let directory = self.command_directory(request.options())?;
-        self.processes.start(request, &directory, &sandbox)
+        self.processes.start(request, &directory, &sandbox).await
     }
 }
 
@@ -33,14 +33,14 @@ impl ProcessShellProvider for LocalEnvironmentProvider {
         &'a self,
         command: &'a ShellCommand,
     ) -> BoxFuture<'a, Result<ProcessSnapshot, EnvironmentError>> {
-        Box::pin(async move { self.start_background(&command.clone().into()) })
+        Box::pin(async move { self.start_background(&command.clone().into()).await })
     }
 
     fn start_program<'a>(
         &'a self,
         command: &'a ProgramCommand,
     ) -> BoxFuture<'a, Result<ProcessSnapshot, EnvironmentError>> {
-        Box::pin(async move { self.start_background(&command.clone().into()) })
+        Box::pin(async move { self.start_background(&command.clone().into()).await })
     }
 
     fn wait<'a>(

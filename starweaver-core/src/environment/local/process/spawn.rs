@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::Arc;
 
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::time::Instant;
@@ -47,7 +48,7 @@ pub(super) struct Launch<'a> {
     /// The directory the command runs in (opened inside the root).
     pub(super) directory: &'a CommandDirectory,
     /// The sandbox it runs under.
-    pub(super) sandbox: &'a Prepared,
+    pub(super) sandbox: &'a Arc<Prepared>,
     /// Bounds and the host variables to pass on.
     pub(super) limits: &'a ProcessLimits,
     /// Variables the provider sets for every command.
@@ -78,7 +79,7 @@ pub(super) struct Spawned {
 /// # Errors
 /// [`EnvironmentError::Spawn`] when it cannot start (no such program, an
 /// invalid variable name, ...).
-pub(super) fn spawn(
+pub(super) async fn spawn(
     request: &CommandRequest,
     launch: &Launch<'_>,
 ) -> Result<Spawned, EnvironmentError> {
@@ -101,7 +102,6 @@ pub(super) fn spawn(
         }
     };
     command
-        .current_dir(entered(&launch.directory.handle, &launch.directory.path))
         .env_clear()
         .envs(env)
         .stdin(if launch.piped_stdin {
@@ -113,8 +113,15 @@ pub(super) fn spawn(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let tag = Tag::allocate();
-    let mut child = start(&mut command, &tag, launch.sandbox).map_err(failed)?;
+    let directory = launch.directory.handle.try_clone().map_err(failed)?;
+    let start = Start {
+        command,
+        directory,
+        path: launch.directory.path.clone(),
+        tag: Tag::allocate(),
+        sandbox: Arc::clone(launch.sandbox),
+    };
+    let (mut child, tag) = start.run().await.map_err(failed)?;
     let started = Instant::now();
     let group = child
         .id()
@@ -142,24 +149,58 @@ pub(super) fn spawn(
     })
 }
 
-/// Starts `command` from a fresh thread marked with `tag` and restricted
-/// by `sandbox`.
-fn start(command: &mut Command, tag: &Tag, sandbox: &Prepared) -> std::io::Result<Child> {
-    become_subreaper();
-    let runtime = tokio::runtime::Handle::try_current().map_err(std::io::Error::other)?;
-    std::thread::scope(|scope| {
-        let starter = std::thread::Builder::new()
+/// What the thread that starts a command takes with it: everything it
+/// uses is its own, so a call dropped while it starts leaves it nothing
+/// dangling (a working-directory descriptor closed and reused, say).
+struct Start {
+    command: Command,
+    /// A handle of its own on the working directory.
+    directory: Dir,
+    path: PathBuf,
+    tag: Tag,
+    sandbox: Arc<Prepared>,
+}
+
+impl Start {
+    /// Starts the command from a fresh thread marked with the tag and
+    /// restricted by the sandbox, awaiting it without holding up the
+    /// runtime's worker. A call dropped meanwhile gets its process killed
+    /// by the thread, with what it started.
+    async fn run(self) -> std::io::Result<(Child, Tag)> {
+        become_subreaper();
+        let runtime = tokio::runtime::Handle::try_current().map_err(std::io::Error::other)?;
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        std::thread::Builder::new()
             .name("starweaver-spawn".into())
             .stack_size(SPAWN_STACK)
-            .spawn_scoped(scope, || {
-                let _entered = runtime.enter();
-                tag.mark_current_thread(sandbox)?;
-                command.spawn()
+            .spawn(move || {
+                let Self {
+                    mut command,
+                    directory,
+                    path,
+                    tag,
+                    sandbox,
+                } = self;
+                let started = {
+                    let _entered = runtime.enter();
+                    command.current_dir(entered(&directory, &path));
+                    tag.mark_current_thread(&sandbox)
+                        .and_then(|()| command.spawn())
+                };
+                let unclaimed = match answer.send(started.map(|child| (child, tag))) {
+                    Err(Ok((child, tag))) => Some((child, tag)),
+                    _ => None,
+                };
+                if let Some((child, tag)) = unclaimed {
+                    if let Some(group) = child.id().and_then(|pid| ProcessGroup::led_by(pid, tag)) {
+                        drop(group);
+                    }
+                }
             })?;
-        starter
-            .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("the thread starting it panicked")))
-    })
+        answered
+            .await
+            .unwrap_or_else(|_| Err(std::io::Error::other("the thread starting it ended early")))
+    }
 }
 
 /// The working directory as the child enters it: the open handle through
@@ -273,7 +314,7 @@ mod tests {
         limits: &'a ProcessLimits,
         fixed: &'a BTreeMap<String, String>,
         directory: &'a CommandDirectory,
-        sandbox: &'a Prepared,
+        sandbox: &'a Arc<Prepared>,
     ) -> Launch<'a> {
         Launch {
             directory,
@@ -294,7 +335,7 @@ mod tests {
         let request: CommandRequest = ShellCommand::shell("true").with_env("X", "1").into();
         let env = environment(
             &request,
-            &launch(&limits, &fixed, &root(), &Prepared::unsandboxed()),
+            &launch(&limits, &fixed, &root(), &Arc::new(Prepared::unsandboxed())),
         )
         .unwrap();
         assert_eq!(env.get(&OsString::from("PATH")).unwrap(), "/fixed");
@@ -303,7 +344,7 @@ mod tests {
         let bad: CommandRequest = ShellCommand::shell("true").with_env("A=B", "1").into();
         assert!(environment(
             &bad,
-            &launch(&limits, &fixed, &root(), &Prepared::unsandboxed())
+            &launch(&limits, &fixed, &root(), &Arc::new(Prepared::unsandboxed()))
         )
         .is_err());
     }
@@ -340,11 +381,11 @@ mod tests {
         let fixed = BTreeMap::new();
         let request: CommandRequest =
             ProgramCommand::new("/nonexistent/starweaver-none", [""; 0]).into();
-        let error = spawn(
-            &request,
-            &launch(&limits, &fixed, &root(), &Prepared::unsandboxed()),
-        )
-        .unwrap_err();
+        let sandbox = Arc::new(Prepared::unsandboxed());
+        let directory = root();
+        let error = spawn(&request, &launch(&limits, &fixed, &directory, &sandbox))
+            .await
+            .unwrap_err();
         assert!(matches!(error, EnvironmentError::Spawn { .. }), "{error}");
     }
 }
