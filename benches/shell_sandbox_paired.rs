@@ -15,9 +15,11 @@
 //!   streams piped and read to their end);
 //! * `rebuilt/start_thread`: the same, spawned from a fresh 256 KiB
 //!   thread joined by the calling worker, as `spawn.rs` starts commands;
-//! * `rebuilt/start_thread_sweep`: and then one look for escapees as
-//!   `escapees.rs` makes it (`/proc/self/task/*/children`, then each
-//!   child's `timerslack_ns`).
+//! * `rebuilt/start_thread_sweep`: and then one look at the host's
+//!   children in `/proc` as the first version of the provider's sweep
+//!   made it (every thread's `children`, then each child's
+//!   `timerslack_ns`; the provider now reads the main thread's list and
+//!   each child's `status`).
 //!
 //! Run with `cargo bench --bench shell_sandbox_paired [-- ROUNDS]`
 //! (default 2,000 rounds, plus a tenth to warm up); `-- only=N` runs the
