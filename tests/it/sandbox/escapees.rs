@@ -47,7 +47,7 @@ async fn three_hundred_detached_sleeps_end_with_a_timed_out_command() {
     let script =
         format!("for i in $(seq 300); do setsid sleep {marker} & done; echo started; sleep 300");
     let part = shell
-        .exec(json!({"command": script, "timeout_ms": 3000}))
+        .exec(json!({"command": script, "timeout_ms": 8000}))
         .await;
     assert_eq!(part.kind, ToolReturnKind::Success, "{}", part.content);
     assert_eq!(part.content["status"], "timed_out", "{}", part.content);
