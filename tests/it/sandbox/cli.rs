@@ -375,3 +375,108 @@ fn a_background_processs_escapees_do_not_outlive_the_run() {
     let pid = pid_in(&path);
     assert!(!running(pid), "{pid} outlived the run");
 }
+
+/// An OpenAI answer calling `shell_exec` once for each of `calls`.
+fn shell_calls(calls: &[Value]) -> Reply {
+    let calls: Vec<Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(index, arguments)| {
+            json!({
+                "id": format!("call_shell_{index:02}"),
+                "type": "function",
+                "function": {"name": "shell_exec", "arguments": arguments.to_string()},
+            })
+        })
+        .collect();
+    Reply::json(
+        200,
+        json!({
+            "id": "chatcmpl-sandbox-many",
+            "object": "chat.completion",
+            "created": 1_764_547_200,
+            "model": "gpt-4.1-mini",
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": null, "tool_calls": calls},
+                "finish_reason": "tool_calls",
+            }],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+        }),
+    )
+}
+
+/// The tool returns the model got back, in call order.
+fn tool_results(server: &LoopbackServer) -> Vec<String> {
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    requests[1].json_body()["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "tool")
+        .map(|message| message["content"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn the_hostile_cases_through_a_manifest() {
+    if !enforced() {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let out = |name: &str| outside.path().join(name).display().to_string();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let udp_port = udp.local_addr().unwrap().port();
+    let server = LoopbackServer::start(vec![
+        shell_calls(&[
+            json!({"program": "tee", "args": ["tee.txt", out("tee.txt")], "stdin": "data\n"}),
+            json!({"program": "git", "args": ["-c", format!("alias.x=!echo alias > alias.txt; echo pwned > {}", out("alias.txt")), "x"]}),
+            json!({"command": format!("ln -s {} link && echo x > link/through.txt; echo link=$?", outside.path().display())}),
+            json!({"command": format!("python3 -c 'import socket\ntry:\n    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"hi\", (\"127.0.0.1\", {udp_port}))\n    print(\"udp sent\")\nexcept OSError as error:\n    print(\"udp refused\", error.errno)'")}),
+            json!({"command": "kill -0 $PPID; echo host=$?; kill -s WINCH $PPID; echo winch=$?"}),
+            json!({"command": "for i in $(seq 300); do setsid sleep 3021.5 & done; echo started; sleep 300", "timeout_ms": 8000}),
+        ]),
+        answer("Done."),
+    ]);
+    let dir = project(&server, "");
+    run(dir.path());
+    let results = tool_results(&server);
+    assert_eq!(results.len(), 6, "{results:?}");
+    assert!(results[0].contains("\"exit_code\":1"), "{}", results[0]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("tee.txt")).unwrap(),
+        "data\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("alias.txt")).unwrap(),
+        "alias\n"
+    );
+    assert!(results[2].contains("link=2"), "{}", results[2]);
+    assert!(results[3].contains("udp refused 13"), "{}", results[3]);
+    assert!(
+        results[4].contains("host=1") && results[4].contains("winch=1"),
+        "{}",
+        results[4]
+    );
+    assert!(
+        results[5].contains("timed_out") && results[5].contains("started"),
+        "{}",
+        results[5]
+    );
+    for name in ["tee.txt", "alias.txt", "through.txt"] {
+        assert!(
+            !outside.path().join(name).exists(),
+            "{name} was written outside the root"
+        );
+    }
+    let mut buffer = [0u8; 4];
+    assert!(udp.recv(&mut buffer).is_err(), "a datagram went through");
+    let left = super::processes_with("sleep\03021.5");
+    assert!(
+        left.is_empty(),
+        "{} detached sleeps outlived the run",
+        left.len()
+    );
+}
