@@ -473,7 +473,7 @@ fn the_hostile_cases_through_a_manifest() {
     }
     let mut buffer = [0u8; 4];
     assert!(udp.recv(&mut buffer).is_err(), "a datagram went through");
-    let left = super::processes_with("sleep\03021.5");
+    let left = super::processes_with("sleep\u{0}3021.5");
     assert!(
         left.is_empty(),
         "{} detached sleeps outlived the run",
