@@ -135,7 +135,7 @@ impl Tag {
             status_of(&pid.to_string())
                 .is_some_and(|status| status.no_new_privs && status.filters == filters)
         } else {
-            slack_of(pid) == Some(SLACK_BASE + u64::from(slot))
+            slack_of(&pid.to_string()) == Some(SLACK_BASE + u64::from(slot))
         }
     }
 
@@ -217,7 +217,7 @@ fn host_children() -> Vec<i32> {
     if let Ok(list) = std::fs::read_to_string(format!("/proc/self/task/{main}/children")) {
         let pids = parse_pids(&list);
         // An empty list is the answer unless the main thread has ended.
-        if !pids.is_empty() || running_thread(main) {
+        if !pids.is_empty() || !has_ended(&format!("self/task/{main}")) {
             return pids;
         }
     }
@@ -240,13 +240,21 @@ fn host_children() -> Vec<i32> {
     }
 }
 
-/// Whether the host's thread `tid` is running (not a zombie).
-fn running_thread(tid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).is_ok_and(|stat| {
-        stat.rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z" && state != "X")
-    })
+/// The fields of `/proc/<name>/stat` after the command's name (`state`,
+/// `ppid`, ...): the name may hold spaces and parentheses, so fields are
+/// counted after the last `)`. `name` is a pid or `self/task/<tid>`.
+fn stat_fields(name: &str) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{name}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
+/// Whether the process or thread `/proc/<name>` has ended: a zombie, or
+/// gone.
+pub(super) fn has_ended(name: &str) -> bool {
+    stat_fields(name)
+        .and_then(|fields| fields.into_iter().next())
+        .is_none_or(|state| state == "Z" || state == "X")
 }
 
 fn parse_pids(list: &str) -> Vec<i32> {
@@ -264,13 +272,8 @@ fn children_by_scan() -> Vec<i32> {
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
         .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-                // `pid (comm) state ppid ...`: the name may hold spaces and
-                // parentheses, so fields are counted after the last `)`.
-                stat.rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-                    .is_some_and(|ppid| ppid == host)
-            })
+            stat_fields(&pid.to_string())
+                .is_some_and(|fields| fields.get(1).is_some_and(|ppid| *ppid == host))
         })
         .collect()
 }
@@ -298,18 +301,13 @@ fn status_of(name: &str) -> Option<Status> {
 /// The host's own timer slack, read once (a process may read its own).
 fn host_slack() -> Option<u64> {
     static HOST: OnceLock<Option<u64>> = OnceLock::new();
-    *HOST.get_or_init(|| {
-        std::fs::read_to_string("/proc/self/timerslack_ns")
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-    })
+    *HOST.get_or_init(|| slack_of("self"))
 }
 
-/// The timer slack of `pid`, where the host may read it.
-fn slack_of(pid: i32) -> Option<u64> {
-    std::fs::read_to_string(format!("/proc/{pid}/timerslack_ns"))
+/// The timer slack of `/proc/<name>` (a pid, or `self`), where the host
+/// may read it.
+fn slack_of(name: &str) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{name}/timerslack_ns"))
         .ok()?
         .trim()
         .parse()

@@ -12,7 +12,7 @@ use nix::unistd::Pid;
 use tokio::process::Child;
 use tokio::time::Instant;
 
-use super::escapees::{signal_each, Sweep, Tag};
+use super::escapees::{has_ended, signal_each, Sweep, Tag};
 use super::task::deadline_after;
 
 /// How often a stopping group is checked for members still alive.
@@ -185,7 +185,7 @@ impl Drop for ProcessGroup {
 /// to them until none is left. One pass always runs.
 pub(super) fn kill_escapees_now(tag: &Tag, leader: i32) {
     let deadline = std::time::Instant::now() + KILL_WAIT;
-    while !has_ended(leader) && std::time::Instant::now() < deadline {
+    while !has_ended(&leader.to_string()) && std::time::Instant::now() < deadline {
         std::thread::sleep(POLL / 10);
     }
     loop {
@@ -196,16 +196,6 @@ pub(super) fn kill_escapees_now(tag: &Tag, leader: i32) {
         }
         std::thread::sleep(POLL / 10);
     }
-}
-
-/// Whether the process `pid` (a child of the host not yet reaped) has
-/// ended: a zombie, or gone.
-fn has_ended(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
-        stat.rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_none_or(|state| state == "Z" || state == "X")
-    })
 }
 
 /// Whether the group `pgid` has any process (signal 0 reaches it; a
