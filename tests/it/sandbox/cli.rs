@@ -18,29 +18,7 @@ const KEY_VARIABLE: &str = "STARWEAVER_TEST_PROVIDER_KEY";
 
 /// An OpenAI answer calling `shell_exec` with `arguments`.
 pub fn shell_call(arguments: Value) -> Reply {
-    Reply::json(
-        200,
-        json!({
-            "id": "chatcmpl-sandbox-1",
-            "object": "chat.completion",
-            "created": 1_764_547_200,
-            "model": "gpt-4.1-mini",
-            "choices": [{
-                "index": 0,
-                "message": {
-                    "role": "assistant",
-                    "content": null,
-                    "tool_calls": [{
-                        "id": "call_shell_01",
-                        "type": "function",
-                        "function": {"name": "shell_exec", "arguments": arguments.to_string()},
-                    }],
-                },
-                "finish_reason": "tool_calls",
-            }],
-            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-        }),
-    )
+    shell_calls(&[arguments])
 }
 
 /// An OpenAI final answer.
@@ -103,15 +81,7 @@ pub fn run(dir: &Path) -> std::process::Output {
 
 /// The tool return the model got back, as the second request carries it.
 pub fn tool_result(server: &LoopbackServer) -> String {
-    let requests = server.requests();
-    assert_eq!(requests.len(), 2, "{requests:?}");
-    requests[1].json_body()["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|message| message["role"] == "tool")
-        .map(|message| message["content"].as_str().unwrap_or_default().to_string())
-        .unwrap_or_default()
+    tool_results(server).into_iter().next().unwrap_or_default()
 }
 
 #[test]
@@ -377,7 +347,7 @@ fn a_background_processs_escapees_do_not_outlive_the_run() {
 }
 
 /// An OpenAI answer calling `shell_exec` once for each of `calls`.
-fn shell_calls(calls: &[Value]) -> Reply {
+pub fn shell_calls(calls: &[Value]) -> Reply {
     let calls: Vec<Value> = calls
         .iter()
         .enumerate()
@@ -406,8 +376,9 @@ fn shell_calls(calls: &[Value]) -> Reply {
     )
 }
 
-/// The tool returns the model got back, in call order.
-fn tool_results(server: &LoopbackServer) -> Vec<String> {
+/// The tool returns the model got back, in call order (the second
+/// request carries them).
+pub fn tool_results(server: &LoopbackServer) -> Vec<String> {
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "{requests:?}");
     requests[1].json_body()["messages"]

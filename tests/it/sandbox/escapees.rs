@@ -1,6 +1,9 @@
 //! No process outlives its command: what left the command's group
 //! (`setsid`, double forks, `env -i`) ends with it, and nothing else does.
 
+use std::path::Path;
+use std::time::Duration;
+
 use serde_json::json;
 use starweaver::environment::SandboxPolicy;
 use starweaver::ToolReturnKind;
@@ -10,6 +13,29 @@ use super::{pid_in, processes_with, running, stdout, Sandboxed};
 /// Waits in a script until the file `name` holds a pid.
 fn await_pid(name: &str) -> String {
     format!("while [ ! -s {name} ]; do sleep 0.01; done")
+}
+
+/// A script's start of a process that leaves its group (a session of its
+/// own) and writes its pid to `escaped.pid`.
+const ESCAPEE: &str = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' &";
+
+/// The pid in `path`, once a command has written it.
+async fn written_pid(path: &Path) -> i32 {
+    while std::fs::read_to_string(path).map_or(true, |text| text.trim().is_empty()) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    pid_in(path)
+}
+
+/// Starts a background process that starts an escapee, waits for it,
+/// prints `started` and runs `then`; its id.
+async fn background_with_escapee(shell: &Sandboxed, then: &str) -> String {
+    let script = format!("{ESCAPEE} {}; echo started{then}", await_pid("escaped.pid"));
+    let started = shell
+        .exec(json!({"command": script, "background": true}))
+        .await;
+    assert_eq!(started.kind, ToolReturnKind::Success, "{}", started.content);
+    started.content["id"].as_str().unwrap().to_string()
 }
 
 #[tokio::test]
@@ -66,23 +92,8 @@ async fn a_background_process_takes_its_escapees_with_it() {
         return;
     }
     let shell = Sandboxed::default_policy();
-    let script = format!(
-        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & {}; echo started; sleep 300",
-        await_pid("escaped.pid")
-    );
-    let started = shell
-        .exec(json!({"command": script, "background": true}))
-        .await;
-    assert_eq!(started.kind, ToolReturnKind::Success, "{}", started.content);
-    let id = started.content["id"].as_str().unwrap().to_string();
-    while !shell.inside("escaped.pid").exists()
-        || std::fs::read_to_string(shell.inside("escaped.pid"))
-            .unwrap()
-            .is_empty()
-    {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    let escaped = pid_in(&shell.inside("escaped.pid"));
+    let id = background_with_escapee(&shell, "; sleep 300").await;
+    let escaped = written_pid(&shell.inside("escaped.pid")).await;
     // Another command ending leaves the running one's processes alone,
     // and so does the host's own child.
     let mut host_child = std::process::Command::new("sleep")
@@ -115,7 +126,7 @@ async fn gone(pid: i32) -> bool {
         if !running(pid) {
             return true;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
     false
 }
@@ -126,14 +137,7 @@ async fn a_background_process_that_ends_on_its_own_takes_its_escapees_with_it() 
         return;
     }
     let shell = Sandboxed::default_policy();
-    let script = format!(
-        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & {}; echo started",
-        await_pid("escaped.pid")
-    );
-    let started = shell
-        .exec(json!({"command": script, "background": true}))
-        .await;
-    let id = started.content["id"].as_str().unwrap().to_string();
+    let id = background_with_escapee(&shell, "").await;
     let waited = shell
         .exec_tool("shell_wait", json!({"id": id, "timeout_ms": 20_000}))
         .await;
@@ -152,19 +156,13 @@ async fn a_cancelled_call_takes_its_escapees_with_it() {
         return;
     }
     let shell = Sandboxed::default_policy();
-    let script = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & sleep 300";
+    let script = format!("{ESCAPEE} sleep 300");
     let path = shell.inside("escaped.pid");
-    let started = async {
-        while std::fs::read_to_string(&path).map_or(true, |text| text.trim().is_empty()) {
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-    };
     // The call is dropped (cancelled) as soon as its escapee is running.
-    tokio::select! {
+    let escaped = tokio::select! {
         part = shell.exec(json!({"command": script})) => panic!("the call ended: {}", part.content),
-        () = started => {}
-    }
-    let escaped = pid_in(&path);
+        pid = written_pid(&path) => pid,
+    };
     assert!(
         gone(escaped).await,
         "the escapee outlived the cancelled call"
@@ -177,18 +175,8 @@ async fn dropping_the_provider_takes_background_escapees_with_it() {
         return;
     }
     let shell = Sandboxed::default_policy();
-    let script = format!(
-        "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & {}; echo started; sleep 300",
-        await_pid("escaped.pid")
-    );
-    shell
-        .exec(json!({"command": script, "background": true}))
-        .await;
-    let path = shell.inside("escaped.pid");
-    while std::fs::read_to_string(&path).map_or(true, |text| text.trim().is_empty()) {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    let escaped = pid_in(&path);
+    background_with_escapee(&shell, "; sleep 300").await;
+    let escaped = written_pid(&shell.inside("escaped.pid")).await;
     drop(shell);
     assert!(gone(escaped).await, "the escapee outlived its provider");
 }
