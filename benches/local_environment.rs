@@ -28,6 +28,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::local_tool_context;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -38,10 +42,7 @@ use criterion::{criterion_main, Criterion};
 use serde_json::{json, Value};
 use starweaver::environment::LocalEnvironmentProvider;
 use starweaver::model::ToolCallPart;
-use starweaver::{
-    attach_environment, filesystem_tools, shell_tools, AgentContext, AgentContextHandle,
-    ToolContext, ToolRegistry,
-};
+use starweaver::{filesystem_tools, shell_tools, ToolRegistry};
 
 const TOP: usize = 50;
 const SUB: usize = 10;
@@ -96,15 +97,6 @@ fn ensure_tree() -> PathBuf {
     root
 }
 
-fn context(provider: Arc<LocalEnvironmentProvider>) -> ToolContext {
-    let mut agent_context = AgentContext::default();
-    attach_environment(&mut agent_context, provider.clone());
-    starweaver::attach_process_shell(&mut agent_context, provider);
-    let mut dependencies = agent_context.dependencies.clone();
-    dependencies.insert(AgentContextHandle::new(agent_context));
-    ToolContext::default().with_dependencies(dependencies)
-}
-
 fn call(name: &str, arguments: Value) -> ToolCallPart {
     ToolCallPart {
         id: "bench".to_string(),
@@ -140,7 +132,7 @@ fn bench_local(c: &mut Criterion) {
         .build()
         .unwrap();
     let provider = Arc::new(LocalEnvironmentProvider::new(&root).unwrap());
-    let ctx = context(provider);
+    let ctx = local_tool_context(provider);
     let registry = ToolRegistry::new()
         .with_toolset(&filesystem_tools())
         .with_toolset(&shell_tools());

@@ -34,6 +34,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::local_tool_context;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -46,23 +50,12 @@ use starweaver::environment::{
     SandboxPolicy,
 };
 use starweaver::model::ToolCallPart;
-use starweaver::{
-    attach_environment, shell_tools, AgentContext, AgentContextHandle, ToolContext, ToolRegistry,
-};
+use starweaver::{shell_tools, ToolContext, ToolRegistry};
 
 fn root() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-shell-sandbox");
     std::fs::create_dir_all(&root).unwrap();
     root
-}
-
-fn context(provider: Arc<LocalEnvironmentProvider>) -> ToolContext {
-    let mut agent_context = AgentContext::default();
-    attach_environment(&mut agent_context, provider.clone());
-    starweaver::attach_process_shell(&mut agent_context, provider);
-    let mut dependencies = agent_context.dependencies.clone();
-    dependencies.insert(AgentContextHandle::new(agent_context));
-    ToolContext::default().with_dependencies(dependencies)
 }
 
 fn call(arguments: Value) -> ToolCallPart {
@@ -88,7 +81,7 @@ fn side(name: &'static str, policy: SandboxPolicy) -> Side {
     );
     Side {
         name,
-        ctx: context(provider.clone()),
+        ctx: local_tool_context(provider.clone()),
         provider,
     }
 }

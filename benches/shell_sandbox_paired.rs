@@ -28,6 +28,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
+use support::local_tool_context;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
@@ -38,9 +42,7 @@ use starweaver::environment::{
     EnvironmentProvider, LocalEnvironmentProvider, ProgramCommand, SandboxPolicy,
 };
 use starweaver::model::ToolCallPart;
-use starweaver::{
-    attach_environment, shell_tools, AgentContext, AgentContextHandle, ToolContext, ToolRegistry,
-};
+use starweaver::{shell_tools, ToolRegistry};
 
 fn root() -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-shell-sandbox");
@@ -54,15 +56,6 @@ fn provider(policy: SandboxPolicy) -> Arc<LocalEnvironmentProvider> {
             .unwrap()
             .with_sandbox(policy),
     )
-}
-
-fn context(provider: Arc<LocalEnvironmentProvider>) -> ToolContext {
-    let mut agent_context = AgentContext::default();
-    attach_environment(&mut agent_context, provider.clone());
-    starweaver::attach_process_shell(&mut agent_context, provider);
-    let mut dependencies = agent_context.dependencies.clone();
-    dependencies.insert(AgentContextHandle::new(agent_context));
-    ToolContext::default().with_dependencies(dependencies)
 }
 
 const SIDES: [&str; 10] = [
@@ -166,7 +159,10 @@ fn main() {
         .unwrap();
     let sandboxed = provider(SandboxPolicy::default());
     let unsandboxed = provider(SandboxPolicy::off());
-    let contexts = [context(sandboxed.clone()), context(unsandboxed.clone())];
+    let contexts = [
+        local_tool_context(sandboxed.clone()),
+        local_tool_context(unsandboxed.clone()),
+    ];
     let registry = ToolRegistry::new().with_toolset(&shell_tools());
     let part = ToolCallPart {
         id: "bench".to_string(),
