@@ -21,6 +21,12 @@ pub fn shell_call(arguments: Value) -> Reply {
     shell_calls(&[arguments])
 }
 
+/// A loopback server that answers with one `shell_exec` call of
+/// `arguments`, then "Done.".
+pub fn serve(arguments: Value) -> LoopbackServer {
+    LoopbackServer::start(vec![shell_call(arguments), answer("Done.")])
+}
+
 /// An OpenAI final answer.
 pub fn answer(text: &str) -> Reply {
     Reply::json(
@@ -98,10 +104,7 @@ fn a_run_confines_its_commands_while_the_model_client_connects() {
          python3 -c 'import socket\ntry:\n    socket.create_connection((\"127.0.0.1\", {port}), timeout=5)\n    print(\"tcp connected\")\nexcept OSError as error:\n    print(\"tcp refused\", error.errno)'",
         outside.path().display()
     );
-    let server = LoopbackServer::start(vec![
-        shell_call(json!({"command": script})),
-        answer("Done."),
-    ]);
+    let server = serve(json!({"command": script}));
     let dir = project(&server, "");
     let output = run(dir.path());
     assert!(String::from_utf8_lossy(&output.stdout).contains("Done."));
@@ -127,10 +130,7 @@ fn no_process_a_command_started_outlives_the_run() {
     let script = "setsid sh -c 'echo $$ > escaped.pid; exec sleep 300' & \
                   (sh -c 'echo $$ > forked.pid; exec sleep 300' &); \
                   while [ ! -s escaped.pid ] || [ ! -s forked.pid ]; do sleep 0.01; done; echo started";
-    let server = LoopbackServer::start(vec![
-        shell_call(json!({"command": script})),
-        answer("Done."),
-    ]);
+    let server = serve(json!({"command": script}));
     let dir = project(&server, "");
     run(dir.path());
     assert!(tool_result(&server).contains("started"));
@@ -145,12 +145,8 @@ fn a_gib_of_output_keeps_the_whole_process_small() {
     if !enforced() {
         return;
     }
-    let server = LoopbackServer::start(vec![
-        shell_call(
-            json!({"command": "head -c 1073741824 /dev/zero | tr '\\0' x; echo finished >&2"}),
-        ),
-        answer("Done."),
-    ]);
+    let server =
+        serve(json!({"command": "head -c 1073741824 /dev/zero | tr '\\0' x; echo finished >&2"}));
     let dir = project(&server, "");
     let mut child = starweaver_binary()
         .current_dir(dir.path())
@@ -195,12 +191,8 @@ fn a_read_only_manifest_leaves_its_checkout_unchanged() {
     if !enforced() {
         return;
     }
-    let server = LoopbackServer::start(vec![
-        shell_call(
-            json!({"command": "git branch x; touch f; echo ran; git branch --list | wc -l"}),
-        ),
-        answer("Done."),
-    ]);
+    let server =
+        serve(json!({"command": "git branch x; touch f; echo ran; git branch --list | wc -l"}));
     let dir = project(&server, "  sandbox: {mode: read-only}\n");
     let git = |args: &[&str]| {
         let output = std::process::Command::new("git")
@@ -232,10 +224,7 @@ fn network_true_in_a_manifest_lets_commands_connect() {
     let script = format!(
         "python3 -c 'import socket\nsocket.create_connection((\"127.0.0.1\", {port}), timeout=5).close()\nprint(\"tcp connected\")'"
     );
-    let server = LoopbackServer::start(vec![
-        shell_call(json!({"command": script})),
-        answer("Done."),
-    ]);
+    let server = serve(json!({"command": script}));
     let dir = project(&server, "  sandbox: {network: true}\n");
     run(dir.path());
     assert!(tool_result(&server).contains("tcp connected"));
@@ -271,10 +260,7 @@ fn an_unprivileged_run_is_confined_and_leaves_nothing_behind() {
          while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started",
         outside.path().display()
     );
-    let server = LoopbackServer::start(vec![
-        shell_call(json!({"command": script})),
-        answer("Done."),
-    ]);
+    let server = serve(json!({"command": script}));
     let dir = project(&server, "");
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let mut command = starweaver_binary();

@@ -174,6 +174,15 @@ mod tests {
         (dir, outcome.stdout)
     }
 
+    /// The JSON explanation of `manifest`'s agent, with the canonical folder
+    /// it sits in (its environment root).
+    fn explained_agent(manifest: &str) -> (std::path::PathBuf, Value) {
+        let (dir, text) = explain(manifest, Format::Json);
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        (root, value["agents"][0].clone())
+    }
+
     /// A local agent whose only file tools read, with a shell allowed to run `cat`.
     const CAT_ONLY: &str = "version: 1
 name: a
@@ -191,13 +200,8 @@ toolsets:
     // can, and change files inside the root.
     #[test]
     fn the_shell_s_reach_is_explained_and_files_are_not_called_read_only_beside_it() {
-        let (dir, text) = explain(CAT_ONLY, Format::Json);
-        let root = std::fs::canonicalize(dir.path())
-            .unwrap()
-            .display()
-            .to_string();
-        let value: Value = serde_json::from_str(&text).unwrap();
-        let agent = &value["agents"][0];
+        let (root, agent) = explained_agent(CAT_ONLY);
+        let root = root.display().to_string();
         assert_eq!(
             agent["shell"]["reach"],
             json!({"sandbox": "workspace-write", "read": {"scope": "anywhere"},
@@ -235,11 +239,8 @@ toolsets:
     #[test]
     fn a_read_only_sandbox_leaves_the_folder_read_only_and_names_what_stays_writable() {
         let manifest = cat_only_with("{mode: read-only, writable: [target, ./out/../build]}");
-        let (dir, text) = explain(&manifest, Format::Json);
-        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let (root, agent) = explained_agent(&manifest);
         let under = |folder: &str| root.join(folder).display().to_string();
-        let value: Value = serde_json::from_str(&text).unwrap();
-        let agent = &value["agents"][0];
         let policy = crate::load::sandbox_policy(
             crate::load::read(manifest.as_bytes())
                 .unwrap()
@@ -260,13 +261,8 @@ toolsets:
         assert_eq!(agent["warnings"], json!([]));
         // Without `writable`, commands change nothing but their private temporary folder.
         let sealed = cat_only_with("{mode: read-only, read: workspace}");
-        let (dir, text) = explain(&sealed, Format::Json);
-        let root = std::fs::canonicalize(dir.path())
-            .unwrap()
-            .display()
-            .to_string();
-        let value: Value = serde_json::from_str(&text).unwrap();
-        let agent = &value["agents"][0];
+        let (root, agent) = explained_agent(&sealed);
+        let root = root.display().to_string();
         assert_eq!(
             agent["shell"]["reach"],
             json!({"sandbox": "read-only", "read": {"scope": "folders", "folders": [root]},
