@@ -5,13 +5,38 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-/// A fresh id: the prefix and a UUID v7, unique across processes and
-/// machines (a durable store may hold runs from many), and sorted by
-/// creation time.
+use super::id_source::fresh_uuid;
+
+/// Longest prefix [`fresh_id`] writes on the stack (`conv` is the longest
+/// in use); a longer one still works, through a heap string.
+const MAX_PREFIX: usize = 8;
+
+/// A fresh id: the prefix and a UUID v7 from [`fresh_uuid`], unique
+/// across processes and machines (a durable store may hold runs from
+/// many), and sorted by creation time. An agent loop builds a context,
+/// and so two ids, for every tool call: the text is written on the stack
+/// and copied once into its `Arc`.
 fn fresh_id(prefix: &str) -> Arc<str> {
-    Arc::from(format!("{prefix}-{}", uuid::Uuid::now_v7().as_hyphenated()))
+    let mut uuid_text = uuid::Uuid::encode_buffer();
+    let uuid_text: &str = fresh_uuid().hyphenated().encode_lower(&mut uuid_text);
+    let mut text = [0_u8; MAX_PREFIX + 1 + uuid::fmt::Hyphenated::LENGTH];
+    let length = prefix.len() + 1 + uuid_text.len();
+    let Some(slot) = text.get_mut(..length) else {
+        return Arc::from(format!("{prefix}-{uuid_text}"));
+    };
+    let (head, tail) = slot.split_at_mut(prefix.len());
+    head.copy_from_slice(prefix.as_bytes());
+    tail[0] = b'-';
+    tail[1..].copy_from_slice(uuid_text.as_bytes());
+    // Both halves were `str`s and `-` is ASCII, so this always succeeds.
+    match std::str::from_utf8(slot) {
+        Ok(joined) => Arc::from(joined),
+        Err(_) => Arc::from(format!("{prefix}-{uuid_text}")),
+    }
 }
 
+/// Generates one id type: a cheaply cloned string, serialized as itself,
+/// whose `Default` mints a fresh id with the given prefix.
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
         $(#[$doc])*
@@ -62,6 +87,12 @@ id_type!(
 mod tests {
     use super::*;
 
+    fn uuid_of(id: &str, prefix: &str) -> Option<uuid::Uuid> {
+        id.strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix('-'))
+            .and_then(|text| uuid::Uuid::parse_str(text).ok())
+    }
+
     #[test]
     fn default_ids_are_unique() {
         assert_ne!(RunId::default(), RunId::default());
@@ -74,12 +105,42 @@ mod tests {
     fn default_ids_are_uuids_in_creation_order() {
         let first = ConversationId::default();
         let second = ConversationId::default();
-        let uuid = |id: &ConversationId| {
-            id.as_str()
-                .strip_prefix("conv-")
-                .and_then(|text| uuid::Uuid::parse_str(text).ok())
-        };
+        let uuid = |id: &ConversationId| uuid_of(id.as_str(), "conv");
         assert_eq!(uuid(&first).map(|id| id.get_version_num()), Some(7));
         assert!(uuid(&first) < uuid(&second));
+    }
+
+    #[test]
+    fn default_ids_keep_their_text_form() {
+        let run = RunId::default();
+        let text = run.as_str();
+        assert_eq!(text.len(), "run-".len() + 36);
+        let parsed = uuid_of(text, "run");
+        assert_eq!(parsed.map(|id| id.get_version_num()), Some(7));
+        assert_eq!(
+            parsed.map(|id| id.get_variant()),
+            Some(uuid::Variant::RFC4122)
+        );
+        // Lower-case and hyphenated, as `Uuid::now_v7` wrote them.
+        assert_eq!(
+            parsed.map(|id| format!("run-{}", id.as_hyphenated())),
+            Some(text.to_string())
+        );
+    }
+
+    // Exported states hold ids minted before, in whatever form; they
+    // serialize as the bare string and load back unchanged.
+    #[test]
+    fn ids_serialize_as_their_text() -> Result<(), serde_json::Error> {
+        let old = "\"run-01933c1e-8f3a-7c2b-9d4e-5f6a7b8c9d0e\"";
+        let loaded: RunId = serde_json::from_str(old)?;
+        assert_eq!(loaded.as_str(), "run-01933c1e-8f3a-7c2b-9d4e-5f6a7b8c9d0e");
+        assert_eq!(serde_json::to_string(&loaded)?, old);
+        let custom: ConversationId = serde_json::from_str("\"my-session\"")?;
+        assert_eq!(custom.to_string(), "my-session");
+        let fresh = ConversationId::default();
+        let again: ConversationId = serde_json::from_str(&serde_json::to_string(&fresh)?)?;
+        assert_eq!(again, fresh);
+        Ok(())
     }
 }

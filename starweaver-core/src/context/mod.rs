@@ -9,6 +9,7 @@ mod durable;
 mod events;
 mod grants;
 mod handles;
+mod id_source;
 mod ids;
 mod notes;
 mod snapshots;
