@@ -124,12 +124,11 @@ fn path_text(path: &syn::Path) -> String {
         .join("::")
 }
 
-/// Tool names are what model providers accept: `^[A-Za-z0-9_-]{1,64}$`.
+/// Tool names are what model providers accept: `^[A-Za-z0-9_-]{1,64}$`,
+/// the rule `starweaver-names` holds for the runtime too. One message for
+/// every way a name breaks it, since the span already points at the name.
 pub(crate) fn check_name(name: &str, span: Span) -> syn::Result<()> {
-    let valid_chars = name
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-    if name.is_empty() || name.len() > 64 || !valid_chars {
+    if !starweaver_names::is_valid_name(name) {
         return Err(syn::Error::new(
             span,
             format!(

@@ -2,13 +2,13 @@
 //! where it was found. Bodies are never part of a summary.
 
 use serde::{Deserialize, Serialize};
+use starweaver_names::{name_problem, NameProblem};
 
 use super::file::SkillFile;
 use super::text::{code_point, is_invisible, one_line};
 use super::{SkillDirectoryKind, SkillError, SkillSource};
 use crate::bounds::shorten_chars;
 use crate::environment::{file_name, parent_path};
-use crate::tools::name::{name_problem, NameProblem};
 use crate::JsonMap;
 
 /// Longest accepted skill name, in characters.

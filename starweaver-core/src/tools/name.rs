@@ -1,33 +1,9 @@
-//! Tool names providers accept.
+//! Tool names providers accept. The rule itself lives in the
+//! `starweaver-names` crate, which the `#[starweaver::tool]` macro shares;
+//! this is the runtime's message for it.
 
-/// Longest tool name providers accept.
-pub const MAX_TOOL_NAME_CHARS: usize = 64;
-
-/// How a name breaks the provider rule `^[A-Za-z0-9_-]{1,64}$`. Tool
-/// names and skill names share the rule; each says it in its own words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum NameProblem {
-    /// No characters.
-    Empty,
-    /// More than [`MAX_TOOL_NAME_CHARS`] characters (the count).
-    TooLong(usize),
-    /// The first character outside ASCII letters, digits, `_` and `-`.
-    BadChar(char),
-}
-
-/// The first way `name` breaks the provider rule, if any.
-pub(crate) fn name_problem(name: &str) -> Option<NameProblem> {
-    if name.is_empty() {
-        return Some(NameProblem::Empty);
-    }
-    let length = name.chars().count();
-    if length > MAX_TOOL_NAME_CHARS {
-        return Some(NameProblem::TooLong(length));
-    }
-    name.chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-        .map(NameProblem::BadChar)
-}
+pub use starweaver_names::MAX_TOOL_NAME_CHARS;
+use starweaver_names::{name_problem, NameProblem};
 
 /// Checks a tool name against `^[A-Za-z0-9_-]{1,64}$`, the rule model
 /// providers enforce.
@@ -59,5 +35,27 @@ mod tests {
         assert!(validate_tool_name("é").is_err());
         assert!(validate_tool_name(&"x".repeat(64)).is_ok());
         assert!(validate_tool_name(&"x".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn each_problem_has_its_sentence() {
+        assert_eq!(
+            validate_tool_name(""),
+            Err("tool names cannot be empty".to_string())
+        );
+        assert_eq!(
+            validate_tool_name(&"x".repeat(65)),
+            Err(format!(
+                "tool name `{}` has 65 characters; providers accept at most 64 (shorten it or its prefix)",
+                "x".repeat(65)
+            ))
+        );
+        assert_eq!(
+            validate_tool_name("a b"),
+            Err(
+                "tool name `a b` contains ' '; use only ASCII letters, digits, `_` and `-`"
+                    .to_string()
+            )
+        );
     }
 }
