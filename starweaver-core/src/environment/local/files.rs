@@ -6,20 +6,16 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 
-use cap_std::fs::{Dir, File, Metadata, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{Dir, Metadata};
 
-use super::errors::{classify, is_escape, prefixes, regular, special};
+use super::errors::{classify, is_escape, prefixes, special};
 use super::hooks::Hooks;
 use super::ignore_rules::{IgnoreRules, Stamp};
+use super::open::open_regular;
 use super::LocalEnvironmentProvider;
 use crate::environment::{
     file_name, join_path, parent_path, EntryKind, EnvironmentEntry, EnvironmentError,
 };
-
-/// Flags for every open of a file to read: a FIFO swapped in after the
-/// check does not block the open, and a terminal never becomes the
-/// controlling one. (Both are no-ops for the regular files that pass.)
-pub(super) const READ_FLAGS: i32 = nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY;
 
 impl LocalEnvironmentProvider {
     /// Runs `operation` over the root handle and the normalized `path` on
@@ -104,31 +100,6 @@ pub(super) fn entry(path: &str, metadata: &Metadata) -> Option<EnvironmentEntry>
         return None;
     };
     Some(EnvironmentEntry::new(path, kind, size))
-}
-
-/// Opens the regular file at `path` to read, following links that stay
-/// inside the root. The file is checked before it is opened (so a FIFO
-/// or device is never opened) and again through the open handle (so
-/// what was swapped in between is refused too).
-pub(super) fn open_regular(dir: &Dir, path: &str, hooks: &Hooks) -> Result<File, EnvironmentError> {
-    if path.is_empty() {
-        return Err(EnvironmentError::IsADirectory {
-            path: String::new(),
-        });
-    }
-    let metadata = dir
-        .metadata(path)
-        .map_err(|error| classify(dir, path, error))?;
-    regular(path, &metadata)?;
-    hooks.before_open();
-    let file = dir
-        .open_with(path, OpenOptions::new().read(true).custom_flags(READ_FLAGS))
-        .map_err(|error| classify(dir, path, error))?;
-    let metadata = file
-        .metadata()
-        .map_err(|error| classify(dir, path, error))?;
-    regular(path, &metadata)?;
-    Ok(file)
 }
 
 fn read(

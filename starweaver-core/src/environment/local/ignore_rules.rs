@@ -18,8 +18,8 @@ use cap_std::fs::{Dir, Metadata, MetadataExt};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::errors::prefixes;
-use super::files::open_regular;
 use super::hooks::Hooks;
+use super::open::open_regular;
 use crate::environment::{file_name, join_path, parent_path};
 
 /// Most bytes read from one ignore file; the rest is not read, and a line

@@ -7,6 +7,7 @@ mod errors;
 mod files;
 mod hooks;
 mod ignore_rules;
+mod open;
 mod process;
 mod provider;
 mod sandbox;

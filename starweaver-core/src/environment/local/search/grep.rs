@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 
-use super::super::files::READ_FLAGS;
+use super::super::open::READ_FLAGS;
 use regex::Regex;
 
 use super::cancel::Cancel;
