@@ -5,6 +5,7 @@ mod events;
 mod index;
 mod refresh;
 mod report;
+mod shared;
 mod tool;
 mod toolset;
 

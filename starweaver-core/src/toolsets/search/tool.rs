@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::events::{
     TOOL_SEARCH_FAILED_EVENT_KIND, TOOL_SEARCH_LOADED_EVENT_KIND, TOOL_SEARCH_NO_MATCH_EVENT_KIND,
 };
-use super::toolset::{is_usable, loaded_event, Shared, TOOL_SEARCH_NAME};
+use super::shared::{is_usable, loaded_event, Shared, TOOL_SEARCH_NAME};
 use crate::context::{ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY};
 use crate::tools::{
     typed_tool, DynTool, ToolContext, ToolDependencyRequirements, ToolError, ToolResult,

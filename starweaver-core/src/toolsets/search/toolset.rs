@@ -1,43 +1,26 @@
 //! The tool search toolset: its index, preloads, reports and refreshes.
-//! The model-facing `tool_search` tool is in `tool.rs`.
+//! The model-facing `tool_search` tool is in `tool.rs`; what both use is
+//! in `shared.rs`.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::events::{
     TOOL_SEARCH_INITIALIZED_EVENT_KIND, TOOL_SEARCH_INVALIDATED_EVENT_KIND,
     TOOL_SEARCH_LOADED_EVENT_KIND, TOOL_SEARCH_REFRESHED_EVENT_KIND,
 };
-use super::index::IndexedTool;
+use super::shared::{is_usable, loaded_event, Shared, TOOL_SEARCH_NAME};
 use super::tool::{search_tool, validate_query, MAX_QUERY_CHARS};
 use super::{SearchIndex, ToolSearchRefreshReport, ToolSearchReport};
 use crate::context::AgentContext;
 use crate::tools::wrapped::WrappedTool;
-use crate::tools::{is_usable_in, DynTool, ToolError, ToolInstruction};
+use crate::tools::{DynTool, ToolError, ToolInstruction};
 use crate::tools::{DynToolset, IntoDynToolset, Toolset};
 
-/// Name of the model-facing search tool.
-pub(super) const TOOL_SEARCH_NAME: &str = "tool_search";
+/// Most tools one search loads unless `with_max_results` says otherwise.
 const DEFAULT_MAX_RESULTS: usize = 8;
-
-/// What the toolset and its `tool_search` tool share.
-pub(super) struct Shared {
-    pub(super) name: String,
-    toolsets: Vec<DynToolset>,
-    index: RwLock<Arc<SearchIndex>>,
-    pub(super) max_results: usize,
-}
-
-impl Shared {
-    pub(super) fn index(&self) -> Arc<SearchIndex> {
-        self.index
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-}
 
 /// Hides toolsets behind `tool_search`; matched tools become ordinary
 /// direct tools from the next model turn on.
@@ -306,29 +289,6 @@ fn owned(
 
 pub(super) fn to_json<T: serde::Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
-}
-
-/// The `tool_search_loaded` payload, for searches and preloads alike.
-pub(super) fn loaded_event(
-    toolset: &str,
-    source: &str,
-    query: Option<&str>,
-    tools: &[String],
-    namespaces: &[String],
-) -> Value {
-    json!({
-        "toolset": toolset,
-        "source": source,
-        "query": query,
-        "tools": tools,
-        "namespaces": namespaces,
-    })
-}
-
-/// Whether a search may offer the tool: its toolset is up and it is
-/// available, with the registry's guard (a panicking check means no).
-pub(super) fn is_usable(tool: &IndexedTool, context: &AgentContext) -> bool {
-    is_usable_in(&*tool.tool, Some(&tool.toolset), context)
 }
 
 impl Toolset for ToolSearchToolset {
