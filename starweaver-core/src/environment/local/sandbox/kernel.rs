@@ -1,8 +1,6 @@
 //! What the running kernel can enforce: the Landlock ABI and whether
-//! seccomp filters can be installed, probed once per process on a
-//! throwaway thread (restricting it is the only way the kernel tells).
-
-use std::sync::OnceLock;
+//! seccomp filters can be installed. Probing the running kernel is in
+//! `detect.rs`, above the Linux rules that do it.
 
 use super::{SandboxMode, SandboxPolicy};
 
@@ -28,13 +26,6 @@ pub struct SandboxKernel {
 }
 
 impl SandboxKernel {
-    /// The running kernel, probed once per process.
-    #[must_use]
-    pub fn detect() -> Self {
-        static DETECTED: OnceLock<SandboxKernel> = OnceLock::new();
-        *DETECTED.get_or_init(probe)
-    }
-
     /// A kernel with neither Landlock nor seccomp (another operating
     /// system, or Landlock turned off at boot).
     #[must_use]
@@ -129,21 +120,6 @@ fn shown_abi(abi: u8) -> String {
     } else {
         format!("ABI {abi}")
     }
-}
-
-#[cfg(target_os = "linux")]
-fn probe() -> SandboxKernel {
-    let probed = std::thread::Builder::new()
-        .name("starweaver-sandbox-probe".into())
-        .spawn(super::linux::probe_current_thread)
-        .ok()
-        .and_then(|thread| thread.join().ok());
-    probed.unwrap_or_else(SandboxKernel::none)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn probe() -> SandboxKernel {
-    SandboxKernel::none()
 }
 
 impl SandboxKernel {

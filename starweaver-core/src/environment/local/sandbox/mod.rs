@@ -5,6 +5,7 @@
 //! command.
 
 mod confine;
+mod detect;
 mod kernel;
 #[cfg(target_os = "linux")]
 mod linux;
