@@ -2,24 +2,15 @@
 //! `common::starweaver_binary` (which restricts its model clients to loopback), and provider
 //! models are only built by the provider tests' one constructor (which does the same).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn sources(folder: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(folder).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            out.push(path);
-        }
-    }
-}
+use crate::common::sources::rust_files;
 
 /// Files under `tests/` (other than `allowed` and this one) whose text holds `needle`.
 fn holders(needle: &str, allowed: &[&str]) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    sources(&root.join("tests"), &mut files);
+    rust_files(&root.join("tests"), &mut files);
     files
         .iter()
         .filter_map(|path| {

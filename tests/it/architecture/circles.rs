@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 use syn::visit::Visit;
 
+use crate::common::sources::rust_files;
+
 /// Circles being dissolved on another branch, the only exceptions. Each
 /// entry must still be found: the test fails once it is gone, so the
 /// entry is deleted in the merge that dissolves the circle.
@@ -58,17 +60,6 @@ fn crate_sources(root: &Path) -> Vec<PathBuf> {
     sources.sort();
     sources.dedup();
     sources
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// The module path of a file under `src`: `a/b.rs` and `a/b/mod.rs` are

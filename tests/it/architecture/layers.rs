@@ -1,9 +1,11 @@
 //! The core's layers import only downwards.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use syn::visit::Visit;
+
+use crate::common::sources::rust_files;
 
 /// Lowest first. A module may import from its own layer and those below.
 const LAYERS: &[&[&str]] = &[
@@ -24,17 +26,6 @@ const ROOT_ITEMS: &[&str] = &["BoxFuture", "JsonMap"];
 
 fn level(module: &str) -> Option<usize> {
     LAYERS.iter().position(|layer| layer.contains(&module))
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// Every `crate::first_segment` a file names, in `use` trees and paths.

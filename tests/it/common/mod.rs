@@ -9,6 +9,7 @@
 pub mod environment;
 pub mod examples;
 pub mod loopback;
+pub mod sources;
 pub mod toolsets;
 
 use std::sync::atomic::{AtomicU32, Ordering};
