@@ -5,11 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
 use starweaver_core::context::AgentContext;
-use starweaver_core::tools::{
-    DynToolset, APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY,
-};
+use starweaver_core::tools::DynToolset;
 use starweaver_core::toolsets::{PrefixedToolset, StaticToolset};
 
 use crate::manifest::ToolsetSpec;
@@ -106,13 +103,12 @@ pub(super) fn summarize(gated: &DynToolset, exposed: &DynToolset) -> Vec<ToolSum
         .iter()
         .zip(exposed.get_tools().iter())
         .map(|(inner, outer)| {
-            let definition = inner.definition();
-            let marked = |key: &str| definition.metadata.get(key).and_then(Value::as_bool);
+            let facts = inner.facts();
             ToolSummary {
                 name: outer.name().to_string(),
                 base: inner.name().to_string(),
-                approval: marked(APPROVAL_REQUIRED_METADATA_KEY) == Some(true),
-                deferred: marked(DEFERRED_CALL_METADATA_KEY) == Some(true),
+                approval: facts.approval_required,
+                deferred: facts.is_deferred(),
             }
         })
         .collect()

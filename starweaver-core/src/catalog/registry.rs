@@ -10,9 +10,7 @@ use serde_json::{json, Value};
 
 use super::CatalogEntry;
 use crate::model::ToolDefinition;
-use crate::tools::{
-    DynTool, TAGS_METADATA_KEY, TOOL_DEPENDENCIES_METADATA_KEY, TOOL_KIND_METADATA_KEY,
-};
+use crate::tools::{DynTool, ToolDependencyRequirements};
 
 /// Version of the JSON that [`to_json`] writes (and `starweaver check
 /// --catalog` reads).
@@ -146,17 +144,17 @@ pub fn to_json() -> Value {
             Source::Registered(tool) => tool,
         };
         let definition = tool.definition();
-        let metadata = |key: &str| definition.metadata.get(key).cloned();
+        let facts = tool.facts();
         tools.push(json!({
             "name": definition.name,
             "description": definition.description,
             "parameters": definition.parameters,
             "return_schema": definition.return_schema,
-            "tags": metadata(TAGS_METADATA_KEY).unwrap_or_else(|| json!([])),
-            "kind": metadata(TOOL_KIND_METADATA_KEY).unwrap_or_else(|| json!("function")),
-            "dependencies": metadata(TOOL_DEPENDENCIES_METADATA_KEY),
-            "timeout_ms": tool.timeout_ms(),
-            "max_retries": tool.max_retries(),
+            "tags": facts.tags,
+            "kind": facts.kind.unwrap_or_default().as_str(),
+            "dependencies": facts.dependencies.as_ref().map(ToolDependencyRequirements::to_metadata_value),
+            "timeout_ms": facts.timeout_ms,
+            "max_retries": facts.max_retries,
             "strict": definition.strict,
             "sequential": definition.sequential,
             "source": location,

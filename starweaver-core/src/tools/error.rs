@@ -102,6 +102,18 @@ pub enum ToolError {
         /// Host-only details, never shown to the model.
         private_metadata: JsonMap,
     },
+    /// The error of a tool that another tool ran on the model's behalf
+    /// (the tool proxy's `call_tool`), with how often that tool ran: the
+    /// return reports the inner tool's attempts, not the outer one's.
+    #[error("{error}")]
+    Delegated {
+        /// The inner tool's error.
+        error: Box<ToolError>,
+        /// How many times the inner tool ran.
+        attempts: u32,
+        /// The inner tool's retry budget.
+        max_retries: u32,
+    },
 }
 
 impl ToolError {
@@ -182,7 +194,7 @@ impl ToolError {
     #[must_use]
     pub fn root(&self) -> &Self {
         match self {
-            Self::WithPrivateMetadata { error, .. } => error.root(),
+            Self::WithPrivateMetadata { error, .. } | Self::Delegated { error, .. } => error.root(),
             other => other,
         }
     }
@@ -194,6 +206,7 @@ impl ToolError {
             Self::WithPrivateMetadata {
                 private_metadata, ..
             } => Some(private_metadata),
+            Self::Delegated { error, .. } => error.private_metadata(),
             _ => None,
         }
     }
@@ -206,7 +219,7 @@ impl ToolError {
             Self::ModelRetry { .. } => ToolReturnKind::ModelRetry,
             Self::Feedback { .. } => ToolReturnKind::Feedback,
             Self::UserError { .. } => ToolReturnKind::UserError,
-            Self::Execution { .. } | Self::WithPrivateMetadata { .. } => {
+            Self::Execution { .. } | Self::WithPrivateMetadata { .. } | Self::Delegated { .. } => {
                 ToolReturnKind::ExecutionFailed
             }
             Self::Timeout { .. } => ToolReturnKind::Timeout,
@@ -214,6 +227,21 @@ impl ToolError {
             Self::NotFound { .. } => ToolReturnKind::NotFound,
             Self::ApprovalRequired { .. } => ToolReturnKind::ApprovalRequired,
             Self::CallDeferred { .. } => ToolReturnKind::Deferred,
+        }
+    }
+
+    /// The attempts and retry budget of the tool a delegating tool ran,
+    /// when this error came from one.
+    #[must_use]
+    pub(crate) fn delegated_attempts(&self) -> Option<(u32, u32)> {
+        match self {
+            Self::Delegated {
+                attempts,
+                max_retries,
+                ..
+            } => Some((*attempts, *max_retries)),
+            Self::WithPrivateMetadata { error, .. } => error.delegated_attempts(),
+            _ => None,
         }
     }
 

@@ -1,12 +1,17 @@
-//! Function tools with manual JSON Schemas.
+//! Function tools: an async function behind a model-facing definition,
+//! with raw JSON arguments checked against a manual schema, or typed
+//! arguments parsed with Serde.
 
 use std::future::Future;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::options::{tool_builder_methods, ToolOptions};
-use super::{CompiledSchema, Tool, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use super::options::ToolOptions;
+use super::{
+    CompiledSchema, Tool, ToolError, ToolFacts, ToolResult, ToolUserInputPreprocessResult,
+};
 use crate::context::AgentContext;
 use crate::model::ToolDefinition;
 use crate::tools::ToolContext;
@@ -16,17 +21,45 @@ pub(crate) type Handler = Arc<
     dyn Fn(ToolContext, &Value) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync,
 >;
 
-/// A tool backed by an async function over raw JSON arguments.
-///
-/// With a manual schema ([`string_tool`], [`FunctionTool::new`]) arguments
-/// are validated against that schema with the `jsonschema` crate, compiled
-/// once per tool. Typed tools ([`super::typed_tool`]) skip that step:
-/// Serde is their validation contract.
+/// How a function tool decides, without running, that it would accept
+/// arguments.
 #[derive(Clone)]
-pub struct FunctionTool {
+pub(crate) enum ArgumentCheck {
+    /// Against a manual JSON Schema, compiled once per tool.
+    Schema(Arc<CompiledSchema>),
+    /// By deserializing into the typed tool's argument type.
+    Parse(fn(&str, &Value) -> Result<(), ToolError>),
+}
+
+/// A tool backed by an async function.
+///
+/// `A` is the argument type: `Value` (the default) for tools with a
+/// manual schema ([`string_tool`], [`FunctionTool::new`]), whose
+/// arguments are validated against that schema with the `jsonschema`
+/// crate; a Rust type for typed tools ([`super::typed_tool`], the
+/// `#[starweaver::tool]` macro), whose schema comes from `A: JsonSchema`
+/// and whose validation contract is Serde. Both share every `with_*`
+/// builder.
+pub struct FunctionTool<A = Value> {
     pub(crate) options: ToolOptions,
     handler: Handler,
-    schema: Option<Arc<CompiledSchema>>,
+    check: ArgumentCheck,
+    _args: PhantomData<fn() -> A>,
+}
+
+/// A function tool with typed arguments: the name typed tools are known
+/// by ([`super::typed_tool`] returns one).
+pub type TypedFunctionTool<A> = FunctionTool<A>;
+
+impl<A> Clone for FunctionTool<A> {
+    fn clone(&self) -> Self {
+        Self {
+            options: self.options.clone(),
+            handler: self.handler.clone(),
+            check: self.check.clone(),
+            _args: PhantomData,
+        }
+    }
 }
 
 impl FunctionTool {
@@ -42,46 +75,49 @@ impl FunctionTool {
         Fut: Future<Output = Result<ToolResult, ToolError>> + Send + 'static,
     {
         // The function owns its arguments, so the registry's copy is cloned.
-        let mut tool = Self::from_handler(
-            name,
-            description,
-            parameters,
+        Self::from_parts(
+            ToolDefinition::new(name, description, parameters),
             Arc::new(move |ctx, arguments: &Value| Box::pin(function(ctx, arguments.clone()))),
-        );
-        tool.schema = Some(Arc::new(CompiledSchema::default()));
-        tool
+            ArgumentCheck::Schema(Arc::new(CompiledSchema::default())),
+        )
     }
+}
 
-    /// A tool over a borrowed-arguments handler that does its own
-    /// validation (typed tools).
-    pub(crate) fn from_handler(
-        name: impl Into<String>,
-        description: Option<String>,
-        parameters: Value,
+impl<A> FunctionTool<A> {
+    /// A tool over a borrowed-arguments handler.
+    pub(crate) fn from_parts(
+        definition: ToolDefinition,
         handler: Handler,
+        check: ArgumentCheck,
     ) -> Self {
         Self {
-            options: ToolOptions::new(ToolDefinition::new(name, description, parameters)),
+            options: ToolOptions::new(definition),
             handler,
-            schema: None,
+            check,
+            _args: PhantomData,
         }
     }
 
-    tool_builder_methods!(options);
+    /// Marks the tool as one that runs other tools (see
+    /// [`Tool::delegates_execution`]).
+    #[must_use]
+    pub(crate) fn delegating(mut self) -> Self {
+        self.options.delegates = true;
+        self
+    }
 
-    fn check_schema(&self, arguments: &Value) -> Result<(), ToolError> {
-        match &self.schema {
-            Some(schema) => schema.validate(
-                &self.options.definition.name,
-                &self.options.definition.parameters,
-                arguments,
-            ),
-            None => Ok(()),
+    fn check(&self, arguments: &Value) -> Result<(), ToolError> {
+        let definition = &self.options.definition;
+        match &self.check {
+            ArgumentCheck::Schema(schema) => {
+                schema.validate(&definition.name, &definition.parameters, arguments)
+            }
+            ArgumentCheck::Parse(parse) => parse(&definition.name, arguments),
         }
     }
 }
 
-impl std::fmt::Debug for FunctionTool {
+impl<A> std::fmt::Debug for FunctionTool<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FunctionTool")
             .field("options", &self.options)
@@ -104,7 +140,7 @@ where
     FunctionTool::new(name, description, parameters, function)
 }
 
-impl Tool for FunctionTool {
+impl<A> Tool for FunctionTool<A> {
     fn name(&self) -> &str {
         &self.options.definition.name
     }
@@ -118,20 +154,19 @@ impl Tool for FunctionTool {
         ctx: ToolContext,
         arguments: &'a Value,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
-        // The manual schema is checked here, on the borrowed arguments, so
-        // the registry never copies them just to validate.
-        if let Err(error) = self.check_schema(arguments) {
-            return Box::pin(std::future::ready(Err(error)));
+        // A manual schema is checked here, on the borrowed arguments, so
+        // the registry never copies them just to validate. Typed tools
+        // parse inside the handler, once.
+        if let ArgumentCheck::Schema(_) = self.check {
+            if let Err(error) = self.check(arguments) {
+                return Box::pin(std::future::ready(Err(error)));
+            }
         }
         (self.handler)(ctx, arguments)
     }
 
-    fn timeout_ms(&self) -> Option<u64> {
-        self.options.timeout_ms
-    }
-
-    fn max_retries(&self) -> Option<u32> {
-        self.options.max_retries
+    fn facts(&self) -> ToolFacts {
+        self.options.facts.clone()
     }
 
     fn is_available(&self, context: &AgentContext) -> bool {
@@ -163,7 +198,7 @@ impl Tool for FunctionTool {
     }
 
     fn check_arguments(&self, arguments: &Value) -> Result<(), ToolError> {
-        self.check_schema(arguments)
+        self.check(arguments)
     }
 
     fn preprocess_user_input(

@@ -1,5 +1,8 @@
-//! Stable metadata keys on [`super::ToolDefinition::metadata`] and helpers
-//! that read them back.
+//! Stable metadata keys on [`crate::model::ToolDefinition::metadata`], and
+//! helpers hosts use to read them. Keys the project adds are spelled
+//! `starweaver_<snake_case>`; `tags`, `hidden_by_tags` and `deferred_call`
+//! keep their established names. The runtime itself reads typed
+//! [`super::ToolFacts`] instead.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -16,19 +19,19 @@ pub const HIDDEN_BY_TAGS_METADATA_KEY: &str = "hidden_by_tags";
 /// Metadata key set to `true` on deferred tools, for hosts that look for
 /// it. The runtime reads deferral from the kind alone.
 pub const DEFERRED_CALL_METADATA_KEY: &str = "deferred_call";
-/// Metadata key set to `true` on tools that need human approval: the one
-/// key the runtime reads for that fact (`with_kind(ToolKind::Unapproved)`
-/// sets it too).
-pub const APPROVAL_REQUIRED_METADATA_KEY: &str = "approval_required";
+/// Metadata key set to `true` on tools that need human approval, for hosts
+/// (written from [`super::ToolFacts::approval_required`];
+/// `with_kind(ToolKind::Unapproved)` sets it too).
+pub const APPROVAL_REQUIRED_METADATA_KEY: &str = "starweaver_approval_required";
 
 /// Metadata key naming the approval request kind shown to hosts
 /// (default `tool_approval`; `ask_user_question` uses
 /// `clarifying_questions`).
-pub const APPROVAL_REQUEST_KIND_METADATA_KEY: &str = "approval_request_kind";
+pub const APPROVAL_REQUEST_KIND_METADATA_KEY: &str = "starweaver_approval_request_kind";
 
 /// Tool-context metadata key under which a resumed approval exposes the
 /// call's arguments to the tool's user-input preprocessor.
-pub const HITL_ARGUMENTS_METADATA_KEY: &str = "starweaver.hitl.arguments";
+pub const HITL_ARGUMENTS_METADATA_KEY: &str = "starweaver_hitl_arguments";
 
 /// The default request kind of an approval request.
 pub(crate) const TOOL_APPROVAL_REQUEST_KIND: &str = "tool_approval";
@@ -140,20 +143,6 @@ pub fn tool_metadata_requires_approval(metadata: &JsonMap) -> bool {
         == Some(true)
 }
 
-/// Appends tags to a list-valued key without duplicates.
-pub(crate) fn push_tags(metadata: &mut JsonMap, key: &str, tags: impl IntoIterator<Item = String>) {
-    let mut current = string_list(metadata, key);
-    for tag in tags {
-        if !current.contains(&tag) {
-            current.push(tag);
-        }
-    }
-    metadata.insert(
-        key.to_string(),
-        Value::Array(current.into_iter().map(Value::String).collect()),
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,18 +174,5 @@ mod tests {
         let mut bad = JsonMap::new();
         bad.insert(TOOL_KIND_METADATA_KEY.into(), Value::from("robot"));
         assert_eq!(tool_metadata_kind(&bad), None);
-    }
-
-    #[test]
-    fn tags_deduplicate_and_ignore_non_strings() {
-        let mut metadata = JsonMap::new();
-        push_tags(
-            &mut metadata,
-            TAGS_METADATA_KEY,
-            ["a".to_string(), "a".to_string(), "b".to_string()],
-        );
-        assert_eq!(tool_metadata_tags(&metadata), vec!["a", "b"]);
-        metadata.insert(TAGS_METADATA_KEY.into(), serde_json::json!(["x", 3, null]));
-        assert_eq!(tool_metadata_tags(&metadata), vec!["x"]);
     }
 }

@@ -4,6 +4,7 @@
 mod context;
 mod dependency_profile;
 mod error;
+mod facts;
 mod function;
 mod hooks;
 pub(crate) mod instruction;
@@ -27,7 +28,8 @@ pub use dependency_profile::{
     ToolDependencyProfile, ToolDependencyRequirements, TOOL_DEPENDENCIES_METADATA_KEY,
 };
 pub use error::ToolError;
-pub use function::{string_tool, FunctionTool};
+pub use facts::{ToolFacts, FACT_METADATA_KEYS};
+pub use function::{string_tool, FunctionTool, TypedFunctionTool};
 pub use hooks::{ToolExecutionHook, ToolExecutionOutcome, ToolHookInput, ToolHookOutput};
 pub use instruction::ToolInstruction;
 pub use lifecycle::{
@@ -47,9 +49,7 @@ pub use metadata::{
 };
 pub(crate) use metadata::{DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND};
 pub use name::{validate_tool_name, MAX_TOOL_NAME_CHARS};
-pub(crate) use registry::{
-    is_loaded_in, is_usable_in, prepare_definition_in, InheritedLimits, DELEGATED_EXECUTION_KEY,
-};
+pub(crate) use registry::{is_loaded_in, is_usable_in, prepare_definition_in, InheritedLimits};
 pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,
     TOOLS_UNAVAILABLE_EVENT_KIND,
@@ -58,5 +58,5 @@ pub use result::ToolResult;
 pub use schema::{schema_for_type, CompiledSchema};
 pub use tool::{DynTool, Tool};
 pub use toolset::{DynToolset, IntoDynToolset, Toolset};
-pub use typed::{typed_tool, TypedFunctionTool};
+pub use typed::typed_tool;
 pub use user_input::ToolUserInputPreprocessResult;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{ToolError, ToolResult, ToolUserInputPreprocessResult};
+use super::{ToolError, ToolFacts, ToolResult, ToolUserInputPreprocessResult};
 use crate::context::AgentContext;
 use crate::model::ToolDefinition;
 use crate::tools::ToolContext;
@@ -18,7 +18,8 @@ pub type DynTool = Arc<dyn Tool>;
 /// Most tools come from [`super::typed_tool`], [`super::string_tool`] or
 /// `#[starweaver::tool]`; implement this trait directly for tools that wrap
 /// another protocol. Only [`Tool::name`], [`Tool::definition`] and
-/// [`Tool::call`] are required.
+/// [`Tool::call`] are required; a tool that wraps another can start from
+/// the wrapped tool's [`Tool::facts`] and change what it changes.
 pub trait Tool: Send + Sync {
     /// Unique tool name.
     fn name(&self) -> &str;
@@ -36,14 +37,15 @@ pub trait Tool: Send + Sync {
         arguments: &'a Value,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>>;
 
-    /// Tool-level timeout; wins over toolset and registry defaults.
-    fn timeout_ms(&self) -> Option<u64> {
-        None
-    }
-
-    /// Tool-level retry budget; wins over toolset and registry defaults.
-    fn max_retries(&self) -> Option<u32> {
-        None
+    /// The typed facts the runtime decides from: kind, approval, tags,
+    /// dependency profile, timeout and retries. Read once, when the tool
+    /// is registered.
+    ///
+    /// The default reads them from [`Tool::definition`]'s metadata, the
+    /// input form for tools that declare facts as metadata (see
+    /// [`ToolFacts::from_metadata`]); builders carry them typed.
+    fn facts(&self) -> ToolFacts {
+        ToolFacts::from_metadata(&self.definition().metadata)
     }
 
     /// Whether the tool should be exposed in this context.

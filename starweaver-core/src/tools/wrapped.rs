@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{DynTool, Tool, ToolError, ToolResult, ToolUserInputPreprocessResult};
+use super::{DynTool, Tool, ToolError, ToolFacts, ToolResult, ToolUserInputPreprocessResult};
 use crate::context::AgentContext;
 use crate::model::ToolDefinition;
 use crate::tools::ToolContext;
@@ -13,26 +13,35 @@ use crate::BoxFuture;
 
 pub(crate) type LoadedFn = Arc<dyn Fn(&AgentContext) -> bool + Send + Sync>;
 
-/// Forwards everything to `inner` except what is overridden.
+/// Forwards everything to `inner` except what is overridden: the one
+/// delegating base of the toolset combinators.
 pub(crate) struct WrappedTool {
     inner: DynTool,
     definition: ToolDefinition,
+    facts: ToolFacts,
     loaded: Option<LoadedFn>,
-    timeout_ms: Option<u64>,
-    max_retries: Option<u32>,
     toolset: Option<String>,
 }
 
 impl WrappedTool {
+    /// Wraps `inner` under `definition` (a renamed or re-described copy of
+    /// the inner definition), keeping the inner tool's facts.
     pub(crate) fn new(inner: DynTool, definition: ToolDefinition) -> Self {
+        let facts = inner.facts();
         Self {
             inner,
             definition,
+            facts,
             loaded: None,
-            timeout_ms: None,
-            max_retries: None,
             toolset: None,
         }
+    }
+
+    /// Changes the facts (and the metadata hosts read from them).
+    pub(crate) fn with_facts(mut self, change: impl FnOnce(&mut ToolFacts)) -> Self {
+        change(&mut self.facts);
+        self.facts.write_metadata(&mut self.definition.metadata);
+        self
     }
 
     /// The inner tool's own toolset: when its lifecycle leaves it
@@ -49,8 +58,8 @@ impl WrappedTool {
         timeout_ms: Option<u64>,
         max_retries: Option<u32>,
     ) -> Self {
-        self.timeout_ms = timeout_ms;
-        self.max_retries = max_retries;
+        self.facts.timeout_ms = self.facts.timeout_ms.or(timeout_ms);
+        self.facts.max_retries = self.facts.max_retries.or(max_retries);
         self
     }
 
@@ -77,12 +86,8 @@ impl Tool for WrappedTool {
         self.inner.call(ctx, arguments)
     }
 
-    fn timeout_ms(&self) -> Option<u64> {
-        self.inner.timeout_ms().or(self.timeout_ms)
-    }
-
-    fn max_retries(&self) -> Option<u32> {
-        self.inner.max_retries().or(self.max_retries)
+    fn facts(&self) -> ToolFacts {
+        self.facts.clone()
     }
 
     fn is_available(&self, context: &AgentContext) -> bool {

@@ -3,11 +3,10 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use serde_json::Value;
-
+use super::wrapping::WrapsToolset;
 use crate::tools::wrapped::WrappedTool;
-use crate::tools::{DynTool, APPROVAL_REQUIRED_METADATA_KEY};
-use crate::tools::{DynToolset, IntoDynToolset, Toolset};
+use crate::tools::DynTool;
+use crate::tools::{DynToolset, IntoDynToolset};
 
 /// Puts another toolset's tools behind human approval: a call of a gated
 /// tool makes the run wait until the host answers with
@@ -84,9 +83,9 @@ impl ApprovalRequiredToolset {
     }
 }
 
-impl Toolset for ApprovalRequiredToolset {
-    fn name(&self) -> &str {
-        self.inner.name()
+impl WrapsToolset for ApprovalRequiredToolset {
+    fn inner(&self) -> &DynToolset {
+        &self.inner
     }
 
     fn get_tools(&self) -> Vec<DynTool> {
@@ -97,15 +96,12 @@ impl Toolset for ApprovalRequiredToolset {
                 if !self.gates(tool.name()) {
                     return tool;
                 }
-                let mut definition = tool.definition();
-                definition.metadata.insert(
-                    APPROVAL_REQUIRED_METADATA_KEY.to_string(),
-                    Value::Bool(true),
-                );
-                Arc::new(WrappedTool::new(tool, definition)) as DynTool
+                let definition = tool.definition();
+                Arc::new(
+                    WrappedTool::new(tool, definition)
+                        .with_facts(|facts| facts.approval_required = true),
+                ) as DynTool
             })
             .collect()
     }
-
-    super::forward::forward_toolset_to_inner!();
 }

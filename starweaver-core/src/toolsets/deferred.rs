@@ -2,13 +2,9 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::tools::wrapped::WrappedTool;
 use crate::tools::Toolset;
-use crate::tools::{
-    DynTool, ToolInstruction, ToolKind, DEFERRED_CALL_METADATA_KEY, TOOL_KIND_METADATA_KEY,
-};
+use crate::tools::{DynTool, ToolInstruction, ToolKind};
 
 /// Marks tools as deferred (`starweaver_tool_kind: deferred`,
 /// `deferred_call: true`). The registry then never runs them: a call
@@ -72,15 +68,10 @@ impl Toolset for DeferredToolset {
         self.tools
             .iter()
             .map(|tool| {
-                let mut definition = tool.definition();
-                definition.metadata.insert(
-                    TOOL_KIND_METADATA_KEY.to_string(),
-                    Value::from(ToolKind::Deferred.as_str()),
-                );
-                definition
-                    .metadata
-                    .insert(DEFERRED_CALL_METADATA_KEY.to_string(), Value::Bool(true));
-                Arc::new(WrappedTool::new(tool.clone(), definition)) as DynTool
+                Arc::new(
+                    WrappedTool::new(tool.clone(), tool.definition())
+                        .with_facts(|facts| facts.set_kind(ToolKind::Deferred)),
+                ) as DynTool
             })
             .collect()
     }

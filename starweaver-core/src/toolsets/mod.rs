@@ -5,11 +5,11 @@
 
 mod approval;
 mod deferred;
-mod forward;
 mod prefixed;
 mod proxy;
 mod search;
 mod static_toolset;
+mod wrapping;
 
 pub use approval::ApprovalRequiredToolset;
 pub use deferred::DeferredToolset;

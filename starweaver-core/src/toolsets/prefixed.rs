@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
+use super::wrapping::WrapsToolset;
 use crate::tools::wrapped::WrappedTool;
 use crate::tools::DynTool;
-use crate::tools::{DynToolset, IntoDynToolset, Toolset};
+use crate::tools::{DynToolset, IntoDynToolset};
 
 /// Exposes another toolset's tools as `<prefix>_<name>`, so several copies
 /// (two proxies, two environments) can live in one registry.
@@ -45,7 +46,11 @@ impl PrefixedToolset {
     }
 }
 
-impl Toolset for PrefixedToolset {
+impl WrapsToolset for PrefixedToolset {
+    fn inner(&self) -> &DynToolset {
+        &self.inner
+    }
+
     fn name(&self) -> &str {
         &self.prefix
     }
@@ -61,6 +66,4 @@ impl Toolset for PrefixedToolset {
             })
             .collect()
     }
-
-    super::forward::forward_toolset_to_inner!();
 }

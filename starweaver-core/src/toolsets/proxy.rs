@@ -13,7 +13,7 @@ use crate::tools::HITL_ARGUMENTS_METADATA_KEY;
 use crate::tools::{
     is_loaded_in, is_usable_in, prepare_definition_in, typed_tool, DynTool,
     ToolDependencyRequirements, ToolError, ToolInstruction, ToolRegistry, ToolResult,
-    ToolUserInputPreprocessResult, DELEGATED_EXECUTION_KEY,
+    ToolUserInputPreprocessResult,
 };
 use crate::tools::{DynToolset, IntoDynToolset, Toolset};
 use crate::JsonMap;
@@ -128,11 +128,7 @@ impl ToolProxyToolset {
                             .registry
                             .call_tool(ctx.with_retry(0), &call_id, &args.name, arguments)
                             .await;
-                        let attempts = json!({
-                            "class": "execution",
-                            "attempts": outcome.execution_attempts,
-                            "max_retries": outcome.max_retries,
-                        });
+
                         // The return names the tool that ran, so a host watching the events
                         // (or a `--json` reader) sees `shell_exec`, not only `call_tool`; a
                         // nested proxy's innermost name wins.
@@ -145,13 +141,20 @@ impl ToolProxyToolset {
                         };
                         match outcome.result {
                             Ok(result) if outcome.execution_attempts > 1 => {
-                                let mut retry = attempts;
-                                retry["exhausted"] = json!(false);
+                                let retry = json!({
+                                    "class": "execution",
+                                    "attempts": outcome.execution_attempts,
+                                    "max_retries": outcome.max_retries,
+                                    "exhausted": false,
+                                });
                                 Ok(named(result).with_metadata("retry", retry))
                             }
                             Ok(result) => Ok(named(result)),
-                            Err(error) => Err(as_proxy_request(error, own)
-                                .with_private_metadata(DELEGATED_EXECUTION_KEY, attempts)),
+                            Err(error) => Err(ToolError::Delegated {
+                                error: Box::new(as_proxy_request(error, own)),
+                                attempts: outcome.execution_attempts,
+                                max_retries: outcome.max_retries,
+                            }),
                         }
                     }
                 },
@@ -186,6 +189,15 @@ fn as_proxy_request(error: ToolError, own_arguments: Value) -> ToolError {
         } => ToolError::WithPrivateMetadata {
             error: Box::new(as_proxy_request(*error, own_arguments)),
             private_metadata,
+        },
+        ToolError::Delegated {
+            error,
+            attempts,
+            max_retries,
+        } => ToolError::Delegated {
+            error: Box::new(as_proxy_request(*error, own_arguments)),
+            attempts,
+            max_retries,
         },
         other => other,
     }

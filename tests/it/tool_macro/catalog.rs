@@ -23,7 +23,7 @@ fn every_macro_tool_is_in_the_catalog_and_builds() {
         lookup.definition(),
         starweaver::Tool::definition(&super::tools::macro_lookup_tool())
     );
-    assert_eq!(lookup.timeout_ms(), Some(1_000));
+    assert_eq!(lookup.facts().timeout_ms, Some(1_000));
 }
 
 #[test]

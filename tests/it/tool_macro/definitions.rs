@@ -10,8 +10,7 @@ use super::tools::*;
 /// Asserts everything a caller can read off the two tools is equal.
 fn assert_same(macro_tool: &dyn Tool, by_hand: &dyn Tool) {
     assert_eq!(macro_tool.definition(), by_hand.definition());
-    assert_eq!(macro_tool.timeout_ms(), by_hand.timeout_ms());
-    assert_eq!(macro_tool.max_retries(), by_hand.max_retries());
+    assert_eq!(macro_tool.facts(), by_hand.facts());
 }
 
 #[test]
@@ -44,8 +43,8 @@ fn async_tool_with_context_default_and_option_matches_the_hand_built_one() {
         json!("Term to look up.")
     );
     assert_eq!(parameters["additionalProperties"], json!(false));
-    assert_eq!(tool.timeout_ms(), Some(1_000));
-    assert_eq!(tool.max_retries(), Some(2));
+    assert_eq!(tool.facts().timeout_ms, Some(1_000));
+    assert_eq!(tool.facts().max_retries, Some(2));
     assert_eq!(definition.metadata["tags"], json!(["search"]));
 }
 
@@ -116,8 +115,8 @@ fn parameterless_unit_tool_matches_the_hand_built_one() {
     let tool = macro_nothing_tool();
     assert_same(&tool, &nothing_by_hand());
     assert_eq!(tool.definition().strict, Some(false));
-    assert_eq!(tool.timeout_ms(), None);
-    assert_eq!(tool.max_retries(), None);
+    assert_eq!(tool.facts().timeout_ms, None);
+    assert_eq!(tool.facts().max_retries, None);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use starweaver_core::model::ToolDefinition;
 use starweaver_core::tools::{
-    DynTool, Tool, ToolContext, ToolError, ToolResult, TAGS_METADATA_KEY,
+    DynTool, Tool, ToolContext, ToolError, ToolFacts, ToolResult, TAGS_METADATA_KEY,
     TOOL_DEPENDENCIES_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
 use starweaver_core::BoxFuture;
@@ -19,8 +19,7 @@ use crate::validate::{catalog_names, CatalogFileError};
 #[derive(Debug)]
 pub(super) struct StandIn {
     definition: ToolDefinition,
-    timeout_ms: Option<u64>,
-    max_retries: Option<u32>,
+    facts: ToolFacts,
 }
 
 impl Tool for StandIn {
@@ -45,12 +44,8 @@ impl Tool for StandIn {
         })
     }
 
-    fn timeout_ms(&self) -> Option<u64> {
-        self.timeout_ms
-    }
-
-    fn max_retries(&self) -> Option<u32> {
-        self.max_retries
+    fn facts(&self) -> ToolFacts {
+        self.facts.clone()
     }
 }
 
@@ -59,8 +54,7 @@ impl Tool for StandIn {
 pub(super) fn unverified(name: &str) -> DynTool {
     Arc::new(StandIn {
         definition: ToolDefinition::new(name, None, json!({"type": "object"})),
-        timeout_ms: None,
-        max_retries: None,
+        facts: ToolFacts::default(),
     })
 }
 
@@ -110,14 +104,13 @@ fn stand_in(name: String, entry: &Value) -> StandIn {
             definition.metadata.insert(key.to_string(), value.clone());
         }
     }
-    StandIn {
-        definition,
-        timeout_ms: entry.get("timeout_ms").and_then(Value::as_u64),
-        max_retries: entry
-            .get("max_retries")
-            .and_then(Value::as_u64)
-            .and_then(|retries| u32::try_from(retries).ok()),
-    }
+    let mut facts = ToolFacts::from_metadata(&definition.metadata);
+    facts.timeout_ms = entry.get("timeout_ms").and_then(Value::as_u64);
+    facts.max_retries = entry
+        .get("max_retries")
+        .and_then(Value::as_u64)
+        .and_then(|retries| u32::try_from(retries).ok());
+    StandIn { definition, facts }
 }
 
 #[cfg(test)]
@@ -139,8 +132,8 @@ mod tests {
         assert_eq!(definition.parameters["properties"]["env"]["type"], "string");
         assert_eq!(definition.metadata[TAGS_METADATA_KEY], json!(["ops"]));
         assert_eq!(definition.sequential, Some(true));
-        assert_eq!(deploy.timeout_ms(), Some(500));
-        assert_eq!(deploy.max_retries(), Some(2));
+        assert_eq!(deploy.facts().timeout_ms, Some(500));
+        assert_eq!(deploy.facts().max_retries, Some(2));
         assert_eq!(
             tools["bare"].definition().parameters,
             json!({"type": "object"})

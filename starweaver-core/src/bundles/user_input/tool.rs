@@ -13,7 +13,7 @@ use crate::tools::ToolContext;
 use crate::tools::HITL_ARGUMENTS_METADATA_KEY;
 use crate::tools::{
     typed_tool, DynTool, ToolError, ToolInstruction, ToolKind, ToolResult,
-    ToolUserInputPreprocessResult, APPROVAL_REQUEST_KIND_METADATA_KEY,
+    ToolUserInputPreprocessResult,
 };
 use crate::toolsets::StaticToolset;
 
@@ -54,7 +54,7 @@ fn ask_user_question() -> DynTool {
         |_ctx: ToolContext, args: AskUserQuestionArgs| async move { answered(&args) },
     )
     .with_kind(ToolKind::Unapproved)
-    .with_metadata(APPROVAL_REQUEST_KIND_METADATA_KEY, json!(CLARIFYING_QUESTIONS_REQUEST_KIND))
+    .with_approval_request_kind(CLARIFYING_QUESTIONS_REQUEST_KIND)
     .with_sequential(true)
     .with_argument_validator(|ctx, arguments| {
         if !arguments.is_object() {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::ToolRegistry;
 use crate::context::{AgentContext, ToolAvailabilityPolicy};
 use crate::model::ToolDefinition;
-use crate::tools::{tool_metadata_hidden_by_tags, tool_metadata_tags};
+use crate::tools::ToolFacts;
 
 /// Context event published when filtering leaves tools out of a request.
 pub const TOOLS_UNAVAILABLE_EVENT_KIND: &str = "tools_unavailable";
@@ -112,7 +112,7 @@ impl ToolRegistry {
             } else if let Some(definition) =
                 super::prepare_definition_in(&*entry.tool, context, entry.definition.clone())
             {
-                prepared.push(definition);
+                prepared.push((definition, &entry.facts));
             } else {
                 report.hidden.push(name.clone());
             }
@@ -134,24 +134,32 @@ impl ToolRegistry {
 /// way hide nothing. Each tool is decided after the tools that could hide
 /// it; inside a cycle (which no choice satisfies) the tool with the later
 /// name is kept first, so the result never depends on unrelated tools.
+/// Tags are the tools' typed facts, not what a prepared definition's
+/// metadata shows.
 fn hide_covered_by_tags(
-    definitions: Vec<ToolDefinition>,
+    prepared: Vec<(ToolDefinition, &ToolFacts)>,
     hidden: &mut Vec<String>,
 ) -> Vec<ToolDefinition> {
-    let hidden_by: Vec<Vec<String>> = definitions
+    if prepared
         .iter()
-        .map(|definition| tool_metadata_hidden_by_tags(&definition.metadata))
-        .collect();
-    if hidden_by.iter().all(Vec::is_empty) {
-        return definitions;
+        .all(|(_, facts)| facts.hidden_by_tags.is_empty())
+    {
+        return prepared
+            .into_iter()
+            .map(|(definition, _)| definition)
+            .collect();
     }
-    let tags: Vec<HashSet<String>> = definitions
+    let hidden_by: Vec<&[String]> = prepared
         .iter()
-        .map(|definition| {
-            tool_metadata_tags(&definition.metadata)
-                .into_iter()
-                .collect()
-        })
+        .map(|(_, facts)| facts.hidden_by_tags.as_slice())
+        .collect();
+    let tags: Vec<HashSet<&str>> = prepared
+        .iter()
+        .map(|(_, facts)| facts.tags.iter().map(String::as_str).collect())
+        .collect();
+    let definitions: Vec<ToolDefinition> = prepared
+        .into_iter()
+        .map(|(definition, _)| definition)
         .collect();
     let count = definitions.len();
     // coverers[t]: tools carrying one of t's hidden_by tags.
@@ -159,7 +167,10 @@ fn hide_covered_by_tags(
         .map(|index| {
             (0..count)
                 .filter(|&other| {
-                    other != index && hidden_by[index].iter().any(|tag| tags[other].contains(tag))
+                    other != index
+                        && hidden_by[index]
+                            .iter()
+                            .any(|tag| tags[other].contains(tag.as_str()))
                 })
                 .collect()
         })

@@ -17,7 +17,7 @@ use crate::tools::ToolContext;
 use crate::tools::{
     ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
     ToolHookOutput, ToolLimits, ToolResult, ToolUserInputPreprocessResult,
-    APPROVAL_REQUEST_KIND_METADATA_KEY, DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
+    DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
 };
 use crate::JsonMap;
 
@@ -366,18 +366,18 @@ async fn run(
             0,
         );
     }
-    let gated = entry.requires_approval && !ctx.is_approved();
-    if gated || entry.deferred {
+    let deferred = entry.facts.is_deferred();
+    let gated = entry.facts.approval_required && !ctx.is_approved();
+    if gated || deferred {
         if let Err(error) = guard(name, || entry.tool.check_arguments(arguments)) {
             return (Err(error), 0);
         }
     }
     if gated {
         let request_kind = entry
-            .definition
-            .metadata
-            .get(APPROVAL_REQUEST_KIND_METADATA_KEY)
-            .and_then(Value::as_str)
+            .facts
+            .approval_request_kind
+            .as_deref()
             .unwrap_or(TOOL_APPROVAL_REQUEST_KIND);
         return (
             Err(ToolError::ApprovalRequired {
@@ -387,7 +387,7 @@ async fn run(
             0,
         );
     }
-    if entry.deferred {
+    if deferred {
         // Deferred tools hand the call to a worker; a resumed call carries
         // the worker's result.
         return match ctx.deferred_result() {

@@ -11,12 +11,11 @@ use std::sync::Arc;
 
 pub use availability::{AvailabilityReport, ToolsUnavailableError, TOOLS_UNAVAILABLE_EVENT_KIND};
 pub use dispatch::ToolCallOutcome;
-pub(crate) use returns::DELEGATED_EXECUTION_KEY;
 
 use super::instruction::dedup_by_group;
 use super::{
-    tool_metadata_requires_approval, DynTool, Tool, ToolDependencyRequirements, ToolExecutionHook,
-    ToolInstruction, ToolLimits,
+    DynTool, Tool, ToolDependencyRequirements, ToolExecutionHook, ToolFacts, ToolInstruction,
+    ToolLimits,
 };
 use crate::context::AgentContext;
 use crate::model::ToolDefinition;
@@ -34,14 +33,15 @@ pub(crate) struct ToolsetDefaults {
     pub(crate) max_retries: Option<u32>,
 }
 
-/// One registered tool with what the registry derived from it once.
+/// One registered tool with what the registry derived from it once: its
+/// definition and its typed facts, read when the tool is registered and
+/// never again from metadata.
 pub(crate) struct ToolEntry {
     pub(crate) tool: DynTool,
     pub(crate) definition: ToolDefinition,
+    pub(crate) facts: ToolFacts,
     pub(crate) toolset: Option<Arc<ToolsetDefaults>>,
     pub(crate) requirements: ToolDependencyRequirements,
-    pub(crate) requires_approval: bool,
-    pub(crate) deferred: bool,
     pub(crate) validates: bool,
     pub(crate) delegates: bool,
     pub(crate) name: Arc<str>,
@@ -50,22 +50,17 @@ pub(crate) struct ToolEntry {
 impl ToolEntry {
     fn new(tool: DynTool, toolset: Option<Arc<ToolsetDefaults>>) -> Self {
         let definition = tool.definition();
-        let requirements = ToolDependencyRequirements::from_metadata(&definition.metadata);
-        let requires_approval = tool_metadata_requires_approval(&definition.metadata);
-        // One key per fact: the kind says a tool is deferred (the
-        // `deferred_call` marker is written for hosts, never read).
-        let deferred =
-            super::tool_metadata_kind(&definition.metadata) == Some(super::ToolKind::Deferred);
+        let facts = tool.facts();
+        let requirements = facts.dependency_requirements();
         let name = Arc::from(definition.name.as_str());
         let validates = tool.validates_arguments();
         let delegates = tool.delegates_execution();
         Self {
             tool,
             definition,
+            facts,
             toolset,
             requirements,
-            requires_approval,
-            deferred,
             validates,
             delegates,
             name,
@@ -311,6 +306,13 @@ impl ToolRegistry {
         self.entries.get(name).map(|entry| &entry.definition)
     }
 
+    /// The typed facts of a registered tool: what the runtime follows
+    /// for it, whatever its definition's metadata says.
+    #[must_use]
+    pub fn facts(&self, name: &str) -> Option<&ToolFacts> {
+        self.entries.get(name).map(|entry| &entry.facts)
+    }
+
     /// The dependency requirements a tool declared.
     #[must_use]
     pub fn dependency_requirements(&self, name: &str) -> Option<&ToolDependencyRequirements> {
@@ -379,23 +381,23 @@ impl ToolRegistry {
     pub(crate) fn call_limits(&self, entry: &ToolEntry, inherited: InheritedLimits) -> CallLimits {
         let toolset = entry.toolset.as_deref();
         let max_retries = entry
-            .tool
-            .max_retries()
+            .facts
+            .max_retries
             .or_else(|| toolset.and_then(|toolset| toolset.max_retries))
             .or(self.max_retries)
             .or(inherited.max_retries)
             .unwrap_or(DEFAULT_MAX_RETRIES);
         if entry.delegates {
             return CallLimits {
-                timeout_ms: entry.tool.timeout_ms(),
+                timeout_ms: entry.facts.timeout_ms,
                 max_retries,
                 internal_retries: 0,
             };
         }
         CallLimits {
             timeout_ms: entry
-                .tool
-                .timeout_ms()
+                .facts
+                .timeout_ms
                 .or_else(|| toolset.and_then(|toolset| toolset.timeout_ms))
                 .or(self.timeout_ms)
                 .or(inherited.timeout_ms),

@@ -9,11 +9,6 @@ use crate::model::{ToolReturnKind, ToolReturnPart};
 use crate::tools::{ToolError, ToolLimits};
 use crate::JsonMap;
 
-/// Private-metadata key a delegating tool (the proxy's `call_tool`) uses
-/// to report the internal attempts of the tool it ran; removed before the
-/// return is built.
-pub(crate) const DELEGATED_EXECUTION_KEY: &str = "starweaver.delegated_execution";
-
 impl ToolCallOutcome {
     /// The return part for this outcome.
     #[must_use]
@@ -37,25 +32,12 @@ impl ToolCallOutcome {
             .err()
             .is_some_and(ToolError::is_retryable_execution);
         // A delegating tool reports the attempts of the tool it ran.
-        let delegated = self
+        let (attempts, budget) = self
             .result
             .as_ref()
             .err()
-            .and_then(ToolError::private_metadata)
-            .and_then(|private| private.get(DELEGATED_EXECUTION_KEY))
-            .cloned();
-        let (attempts, budget) = delegated.as_ref().map_or(
-            (
-                u64::from(self.execution_attempts),
-                u64::from(self.max_retries),
-            ),
-            |inner| {
-                (
-                    inner["attempts"].as_u64().unwrap_or(0),
-                    inner["max_retries"].as_u64().unwrap_or(0),
-                )
-            },
-        );
+            .and_then(ToolError::delegated_attempts)
+            .unwrap_or((self.execution_attempts, self.max_retries));
         if attempts > 1 || (exhausted && attempts > 0) {
             part.metadata.insert(
                 "retry".to_string(),
@@ -78,7 +60,6 @@ impl ToolCallOutcome {
                 part.kind = kind;
                 if let Some(private) = error.private_metadata() {
                     part.private_metadata.clone_from(private);
-                    part.private_metadata.remove(DELEGATED_EXECUTION_KEY);
                 }
                 if kind.is_model_retry() {
                     let used = self.model_retries_used.saturating_add(1);

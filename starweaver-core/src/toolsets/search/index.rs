@@ -2,8 +2,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::tools::DynTool;
 use crate::tools::DynToolset;
-use crate::tools::{tool_metadata_tags, DynTool};
 
 /// One searchable tool.
 pub(crate) struct IndexedTool {
@@ -48,6 +48,7 @@ impl SearchIndex {
             let namespace = toolset.id().map(str::to_string);
             for tool in toolset.get_tools() {
                 let definition = tool.definition();
+                let tags = tool.facts().tags;
                 let position = index.tools.len();
                 let key = namespace
                     .clone()
@@ -71,7 +72,7 @@ impl SearchIndex {
                     }
                 };
                 add(&definition.name, NAME_WEIGHT);
-                for tag in tool_metadata_tags(&definition.metadata) {
+                for tag in &tags {
                     add(&tag, TAG_WEIGHT);
                 }
                 add(toolset.name(), NAMESPACE_WEIGHT);
