@@ -191,7 +191,7 @@ fn code_tools_come_from_the_catalog_or_are_listed_unverified() {
     let lookup = &listed["tools"][0];
     assert_eq!(lookup["description"], "Looks a term up.");
     assert_eq!(lookup["parameters"]["properties"]["term"]["type"], "string");
-    assert_eq!(lookup["metadata"]["approval_required"], true);
+    assert_eq!(lookup["metadata"]["starweaver_approval_required"], true);
     // A catalog without the tool: the manifest does not check.
     let other = write(
         dir.path(),

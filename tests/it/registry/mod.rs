@@ -10,6 +10,7 @@ mod arguments;
 mod availability;
 mod definitions;
 mod dependencies;
+mod facts;
 mod hooks;
 mod outcomes;
 mod retries;

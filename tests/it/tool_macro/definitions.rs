@@ -83,7 +83,10 @@ fn context_by_path_rename_and_filtered_dependencies_match_the_hand_built_one() {
         .keys()
         .collect();
     assert_eq!(properties, ["type"]);
-    assert_eq!(definition.metadata["approval_required"], json!(true));
+    assert_eq!(
+        definition.metadata["starweaver_approval_required"],
+        json!(true)
+    );
     let dependencies = &definition.metadata["starweaver_tool_dependencies"];
     assert_eq!(dependencies["profile"], json!("filtered"));
     assert_eq!(dependencies["host_capabilities"], json!(["glossary_db"]));
