@@ -248,8 +248,10 @@ mod tests {
     fn writing_cleared_facts_removes_their_keys_and_keeps_others() {
         let mut metadata = JsonMap::new();
         metadata.insert("owner".into(), Value::from("team"));
-        let mut facts = ToolFacts::default();
-        facts.approval_required = true;
+        let mut facts = ToolFacts {
+            approval_required: true,
+            ..ToolFacts::default()
+        };
         facts.add_tags(["x".to_string()]);
         facts.write_metadata(&mut metadata);
         facts.approval_required = false;

@@ -73,7 +73,7 @@ impl SearchIndex {
                 };
                 add(&definition.name, NAME_WEIGHT);
                 for tag in &tags {
-                    add(&tag, TAG_WEIGHT);
+                    add(tag, TAG_WEIGHT);
                 }
                 add(toolset.name(), NAMESPACE_WEIGHT);
                 if let Some(namespace) = &namespace {
