@@ -30,11 +30,7 @@ pub use error::ToolError;
 pub use function::{string_tool, FunctionTool};
 pub use hooks::{ToolExecutionHook, ToolExecutionOutcome, ToolHookInput, ToolHookOutput};
 pub use instruction::ToolInstruction;
-pub use lifecycle::{
-    ToolsetLifecyclePolicy, ToolsetLifecycleReport, ToolsetLifecycleStatus,
-    TOOLSET_CLOSED_EVENT_KIND, TOOLSET_FAILED_EVENT_KIND, TOOLSET_INITIALIZED_EVENT_KIND,
-    TOOLSET_UNAVAILABLE_EVENT_KIND,
-};
+pub use lifecycle::{ToolsetLifecyclePolicy, ToolsetLifecycleReport, ToolsetLifecycleStatus};
 pub use limits::{
     ToolLimits, DEFAULT_MAX_ARGUMENT_DEPTH, DEFAULT_MAX_ECHO_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_MAX_RETURN_BYTES,
@@ -52,7 +48,6 @@ pub(crate) use registry::{
 };
 pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,
-    TOOLS_UNAVAILABLE_EVENT_KIND,
 };
 pub use result::ToolResult;
 pub use schema::{schema_for_type, CompiledSchema};
