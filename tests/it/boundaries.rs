@@ -73,8 +73,8 @@ mod error_names {
 mod lifecycle_guards {
     use super::*;
     use starweaver::{
-        AgentBuilder, AgentContext, BoxFuture, DynTool, TestModel, Toolset, ToolsetLifecyclePolicy,
-        TOOLSET_CLOSED_EVENT_KIND, TOOLSET_FAILED_EVENT_KIND, TOOLSET_UNAVAILABLE_EVENT_KIND,
+        AgentBuilder, AgentContext, BoxFuture, ContextEventKind, DynTool, TestModel, Toolset,
+        ToolsetLifecyclePolicy,
     };
 
     /// A toolset whose chosen lifecycle callback panics.
@@ -154,7 +154,7 @@ mod lifecycle_guards {
             builder = builder.toolset(&toolset);
         }
         let stream = builder.build().run_stream("go").await.unwrap();
-        let events: Vec<(String, Value)> = stream
+        let events: Vec<(ContextEventKind, Value)> = stream
             .events()
             .iter()
             .filter_map(|record| match &record.event {
@@ -164,15 +164,18 @@ mod lifecycle_guards {
                 _ => None,
             })
             .collect();
-        let has = |kind: &str, toolset: &str| {
+        let has = |kind: ContextEventKind, toolset: &str| {
             events
                 .iter()
-                .any(|(seen, payload)| seen == kind && payload.to_string().contains(toolset))
+                .any(|(seen, payload)| *seen == kind && payload.to_string().contains(toolset))
         };
-        assert!(has(TOOLSET_UNAVAILABLE_EVENT_KIND, "check"), "{events:?}");
-        assert!(has(TOOLSET_FAILED_EVENT_KIND, "enter"), "{events:?}");
         assert!(
-            has(TOOLSET_CLOSED_EVENT_KIND, "teardown exploded"),
+            has(ContextEventKind::ToolsetUnavailable, "check"),
+            "{events:?}"
+        );
+        assert!(has(ContextEventKind::ToolsetFailed, "enter"), "{events:?}");
+        assert!(
+            has(ContextEventKind::ToolsetClosed, "teardown exploded"),
             "{events:?}"
         );
     }

@@ -8,11 +8,10 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use starweaver::model::{ModelMessage, ModelResponse};
 use starweaver::{
-    tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentContext, BoxFuture, DynTool,
-    DynToolset, FunctionModel, PrefixedToolset, StaticToolset, ToolError, ToolRegistry,
-    ToolReturnKind, Toolset, ToolsetLifecyclePolicy, ToolsetLifecycleStatus,
-    TOOLSET_CLOSED_EVENT_KIND, TOOLSET_FAILED_EVENT_KIND, TOOLSET_INITIALIZED_EVENT_KIND,
-    TOOLSET_UNAVAILABLE_EVENT_KIND,
+    tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentContext, BoxFuture,
+    ContextEventKind, DynTool, DynToolset, FunctionModel, PrefixedToolset, StaticToolset,
+    ToolError, ToolRegistry, ToolReturnKind, Toolset, ToolsetLifecyclePolicy,
+    ToolsetLifecycleStatus,
 };
 
 use crate::common::toolsets::{ambient_handle, assert_kind, names_for, payloads};
@@ -131,7 +130,7 @@ async fn lifecycle_enter_and_exit_publish_initialized_and_closed() {
     assert_eq!(reports[0].error, None);
     assert_eq!(toolset.entered.load(Ordering::SeqCst), 1);
     assert_eq!(context.metadata["db_entered"], json!(true));
-    let initialized = payloads(&context, TOOLSET_INITIALIZED_EVENT_KIND);
+    let initialized = payloads(&context, ContextEventKind::ToolsetInitialized);
     assert_eq!(initialized.len(), 1);
     assert_eq!(initialized[0]["toolset"], "db");
     assert_eq!(names_for(&registry, &context), vec!["db_query"]);
@@ -141,18 +140,21 @@ async fn lifecycle_enter_and_exit_publish_initialized_and_closed() {
     assert_eq!(reports[0].status, ToolsetLifecycleStatus::Closed);
     assert_eq!(toolset.exited.load(Ordering::SeqCst), 1);
     assert_eq!(context.metadata["db_exited"], json!(true));
-    let closed = payloads(&context, TOOLSET_CLOSED_EVENT_KIND);
+    let closed = payloads(&context, ContextEventKind::ToolsetClosed);
     assert_eq!(closed.len(), 1);
     assert_eq!(closed[0]["toolset"], "db");
-    let kinds: Vec<&str> = context
+    let kinds: Vec<ContextEventKind> = context
         .events
         .events()
         .iter()
-        .map(|event| event.kind.as_str())
+        .map(|event| event.kind.clone())
         .collect();
     assert_eq!(
         kinds,
-        vec![TOOLSET_INITIALIZED_EVENT_KIND, TOOLSET_CLOSED_EVENT_KIND]
+        vec![
+            ContextEventKind::ToolsetInitialized,
+            ContextEventKind::ToolsetClosed
+        ]
     );
 }
 
@@ -181,7 +183,7 @@ async fn lifecycle_failed_enter_hides_tools_and_skips_exit() {
         .as_deref()
         .unwrap()
         .contains("backend unreachable"));
-    let failed = payloads(&context, TOOLSET_FAILED_EVENT_KIND);
+    let failed = payloads(&context, ContextEventKind::ToolsetFailed);
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0]["toolset"], "remote");
     assert!(failed[0]["error"]
@@ -207,7 +209,7 @@ async fn lifecycle_failed_enter_hides_tools_and_skips_exit() {
     assert_eq!(reports[0].toolset, "cache");
     assert_eq!(healthy.exited.load(Ordering::SeqCst), 1);
     assert_eq!(broken.exited.load(Ordering::SeqCst), 0);
-    let closed = payloads(&context, TOOLSET_CLOSED_EVENT_KIND);
+    let closed = payloads(&context, ContextEventKind::ToolsetClosed);
     assert_eq!(closed.len(), 1);
     assert_eq!(closed[0]["toolset"], "cache");
 }
@@ -222,7 +224,7 @@ async fn lifecycle_unavailable_toolset_publishes_unavailable() {
     let reports = registry.enter_toolsets(&mut context).await;
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0].status, ToolsetLifecycleStatus::Unavailable);
-    let unavailable = payloads(&context, TOOLSET_UNAVAILABLE_EVENT_KIND);
+    let unavailable = payloads(&context, ContextEventKind::ToolsetUnavailable);
     assert_eq!(unavailable.len(), 1);
     assert_eq!(unavailable[0]["toolset"], "gpu");
     // Not entered, hidden, and not closed.

@@ -20,6 +20,7 @@ mod catalog;
 mod check_cli;
 mod cli_quality;
 mod common;
+mod context_events;
 mod docs;
 mod environment;
 mod failed_runs;

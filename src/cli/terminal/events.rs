@@ -5,9 +5,8 @@
 use serde_json::Value;
 use starweaver::model::{
     RequestNotice, RequestNoticeKind, ToolCallPart, ToolReturnKind, ToolReturnPart, Usage,
-    MODEL_REQUEST_ADJUSTED_EVENT_KIND,
 };
-use starweaver::AgentStreamEvent;
+use starweaver::{AgentStreamEvent, ContextEventKind};
 
 use super::style::Paint;
 use super::text::{inline_json, shorten, LINE_CHARS};
@@ -53,12 +52,14 @@ pub fn event_line(event: &AgentStreamEvent, paint: Paint, redactor: &Redactor) -
         }
         AgentStreamEvent::ToolCall { call } => Some(call_line(call, paint, redactor)),
         AgentStreamEvent::ToolReturn { part } => Some(return_line(part, paint, redactor)),
-        AgentStreamEvent::Custom { event } if event.kind == MODEL_REQUEST_ADJUSTED_EVENT_KIND => {
+        AgentStreamEvent::Custom { event }
+            if event.kind == ContextEventKind::ModelRequestAdjusted =>
+        {
             adjusted_lines(&event.payload, redactor).map(|text| paint.yellow(&text))
         }
         AgentStreamEvent::Custom { event } => Some(paint.dim(&format!(
             "  · {}",
-            shorten(&redactor.text(&event.kind), LINE_CHARS - 4)
+            shorten(&redactor.text(event.kind.as_str()), LINE_CHARS - 4)
         ))),
         AgentStreamEvent::Waiting { requests } => Some(paint.yellow(&format!(
             "  waiting for {} answer{}",
@@ -184,7 +185,7 @@ mod tests {
     fn a_model_adjustment_shows_each_notice_with_its_reason() {
         let event = AgentStreamEvent::Custom {
             event: starweaver::ContextEvent::new(
-                MODEL_REQUEST_ADJUSTED_EVENT_KIND,
+                ContextEventKind::ModelRequestAdjusted,
                 serde_json::json!({"model": "openai:o3", "notices": [
                     {"kind": "setting_left_out", "subject": "temperature", "reason": "reasoning models accept only their default sampling"},
                     {"kind": "tool_left_out", "subject": "grab", "reason": "bad schema"},

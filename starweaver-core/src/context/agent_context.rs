@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::{
-    ContextEvents, ContextHandoff, ContextTask, Dependencies, Notes, ShellEnvironmentSnapshot,
-    ToolCapabilityGrant, ToolConfig, ToolSearchState,
+    ContextEventKind, ContextEvents, ContextHandoff, ContextTask, Dependencies, Notes,
+    ShellEnvironmentSnapshot, ToolCapabilityGrant, ToolConfig, ToolSearchState,
 };
 use crate::model::Usage;
 use crate::JsonMap;
@@ -95,7 +95,7 @@ impl AgentContext {
     }
 
     /// Publishes an event.
-    pub fn emit(&mut self, kind: impl Into<String>, payload: Value) {
+    pub fn emit(&mut self, kind: impl Into<ContextEventKind>, payload: Value) {
         self.events.emit(kind, payload);
     }
 }

@@ -4,18 +4,25 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::ContextEventKind;
+
 /// One event published on an [`crate::context::AgentContext`].
+///
+/// On the wire it is `{"kind": ..., "payload": ...}`. The kind is typed;
+/// the payload stays JSON because its shape belongs to the layer that
+/// emits the event (tool search, skills, toolsets), which sits above the
+/// context, and hosts read it as data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ContextEvent {
-    /// Stable event kind, such as `tools_unavailable`.
-    pub kind: String,
-    /// Event payload.
+    /// What the event reports.
+    pub kind: ContextEventKind,
+    /// Details; their shape depends on the kind.
     pub payload: Value,
 }
 
 impl ContextEvent {
-    /// Creates an event.
-    pub fn new(kind: impl Into<String>, payload: Value) -> Self {
+    /// Creates an event; `kind` may be a [`ContextEventKind`] or a name.
+    pub fn new(kind: impl Into<ContextEventKind>, payload: Value) -> Self {
         Self {
             kind: kind.into(),
             payload,
@@ -35,7 +42,7 @@ impl ContextEvents {
     }
 
     /// Appends an event built from a kind and payload.
-    pub fn emit(&mut self, kind: impl Into<String>, payload: Value) {
+    pub fn emit(&mut self, kind: impl Into<ContextEventKind>, payload: Value) {
         self.publish(ContextEvent::new(kind, payload));
     }
 
@@ -45,8 +52,13 @@ impl ContextEvents {
         &self.0
     }
 
-    /// Events of one kind, oldest first.
-    pub fn of_kind<'a>(&'a self, kind: &'a str) -> impl Iterator<Item = &'a ContextEvent> + 'a {
+    /// Events of one kind, oldest first; `kind` may be a
+    /// [`ContextEventKind`] or a name.
+    pub fn of_kind(
+        &self,
+        kind: impl Into<ContextEventKind>,
+    ) -> impl Iterator<Item = &ContextEvent> + '_ {
+        let kind = kind.into();
         self.0.iter().filter(move |event| event.kind == kind)
     }
 

@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::Value;
 
-use super::{AgentContext, ContextHandoff, ContextTask, ToolSearchState};
+use super::{
+    AgentContext, ContextEvent, ContextEventKind, ContextHandoff, ContextTask, ToolSearchState,
+};
 use crate::model::Usage;
 
 /// Shared, lockable agent context. Legacy tools receive this handle; the
@@ -156,15 +158,15 @@ impl ToolSearchContextHandle {
     }
 
     /// Records loaded tools and namespaces and publishes one event.
-    pub fn record_loaded(&self, tools: &[String], namespaces: &[String], event: (&str, Value)) {
+    pub fn record_loaded(&self, tools: &[String], namespaces: &[String], event: ContextEvent) {
         self.0.update(|context| {
             context.record_tool_search_loaded(tools.iter().cloned(), namespaces.iter().cloned());
-            context.emit(event.0, event.1);
+            context.events.publish(event);
         });
     }
 
     /// Publishes a tool-search event without changing state.
-    pub fn emit(&self, kind: &str, payload: Value) {
+    pub fn emit(&self, kind: ContextEventKind, payload: Value) {
         self.0.update(|context| context.emit(kind, payload));
     }
 

@@ -6,6 +6,7 @@ mod agent_context;
 mod config;
 mod dependencies;
 mod durable;
+mod event_kind;
 mod events;
 mod grants;
 mod handles;
@@ -19,6 +20,7 @@ pub use agent_context::AgentContext;
 pub use config::{ToolAvailabilityPolicy, ToolConfig};
 pub use dependencies::Dependencies;
 pub use durable::AgentContextState;
+pub use event_kind::ContextEventKind;
 pub use events::{ContextEvent, ContextEvents};
 pub use grants::{
     ToolCapabilityGrant, CONTEXT_HANDOFF_CAPABILITY, CONTEXT_TASKS_CAPABILITY,

@@ -32,7 +32,7 @@ pub use model_trait::{
 };
 pub use provider_kind::{check_base_url, ProviderKind};
 pub use recorded::RecordedRequest;
-pub use request_notice::{RequestNotice, RequestNoticeKind, MODEL_REQUEST_ADJUSTED_EVENT_KIND};
+pub use request_notice::{RequestNotice, RequestNoticeKind};
 pub use schema_compat::{
     adapt_schema, check_tool_name, AdaptedSchema, SchemaChange, SchemaDialect, SchemaIncompatible,
 };

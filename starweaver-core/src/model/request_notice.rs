@@ -4,10 +4,6 @@ use serde::{Deserialize, Serialize};
 
 use super::SchemaChange;
 
-/// Context event kind under which a run publishes a model's [`RequestNotice`]s (each distinct
-/// notice once per run).
-pub const MODEL_REQUEST_ADJUSTED_EVENT_KIND: &str = "model_request_adjusted";
-
 /// What kind of adjustment a notice reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

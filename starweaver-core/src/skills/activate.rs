@@ -5,8 +5,8 @@ use serde_json::json;
 
 use super::file::read_skill_file_or_folder;
 use super::summary::{summarize, SkillLocation};
-use super::{SkillError, SkillRegistry, SkillSummary, SKILL_ACTIVATED_EVENT_KIND};
-use crate::context::{AgentContext, ContextEvent};
+use super::{SkillError, SkillRegistry, SkillSummary};
+use crate::context::{AgentContext, ContextEvent, ContextEventKind};
 use crate::environment::DynEnvironment;
 
 /// A skill whose markdown is loaded: its summary (read fresh from the
@@ -32,7 +32,7 @@ impl ActiveSkill {
     pub fn to_event(&self) -> ContextEvent {
         let summary = &self.summary;
         ContextEvent::new(
-            SKILL_ACTIVATED_EVENT_KIND,
+            ContextEventKind::SkillActivated,
             json!({
                 "name": summary.name,
                 "description": summary.description,

@@ -1,11 +1,12 @@
-//! Kinds of the context events the skills layer publishes. Payloads
-//! carry names, paths and diagnostics, never skill bodies.
+//! The names the skills layer's context events go by. Payloads carry
+//! names, paths and diagnostics, never skill bodies.
 
-/// A lenient scan finished: skill names and diagnostics.
-pub const SKILL_SCAN_EVENT_KIND: &str = "skills_scanned";
+use crate::context::ContextEventKind;
 
-/// A skill was activated (its full markdown loaded).
-pub const SKILL_ACTIVATED_EVENT_KIND: &str = "skill_activated";
+/// A lenient scan finished: skill names and diagnostics
+/// ([`ContextEventKind::SkillsScanned`], `skills_scanned` on the wire).
+pub const SKILL_SCAN_EVENT_KIND: ContextEventKind = ContextEventKind::SkillsScanned;
 
-/// A registry was reloaded: added, removed and modified skills.
-pub const SKILL_RELOAD_EVENT_KIND: &str = "skills_reloaded";
+/// A registry was reloaded: added, removed and modified skills
+/// ([`ContextEventKind::SkillsReloaded`], `skills_reloaded` on the wire).
+pub const SKILL_RELOAD_EVENT_KIND: ContextEventKind = ContextEventKind::SkillsReloaded;

@@ -28,7 +28,7 @@ pub use activate::ActiveSkill;
 pub use bundle::{skill_instruction, skill_tools, SKILLS_INSTRUCTION_GROUP, SKILLS_TOOLSET_NAME};
 pub use diagnostic::{SkillDiagnosticSeverity, SkillScanDiagnostic, SkillScanDiagnosticKind};
 pub use error::SkillError;
-pub use events::{SKILL_ACTIVATED_EVENT_KIND, SKILL_RELOAD_EVENT_KIND, SKILL_SCAN_EVENT_KIND};
+pub use events::{SKILL_RELOAD_EVENT_KIND, SKILL_SCAN_EVENT_KIND};
 pub use file::SKILL_ENTRYPOINT;
 pub use registry::SkillRegistry;
 pub use reload::{SkillReloadChange, SkillReloadChangeKind, SkillReloadReport};

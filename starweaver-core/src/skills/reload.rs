@@ -10,11 +10,8 @@ use serde_json::{json, Value};
 use super::report::diagnostics_json;
 use super::scan::scan;
 use super::SkillError;
-use super::{
-    SkillRegistry, SkillReloadReason, SkillScanDiagnostic, SkillSourceScope,
-    SKILL_RELOAD_EVENT_KIND,
-};
-use crate::context::{AgentContext, ContextEvent};
+use super::{SkillRegistry, SkillReloadReason, SkillScanDiagnostic, SkillSourceScope};
+use crate::context::{AgentContext, ContextEvent, ContextEventKind};
 use crate::environment::DynEnvironment;
 
 /// How a skill changed between two scans.
@@ -118,7 +115,7 @@ impl SkillReloadReport {
     /// `reload_ms`, `inventory_version`). No skill bodies.
     #[must_use]
     pub fn to_event(&self) -> ContextEvent {
-        ContextEvent::new(SKILL_RELOAD_EVENT_KIND, self.payload())
+        ContextEvent::new(ContextEventKind::SkillsReloaded, self.payload())
     }
 
     fn payload(&self) -> Value {

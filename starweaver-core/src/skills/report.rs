@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
-use super::{SkillDiagnosticSeverity, SkillRegistry, SkillScanDiagnostic, SKILL_SCAN_EVENT_KIND};
-use crate::context::ContextEvent;
+use super::{SkillDiagnosticSeverity, SkillRegistry, SkillScanDiagnostic};
+use crate::context::{ContextEvent, ContextEventKind};
 
 /// What [`SkillRegistry::scan_with_report`] found: the skills that
 /// loaded, and a diagnostic for every skipped file, override and
@@ -53,7 +53,7 @@ impl SkillScanReport {
     /// `AgentBuilder::skills_report` to publish it at run start.
     #[must_use]
     pub fn to_event(&self) -> ContextEvent {
-        ContextEvent::new(SKILL_SCAN_EVENT_KIND, self.payload())
+        ContextEvent::new(ContextEventKind::SkillsScanned, self.payload())
     }
 
     fn payload(&self) -> Value {

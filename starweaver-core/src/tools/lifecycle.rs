@@ -7,17 +7,8 @@ use serde_json::json;
 use super::panic_guard::{catch_panics, panic_text, survives};
 use super::DynToolset;
 use super::{ToolError, ToolRegistry};
-use crate::context::AgentContext;
+use crate::context::{AgentContext, ContextEventKind};
 use crate::BoxFuture;
-
-/// Published when a toolset's setup succeeded.
-pub const TOOLSET_INITIALIZED_EVENT_KIND: &str = "toolset_initialized";
-/// Published when a toolset's setup failed; its tools are hidden.
-pub const TOOLSET_FAILED_EVENT_KIND: &str = "toolset_failed";
-/// Published when a toolset reports itself unavailable; its tools are hidden.
-pub const TOOLSET_UNAVAILABLE_EVENT_KIND: &str = "toolset_unavailable";
-/// Published when a toolset was closed at the end of a run.
-pub const TOOLSET_CLOSED_EVENT_KIND: &str = "toolset_closed";
 
 /// When the runtime calls a toolset's lifecycle hooks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,10 +58,10 @@ pub struct ToolsetLifecycleReport {
 impl ToolsetLifecycleReport {
     fn publish(self, context: &mut AgentContext) -> Self {
         let kind = match self.status {
-            ToolsetLifecycleStatus::Initialized => TOOLSET_INITIALIZED_EVENT_KIND,
-            ToolsetLifecycleStatus::Failed => TOOLSET_FAILED_EVENT_KIND,
-            ToolsetLifecycleStatus::Unavailable => TOOLSET_UNAVAILABLE_EVENT_KIND,
-            ToolsetLifecycleStatus::Closed => TOOLSET_CLOSED_EVENT_KIND,
+            ToolsetLifecycleStatus::Initialized => ContextEventKind::ToolsetInitialized,
+            ToolsetLifecycleStatus::Failed => ContextEventKind::ToolsetFailed,
+            ToolsetLifecycleStatus::Unavailable => ContextEventKind::ToolsetUnavailable,
+            ToolsetLifecycleStatus::Closed => ContextEventKind::ToolsetClosed,
         };
         context.emit(kind, json!({"toolset": self.toolset, "error": self.error}));
         self

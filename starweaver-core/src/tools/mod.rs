@@ -32,11 +32,7 @@ pub use facts::{ToolFacts, FACT_METADATA_KEYS};
 pub use function::{string_tool, FunctionTool, TypedFunctionTool};
 pub use hooks::{ToolExecutionHook, ToolExecutionOutcome, ToolHookInput, ToolHookOutput};
 pub use instruction::ToolInstruction;
-pub use lifecycle::{
-    ToolsetLifecyclePolicy, ToolsetLifecycleReport, ToolsetLifecycleStatus,
-    TOOLSET_CLOSED_EVENT_KIND, TOOLSET_FAILED_EVENT_KIND, TOOLSET_INITIALIZED_EVENT_KIND,
-    TOOLSET_UNAVAILABLE_EVENT_KIND,
-};
+pub use lifecycle::{ToolsetLifecyclePolicy, ToolsetLifecycleReport, ToolsetLifecycleStatus};
 pub use limits::{
     ToolLimits, DEFAULT_MAX_ARGUMENT_DEPTH, DEFAULT_MAX_ECHO_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_MAX_RETURN_BYTES,
@@ -52,7 +48,6 @@ pub use name::{validate_tool_name, MAX_TOOL_NAME_CHARS};
 pub(crate) use registry::{is_loaded_in, is_usable_in, prepare_definition_in, InheritedLimits};
 pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,
-    TOOLS_UNAVAILABLE_EVENT_KIND,
 };
 pub use result::ToolResult;
 pub use schema::{schema_for_type, CompiledSchema};

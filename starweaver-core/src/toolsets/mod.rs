@@ -18,8 +18,5 @@ pub use proxy::{tool_proxy_toolset, ToolProxyToolset};
 pub use search::{
     tool_search_toolset, ToolSearchRefreshBinding, ToolSearchRefreshDecision,
     ToolSearchRefreshReason, ToolSearchRefreshReport, ToolSearchReport, ToolSearchToolset,
-    TOOL_SEARCH_FAILED_EVENT_KIND, TOOL_SEARCH_INITIALIZED_EVENT_KIND,
-    TOOL_SEARCH_INVALIDATED_EVENT_KIND, TOOL_SEARCH_LOADED_EVENT_KIND,
-    TOOL_SEARCH_NO_MATCH_EVENT_KIND, TOOL_SEARCH_REFRESHED_EVENT_KIND,
 };
 pub use static_toolset::StaticToolset;

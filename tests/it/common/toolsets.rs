@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use starweaver::{
-    string_tool, AgentContext, AgentContextHandle, DynTool, ToolContext, ToolError, ToolRegistry,
-    ToolResult, ToolReturnKind, ToolReturnPart,
+    string_tool, AgentContext, AgentContextHandle, ContextEventKind, DynTool, ToolContext,
+    ToolError, ToolRegistry, ToolResult, ToolReturnKind, ToolReturnPart,
 };
 
 use super::{echo_tool, open_schema};
@@ -74,7 +74,7 @@ pub fn names_for(registry: &ToolRegistry, context: &AgentContext) -> Vec<String>
 }
 
 /// The payloads of the events of `kind` on `context`.
-pub fn payloads(context: &AgentContext, kind: &str) -> Vec<Value> {
+pub fn payloads(context: &AgentContext, kind: impl Into<ContextEventKind>) -> Vec<Value> {
     context
         .events
         .of_kind(kind)

@@ -38,7 +38,7 @@ use starweaver::model::openai::OpenAiModel;
 use starweaver::model::{ModelMessage, RequestPart};
 use starweaver::{
     filesystem_tools, Agent, AgentBuilder, AgentError, AgentSession, AgentStreamEvent,
-    AgentStreamRecord, DynModel, ModelSettings, ToolReturnPart,
+    AgentStreamRecord, ContextEventKind, DynModel, ModelSettings, ToolReturnPart,
 };
 use tempfile::TempDir;
 
@@ -332,7 +332,7 @@ pub fn returns(messages: &[ModelMessage]) -> Vec<&ToolReturnPart> {
 }
 
 /// The payloads of the `kind` custom events among `records`.
-pub fn custom_events(records: &[AgentStreamRecord], kind: &str) -> Vec<Value> {
+pub fn custom_events(records: &[AgentStreamRecord], kind: ContextEventKind) -> Vec<Value> {
     records
         .iter()
         .filter_map(|record| match &record.event {

@@ -4,7 +4,7 @@
 //! run makes.
 
 use serde_json::{json, Value};
-use starweaver::model::MODEL_REQUEST_ADJUSTED_EVENT_KIND;
+use starweaver::ContextEventKind;
 use starweaver::ModelSettings;
 
 use super::{custom_events, patiently, project, Provider, Setup, FINAL_TEXT, PROMPT};
@@ -33,7 +33,7 @@ async fn adjusted_run(
     assert_eq!(bodies.len(), 2);
     // Only the settings' notices count here: what the tools' schemas
     // need is the schema rewriting's business.
-    let events = custom_events(stream.events(), MODEL_REQUEST_ADJUSTED_EVENT_KIND)
+    let events = custom_events(stream.events(), ContextEventKind::ModelRequestAdjusted)
         .into_iter()
         .filter_map(|mut event| {
             let notices = event["notices"].as_array_mut().unwrap();

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use futures::FutureExt;
 use serde_json::{json, Value};
 use starweaver::{
-    string_tool, AgentContext, AgentContextHandle, ToolAvailabilityPolicy, ToolContext,
-    ToolRegistry, ToolResult, ToolReturnKind, TOOLS_UNAVAILABLE_EVENT_KIND,
+    string_tool, AgentContext, AgentContextHandle, ContextEventKind, ToolAvailabilityPolicy,
+    ToolContext, ToolRegistry, ToolResult, ToolReturnKind,
 };
 
 use crate::common::{ambient, call, counter, echo, echo_tool, open_schema, records_toolset};
@@ -49,7 +49,7 @@ fn skip_and_report_publishes_tools_unavailable_and_returns_the_available_definit
         .expect("the default policy never fails");
 
     assert_eq!(names(&definitions), vec!["always", "beta"]);
-    assert_eq!(TOOLS_UNAVAILABLE_EVENT_KIND, "tools_unavailable");
+    assert_eq!(ContextEventKind::ToolsUnavailable, "tools_unavailable");
     let events = context.events.events();
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0].kind, "tools_unavailable");

@@ -6,13 +6,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde_json::json;
-use starweaver::model::{
-    ModelMessage, ModelRequestParameters, ModelResponse, RequestNotice,
-    MODEL_REQUEST_ADJUSTED_EVENT_KIND,
-};
+use starweaver::model::{ModelMessage, ModelRequestParameters, ModelResponse, RequestNotice};
 use starweaver::{
-    string_tool, AgentBuilder, AgentError, AgentStreamEvent, BoxFuture, Model, ModelError,
-    ToolAvailabilityPolicy, ToolConfig, ToolResult,
+    string_tool, AgentBuilder, AgentError, AgentStreamEvent, BoxFuture, ContextEventKind, Model,
+    ModelError, ToolAvailabilityPolicy, ToolConfig, ToolResult,
 };
 
 /// Calls `good` once, then answers; cannot take a tool named `bad` and drops `temperature`.
@@ -87,7 +84,7 @@ async fn each_notice_is_published_once_per_run_and_the_run_goes_on() {
         .iter()
         .filter_map(|record| match &record.event {
             AgentStreamEvent::Custom { event }
-                if event.kind == MODEL_REQUEST_ADJUSTED_EVENT_KIND =>
+                if event.kind == ContextEventKind::ModelRequestAdjusted =>
             {
                 Some(event.payload.clone())
             }
@@ -144,7 +141,7 @@ async fn a_tool_the_model_cannot_take_fails_the_run_under_fail_run() {
     let published = session
         .context()
         .events
-        .of_kind(MODEL_REQUEST_ADJUSTED_EVENT_KIND)
+        .of_kind(ContextEventKind::ModelRequestAdjusted)
         .count();
     assert_eq!(published, 1, "the notice is published before the run fails");
 }

@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use starweaver::model::ModelResponse;
 use starweaver::{
     string_tool, AgentBuilder, AgentContext, AgentError, AgentRunStatus, AgentStreamEvent,
-    FunctionTool, TestModel, ToolAvailabilityPolicy, ToolConfig, ToolContext, ToolResult,
-    TOOLS_UNAVAILABLE_EVENT_KIND,
+    ContextEventKind, FunctionTool, TestModel, ToolAvailabilityPolicy, ToolConfig, ToolContext,
+    ToolResult,
 };
 
 use crate::common::{call_response, counter, open_schema};
@@ -53,7 +53,7 @@ async fn fail_run_policy_fails_before_the_model_is_called() {
     assert!(model.requests().is_empty());
     let events: Vec<_> = context
         .events
-        .of_kind(TOOLS_UNAVAILABLE_EVENT_KIND)
+        .of_kind(ContextEventKind::ToolsUnavailable)
         .collect();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].payload["tools"], json!(["gated"]));
@@ -77,7 +77,7 @@ async fn default_policy_skips_unavailable_tools_and_reports_them() {
     assert!(stream.events().iter().any(|record| matches!(
         &record.event,
         AgentStreamEvent::Custom { event }
-            if event.kind == TOOLS_UNAVAILABLE_EVENT_KIND && event.payload["tools"] == json!(["gated"])
+            if event.kind == ContextEventKind::ToolsUnavailable && event.payload["tools"] == json!(["gated"])
     )));
 }
 

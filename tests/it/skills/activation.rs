@@ -2,8 +2,8 @@
 //! activation event.
 
 use starweaver::{
-    AgentContext, SkillDirectoryKind, SkillError, SkillRegistry, SkillSource, SkillSourceScope,
-    SKILL_ACTIVATED_EVENT_KIND,
+    AgentContext, ContextEventKind, SkillDirectoryKind, SkillError, SkillRegistry, SkillSource,
+    SkillSourceScope,
 };
 
 use super::{all_strings, env, scan_ok, skill};
@@ -110,7 +110,10 @@ async fn activation_event_carries_no_body() {
     .await
     .unwrap();
     assert_eq!(active.body.as_deref(), Some(body));
-    let events: Vec<_> = context.events.of_kind(SKILL_ACTIVATED_EVENT_KIND).collect();
+    let events: Vec<_> = context
+        .events
+        .of_kind(ContextEventKind::SkillActivated)
+        .collect();
     assert_eq!(events.len(), 1);
     let payload = &events[0].payload;
     assert_eq!(payload["name"], "research");

@@ -5,10 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use starweaver::{
-    tool_search_toolset, AgentContext, DynToolset, StaticToolset, ToolContext, ToolError,
-    ToolRegistry, ToolReturnKind, ToolSearchToolset, Toolset, TOOL_SEARCH_FAILED_EVENT_KIND,
-    TOOL_SEARCH_INITIALIZED_EVENT_KIND, TOOL_SEARCH_LOADED_EVENT_KIND,
-    TOOL_SEARCH_NO_MATCH_EVENT_KIND, TOOL_SEARCH_REFRESHED_EVENT_KIND,
+    tool_search_toolset, AgentContext, ContextEventKind, DynToolset, StaticToolset, ToolContext,
+    ToolError, ToolRegistry, ToolReturnKind, ToolSearchToolset, Toolset,
 };
 
 use crate::common::toolsets::{
@@ -89,7 +87,7 @@ async fn tool_search_loads_matches_into_context_and_publishes_event() {
         set_of(&["create_invoice"])
     );
     assert!(context.tool_search.loaded_namespaces.is_empty());
-    let loaded = payloads(&context, TOOL_SEARCH_LOADED_EVENT_KIND);
+    let loaded = payloads(&context, ContextEventKind::ToolSearchLoaded);
     assert_eq!(loaded.len(), 1);
     assert_eq!(loaded[0]["source"], "search");
     assert_eq!(loaded[0]["query"], "invoice");
@@ -138,7 +136,7 @@ async fn tool_search_namespace_query_loads_whole_namespace() {
 
     let context = handle.snapshot();
     assert!(context.tool_search.loaded_namespaces.contains("docs_ns"));
-    let loaded = payloads(&context, TOOL_SEARCH_LOADED_EVENT_KIND);
+    let loaded = payloads(&context, ContextEventKind::ToolSearchLoaded);
     assert_eq!(loaded[0]["namespaces"], json!(["docs_ns"]));
     assert_eq!(loaded[0]["query"], "docs_ns");
     assert_eq!(
@@ -171,11 +169,11 @@ async fn tool_search_empty_query_fails_with_event_and_model_retry() {
     assert!(part.kind.is_model_retry());
     assert_eq!(part.metadata["retry"]["class"], "model");
     let context = handle.snapshot();
-    let failed = payloads(&context, TOOL_SEARCH_FAILED_EVENT_KIND);
+    let failed = payloads(&context, ContextEventKind::ToolSearchFailed);
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0]["toolset"], "tool_search");
     assert!(context.tool_search.is_empty());
-    assert!(payloads(&context, TOOL_SEARCH_LOADED_EVENT_KIND).is_empty());
+    assert!(payloads(&context, ContextEventKind::ToolSearchLoaded).is_empty());
 
     // An over-long query fails the same way.
     let (handle, ctx) = ambient_handle(AgentContext::default());
@@ -187,7 +185,7 @@ async fn tool_search_empty_query_fails_with_event_and_model_retry() {
         .await;
     assert_kind(&part, ToolReturnKind::ModelRetry);
     assert_eq!(
-        payloads(&handle.snapshot(), TOOL_SEARCH_FAILED_EVENT_KIND).len(),
+        payloads(&handle.snapshot(), ContextEventKind::ToolSearchFailed).len(),
         1
     );
 }
@@ -210,11 +208,11 @@ async fn tool_search_without_match_publishes_no_match() {
     assert_eq!(part.content["matches"], json!([]));
     assert_eq!(part.content["loaded_tools"], json!([]));
     let context = handle.snapshot();
-    let no_match = payloads(&context, TOOL_SEARCH_NO_MATCH_EVENT_KIND);
+    let no_match = payloads(&context, ContextEventKind::ToolSearchNoMatch);
     assert_eq!(no_match.len(), 1);
     assert_eq!(no_match[0]["query"], "quantum teleportation");
-    assert!(payloads(&context, TOOL_SEARCH_LOADED_EVENT_KIND).is_empty());
-    assert!(payloads(&context, TOOL_SEARCH_FAILED_EVENT_KIND).is_empty());
+    assert!(payloads(&context, ContextEventKind::ToolSearchLoaded).is_empty());
+    assert!(payloads(&context, ContextEventKind::ToolSearchFailed).is_empty());
     assert!(context.tool_search.is_empty());
 }
 
@@ -351,7 +349,7 @@ async fn preload_namespace_records_state_and_emits_loaded_event() {
         .unwrap();
     assert_eq!(tools, vec!["create_invoice", "refund_payment"]);
     assert!(context.tool_search.loaded_namespaces.contains("billing_ns"));
-    let loaded = payloads(&context, TOOL_SEARCH_LOADED_EVENT_KIND);
+    let loaded = payloads(&context, ContextEventKind::ToolSearchLoaded);
     assert_eq!(loaded.len(), 1);
     assert_eq!(loaded[0]["source"], "preload");
     assert_eq!(loaded[0]["toolset"], "tool_search");
@@ -368,7 +366,7 @@ async fn preload_namespace_records_state_and_emits_loaded_event() {
             &call("s1", "tool_search", json!({"query": "billing_ns"})),
         )
         .await;
-    let searched = payloads(&handle.snapshot(), TOOL_SEARCH_LOADED_EVENT_KIND);
+    let searched = payloads(&handle.snapshot(), ContextEventKind::ToolSearchLoaded);
     let keys = |value: &Value| {
         value
             .as_object()
@@ -425,7 +423,7 @@ async fn initialization_and_refresh_reports_count_inventory_and_state() {
     assert_eq!(report.indexed_tools, 7);
 
     let published = search.publish_initialization_report(&mut context);
-    let events = payloads(&context, TOOL_SEARCH_INITIALIZED_EVENT_KIND);
+    let events = payloads(&context, ContextEventKind::ToolSearchInitialized);
     assert_eq!(events.len(), 1);
     assert_eq!(events[0], serde_json::to_value(&published).unwrap());
     assert_eq!(events[0]["indexed_tools"], 7);
@@ -433,7 +431,7 @@ async fn initialization_and_refresh_reports_count_inventory_and_state() {
     assert_eq!(events[0]["unavailable_tools"], 1);
 
     let published = search.publish_refresh_report(&mut context);
-    let events = payloads(&context, TOOL_SEARCH_REFRESHED_EVENT_KIND);
+    let events = payloads(&context, ContextEventKind::ToolSearchRefreshed);
     assert_eq!(events.len(), 1);
     assert_eq!(events[0], serde_json::to_value(&published).unwrap());
     assert_eq!(events[0]["loaded_tools"], json!(["lookup_docs"]));

@@ -6,9 +6,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 use starweaver::model::ToolReturnKind;
 use starweaver::{
-    tool_search_toolset, AgentContext, DynTool, DynToolset, ToolRegistry, ToolSearchRefreshBinding,
-    ToolSearchRefreshReason, ToolSearchToolset, Toolset, TOOL_SEARCH_INVALIDATED_EVENT_KIND,
-    TOOL_SEARCH_REFRESHED_EVENT_KIND,
+    tool_search_toolset, AgentContext, ContextEventKind, DynTool, DynToolset, ToolRegistry,
+    ToolSearchRefreshBinding, ToolSearchRefreshReason, ToolSearchToolset, Toolset,
 };
 
 use crate::common::toolsets::{ambient_handle, assert_kind, names_for, payloads, set_of};
@@ -114,7 +113,7 @@ async fn refresh_prunes_stale_loaded_tools() {
     assert!(!report.refresh_scheduled);
     assert_eq!(context.tool_search.loaded_tools, set_of(&["fetch_weather"]));
 
-    let refreshed = payloads(&context, TOOL_SEARCH_REFRESHED_EVENT_KIND);
+    let refreshed = payloads(&context, ContextEventKind::ToolSearchRefreshed);
     assert_eq!(refreshed.len(), 1);
     assert_eq!(refreshed[0]["removed_tools"], json!(["fetch_news"]));
     assert_eq!(refreshed[0], serde_json::to_value(&report).unwrap());
@@ -200,7 +199,7 @@ async fn refresh_prunes_loaded_tools_that_became_unavailable() {
     assert_eq!(report.loaded_tools, vec!["plain_export"]);
     assert_eq!(context.tool_search.loaded_tools, set_of(&["plain_export"]));
     assert_eq!(
-        payloads(&context, TOOL_SEARCH_REFRESHED_EVENT_KIND)[0]["removed_tools"],
+        payloads(&context, ContextEventKind::ToolSearchRefreshed)[0]["removed_tools"],
         json!(["gated_export"])
     );
 }
@@ -285,11 +284,11 @@ async fn invalidate_clears_only_this_toolsets_loaded_state() {
     );
     assert_eq!(names_for(&registry, &context), vec!["tool_search"]);
 
-    let invalidated = payloads(&context, TOOL_SEARCH_INVALIDATED_EVENT_KIND);
+    let invalidated = payloads(&context, ContextEventKind::ToolSearchInvalidated);
     assert_eq!(invalidated.len(), 1);
     assert_eq!(invalidated[0]["removed_tools"], json!(["our_a"]));
     assert_eq!(invalidated[0]["removed_namespaces"], json!(["ours_ns"]));
-    assert!(payloads(&context, TOOL_SEARCH_REFRESHED_EVENT_KIND).is_empty());
+    assert!(payloads(&context, ContextEventKind::ToolSearchRefreshed).is_empty());
 }
 
 // ---------------------------------------------------------------------------
@@ -345,7 +344,7 @@ async fn refresh_binding_interval_decisions() {
         .is_some());
     assert_eq!(binding.decision(1_500).wait_ms, Some(500));
     assert_eq!(
-        payloads(&context, TOOL_SEARCH_REFRESHED_EVENT_KIND).len(),
+        payloads(&context, ContextEventKind::ToolSearchRefreshed).len(),
         2
     );
 
@@ -388,7 +387,7 @@ async fn refresh_binding_debounces_bursts_of_watch_events() {
         .refresh_loaded_state_if_due(&search, &mut context, 10_000)
         .is_none());
     assert_eq!(
-        payloads(&context, TOOL_SEARCH_REFRESHED_EVENT_KIND).len(),
+        payloads(&context, ContextEventKind::ToolSearchRefreshed).len(),
         1
     );
 
@@ -440,7 +439,7 @@ async fn refresh_binding_inventory_version_change_schedules_refresh() {
     assert_eq!(report.removed_tools, vec!["alpha"]);
     assert_eq!(context.tool_search.loaded_tools, set_of(&["beta"]));
 
-    let events = payloads(&context, TOOL_SEARCH_REFRESHED_EVENT_KIND);
+    let events = payloads(&context, ContextEventKind::ToolSearchRefreshed);
     assert_eq!(events.len(), 1);
     let payload = &events[0];
     assert_eq!(payload["refresh_scheduled"], json!(true));

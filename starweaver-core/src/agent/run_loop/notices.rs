@@ -4,11 +4,8 @@
 use std::collections::HashSet;
 
 use crate::agent::AgentError;
-use crate::context::{AgentContextHandle, ToolAvailabilityPolicy};
-use crate::model::{
-    Model, ModelRequestParameters, RequestNotice, RequestNoticeKind,
-    MODEL_REQUEST_ADJUSTED_EVENT_KIND,
-};
+use crate::context::{AgentContextHandle, ContextEventKind, ToolAvailabilityPolicy};
+use crate::model::{Model, ModelRequestParameters, RequestNotice, RequestNoticeKind};
 
 /// The notices already published in this run.
 #[derive(Default)]
@@ -42,7 +39,7 @@ impl ReportedNotices {
                 "model": model.name(),
                 "notices": fresh,
             });
-            context.update(|context| context.emit(MODEL_REQUEST_ADJUSTED_EVENT_KIND, payload));
+            context.update(|context| context.emit(ContextEventKind::ModelRequestAdjusted, payload));
         }
         let left_out: Vec<&RequestNotice> = notices
             .iter()

@@ -5,12 +5,9 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::ToolRegistry;
-use crate::context::{AgentContext, ToolAvailabilityPolicy};
+use crate::context::{AgentContext, ContextEventKind, ToolAvailabilityPolicy};
 use crate::model::ToolDefinition;
 use crate::tools::ToolFacts;
-
-/// Context event published when filtering leaves tools out of a request.
-pub const TOOLS_UNAVAILABLE_EVENT_KIND: &str = "tools_unavailable";
 
 /// Which tools were exposed for a context and why others were not.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,7 +66,7 @@ impl ToolRegistry {
         }
         let policy = context.tool_config.unavailable_tool_policy;
         context.emit(
-            TOOLS_UNAVAILABLE_EVENT_KIND,
+            ContextEventKind::ToolsUnavailable,
             serde_json::json!({
                 "tools": report.unavailable,
                 "policy": match policy {

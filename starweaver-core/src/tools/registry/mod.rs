@@ -9,7 +9,7 @@ mod shortening;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-pub use availability::{AvailabilityReport, ToolsUnavailableError, TOOLS_UNAVAILABLE_EVENT_KIND};
+pub use availability::{AvailabilityReport, ToolsUnavailableError};
 pub use dispatch::ToolCallOutcome;
 
 use super::instruction::dedup_by_group;

@@ -4,8 +4,8 @@
 use std::time::Instant;
 
 use super::toolset::to_json;
-use super::{ToolSearchRefreshReport, ToolSearchToolset, TOOL_SEARCH_REFRESHED_EVENT_KIND};
-use crate::context::AgentContext;
+use super::{ToolSearchRefreshReport, ToolSearchToolset};
+use crate::context::{AgentContext, ContextEventKind};
 use crate::schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
 
 /// Why a refresh is due.
@@ -92,7 +92,7 @@ impl ToolSearchRefreshBinding {
         report.refresh_reason = decision.reason.map(|reason| reason.as_str().to_string());
         report.refresh_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         report.inventory_version = self.schedule.inventory_version().map(str::to_string);
-        context.emit(TOOL_SEARCH_REFRESHED_EVENT_KIND, to_json(&report));
+        context.emit(ContextEventKind::ToolSearchRefreshed, to_json(&report));
         self.schedule.record_refresh(now_ms);
         Some(report)
     }

@@ -7,11 +7,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::events::{
-    TOOL_SEARCH_FAILED_EVENT_KIND, TOOL_SEARCH_LOADED_EVENT_KIND, TOOL_SEARCH_NO_MATCH_EVENT_KIND,
-};
 use super::shared::{is_usable, loaded_event, Shared, TOOL_SEARCH_NAME};
-use crate::context::{ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY};
+use crate::context::{
+    ContextEvent, ContextEventKind, ToolSearchContextHandle, CONTEXT_TOOL_SEARCH_CAPABILITY,
+};
 use crate::tools::{
     typed_tool, DynTool, ToolContext, ToolDependencyRequirements, ToolError, ToolResult,
 };
@@ -76,7 +75,7 @@ fn run_search(
     })?;
     if let Err(error) = validate_query(&args.query) {
         handle.emit(
-            TOOL_SEARCH_FAILED_EVENT_KIND,
+            ContextEventKind::ToolSearchFailed,
             json!({"toolset": shared.name, "query": args.query, "reason": error.to_string()}),
         );
         return Err(error);
@@ -101,7 +100,7 @@ fn run_search(
     });
     if found.is_empty() && namespaces.is_empty() {
         handle.emit(
-            TOOL_SEARCH_NO_MATCH_EVENT_KIND,
+            ContextEventKind::ToolSearchNoMatch,
             json!({"toolset": shared.name, "query": query}),
         );
         return Ok(ToolResult::new(json!({
@@ -121,8 +120,8 @@ fn run_search(
     handle.record_loaded(
         &tools,
         &namespaces,
-        (
-            TOOL_SEARCH_LOADED_EVENT_KIND,
+        ContextEvent::new(
+            ContextEventKind::ToolSearchLoaded,
             loaded_event(&shared.name, "search", Some(query), &tools, &namespaces),
         ),
     );

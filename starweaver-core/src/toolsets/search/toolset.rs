@@ -7,14 +7,10 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::Value;
 
-use super::events::{
-    TOOL_SEARCH_INITIALIZED_EVENT_KIND, TOOL_SEARCH_INVALIDATED_EVENT_KIND,
-    TOOL_SEARCH_LOADED_EVENT_KIND, TOOL_SEARCH_REFRESHED_EVENT_KIND,
-};
 use super::shared::{is_usable, loaded_event, Shared, TOOL_SEARCH_NAME};
 use super::tool::{search_tool, validate_query, MAX_QUERY_CHARS};
 use super::{SearchIndex, ToolSearchRefreshReport, ToolSearchReport};
-use crate::context::AgentContext;
+use crate::context::{AgentContext, ContextEventKind};
 use crate::tools::wrapped::WrappedTool;
 use crate::tools::{DynTool, ToolError, ToolInstruction};
 use crate::tools::{DynToolset, IntoDynToolset, Toolset};
@@ -125,7 +121,7 @@ impl ToolSearchToolset {
         let namespaces = vec![namespace.to_string()];
         context.record_tool_search_loaded(Vec::<String>::new(), namespaces.clone());
         context.emit(
-            TOOL_SEARCH_LOADED_EVENT_KIND,
+            ContextEventKind::ToolSearchLoaded,
             loaded_event(&self.shared.name, "preload", None, &tools, &namespaces),
         );
         Ok(tools)
@@ -173,14 +169,14 @@ impl ToolSearchToolset {
     /// Publishes the initialization report as `tool_search_initialized`.
     pub fn publish_initialization_report(&self, context: &mut AgentContext) -> ToolSearchReport {
         let report = self.initialization_report(context);
-        context.emit(TOOL_SEARCH_INITIALIZED_EVENT_KIND, to_json(&report));
+        context.emit(ContextEventKind::ToolSearchInitialized, to_json(&report));
         report
     }
 
     /// Publishes the refresh report as `tool_search_refreshed`.
     pub fn publish_refresh_report(&self, context: &mut AgentContext) -> ToolSearchReport {
         let report = self.refresh_report(context);
-        context.emit(TOOL_SEARCH_REFRESHED_EVENT_KIND, to_json(&report));
+        context.emit(ContextEventKind::ToolSearchRefreshed, to_json(&report));
         report
     }
 
@@ -189,7 +185,7 @@ impl ToolSearchToolset {
     /// available; publishes `tool_search_refreshed`.
     pub fn refresh_loaded_state(&self, context: &mut AgentContext) -> ToolSearchRefreshReport {
         let report = self.refresh_without_event(context);
-        context.emit(TOOL_SEARCH_REFRESHED_EVENT_KIND, to_json(&report));
+        context.emit(ContextEventKind::ToolSearchRefreshed, to_json(&report));
         report
     }
 
@@ -270,7 +266,7 @@ impl ToolSearchToolset {
             indexed_tools: index.tools.len(),
             ..ToolSearchRefreshReport::default()
         };
-        context.emit(TOOL_SEARCH_INVALIDATED_EVENT_KIND, to_json(&report));
+        context.emit(ContextEventKind::ToolSearchInvalidated, to_json(&report));
         report
     }
 }
