@@ -54,8 +54,8 @@ pub mod environment {
 /// definitions, the `Model` trait and the test models. The test models,
 /// call and return parts and `ToolDefinition` are also at the crate root.
 /// With the `openai` and `anthropic` features it also holds the HTTP
-/// clients (from `starweaver-providers`): [`model::openai`],
-/// [`model::anthropic`] and what they share, [`model::http`].
+/// clients (from `starweaver-providers`): `model::openai`,
+/// `model::anthropic` and what they share, `model::http`.
 pub mod model {
     pub use starweaver_core::model::*;
     #[cfg(feature = "anthropic")]
