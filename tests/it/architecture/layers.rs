@@ -106,7 +106,11 @@ fn the_crate_check_catches_upward_sideways_and_unlisted_crates() {
         edge("starweaver-core", "starweaver-macros"),
         edge("starweaver-config", "starweaver"),
     ] {
-        assert_eq!(crate_problems(&members, &[bad.clone()]).len(), 1, "{bad:?}");
+        assert_eq!(
+            crate_problems(&members, std::slice::from_ref(&bad)).len(),
+            1,
+            "{bad:?}"
+        );
     }
     let unlisted = ["starweaver-elsewhere".to_string()];
     assert_eq!(crate_problems(&unlisted, &[]).len(), 1);
