@@ -53,8 +53,17 @@ pub mod environment {
 /// The model layer: provider-neutral messages and parts, tool
 /// definitions, the `Model` trait and the test models. The test models,
 /// call and return parts and `ToolDefinition` are also at the crate root.
+/// With the `openai` and `anthropic` features it also holds the HTTP
+/// clients (from `starweaver-providers`): `model::openai`,
+/// `model::anthropic` and what they share, `model::http`.
 pub mod model {
     pub use starweaver_core::model::*;
+    #[cfg(feature = "anthropic")]
+    pub use starweaver_providers::anthropic;
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
+    pub use starweaver_providers::http;
+    #[cfg(feature = "openai")]
+    pub use starweaver_providers::openai;
 }
 
 /// The process-wide tool catalog: every `#[starweaver::tool]` registers

@@ -26,6 +26,7 @@ pub mod files;
 pub mod load;
 pub mod manifest;
 pub mod paths;
+pub mod providers;
 pub mod reference;
 pub mod report;
 pub mod script;

@@ -101,7 +101,7 @@ fn has_needed_providers(path: &Path) -> bool {
         .all(|name| {
             starweaver_core::model::ProviderKind::ALL
                 .iter()
-                .any(|kind| kind.prefix() == name && kind.is_built())
+                .any(|kind| kind.prefix() == name && starweaver_config::providers::is_built(*kind))
         })
 }
 

@@ -45,6 +45,7 @@ fn provider_models_are_only_built_by_the_loopback_constructor() {
     for needle in [
         concat!("OpenAiModel", "::new"),
         concat!("AnthropicModel", "::new"),
+        concat!("HttpModel", "::"),
     ] {
         let found = holders(needle, &["tests/it/providers/mod.rs"]);
         assert!(

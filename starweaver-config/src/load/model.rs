@@ -91,9 +91,9 @@ fn set_client_keys(spec: &ModelSpec) -> Vec<&'static str> {
 }
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
-fn http_options(spec: &ModelSpec) -> starweaver_core::model::http::HttpOptions {
+fn http_options(spec: &ModelSpec) -> starweaver_providers::http::HttpOptions {
     use std::time::Duration;
-    let mut options = starweaver_core::model::http::HttpOptions::default();
+    let mut options = starweaver_providers::http::HttpOptions::default();
     if let Some(ms) = spec.timeout_ms {
         options.timeout = Duration::from_millis(ms.get());
     }
@@ -109,40 +109,33 @@ fn http_options(spec: &ModelSpec) -> starweaver_core::model::http::HttpOptions {
     options
 }
 
-/// The manifest's client settings applied through the client's own public builders (the
-/// same chain a program would write; every client has them).
+/// The client of protocol `P` for the provider's model `name`, the manifest's client settings
+/// applied through the client's own public builders (the same chain a program would write).
 #[cfg(any(feature = "openai", feature = "anthropic"))]
-macro_rules! configured {
-    ($client:expr, $spec:expr) => {{
-        let spec: &ModelSpec = $spec;
-        let mut model = $client
-            .with_http_options(http_options(spec))
-            .with_streaming(spec.stream.unwrap_or(true));
-        if let Some(url) = &spec.base_url {
-            model = model.with_base_url(url);
-        }
-        if let Some(variable) = &spec.api_key_env {
-            model = model.with_api_key_env(variable);
-        }
-        let model: DynModel = Arc::new(model);
-        Ok(model)
-    }};
+fn configured<P: starweaver_providers::http::Protocol>(name: &str, spec: &ModelSpec) -> DynModel {
+    let mut model = starweaver_providers::http::HttpModel::<P>::new(name)
+        .with_http_options(http_options(spec))
+        .with_streaming(spec.stream.unwrap_or(true));
+    if let Some(url) = &spec.base_url {
+        model = model.with_base_url(url);
+    }
+    if let Some(variable) = &spec.api_key_env {
+        model = model.with_api_key_env(variable);
+    }
+    Arc::new(model)
 }
 
 /// Builds the client the build has, with every manifest setting applied.
 fn client(kind: ProviderKind, name: &str, spec: &ModelSpec) -> Result<DynModel, LoadError> {
     match kind {
         #[cfg(feature = "openai")]
-        ProviderKind::OpenAi => {
-            configured!(starweaver_core::model::openai::OpenAiModel::new(name), spec)
-        }
+        ProviderKind::OpenAi => Ok(configured::<starweaver_providers::openai::OpenAiProtocol>(
+            name, spec,
+        )),
         #[cfg(feature = "anthropic")]
-        ProviderKind::Anthropic => {
-            configured!(
-                starweaver_core::model::anthropic::AnthropicModel::new(name),
-                spec
-            )
-        }
+        ProviderKind::Anthropic => Ok(configured::<
+            starweaver_providers::anthropic::AnthropicProtocol,
+        >(name, spec)),
         #[allow(unreachable_patterns)]
         _ => {
             let _ = name;

@@ -1,16 +1,10 @@
 //! Provider-neutral messages and parts, the [`Model`] trait, and the test
 //! doubles [`TestModel`] and [`FunctionModel`].
 
-#[cfg(feature = "anthropic")]
-pub mod anthropic;
 mod definition;
 mod function_model;
-#[cfg(feature = "http-client")]
-pub mod http;
 mod messages;
 mod model_trait;
-#[cfg(feature = "openai")]
-pub mod openai;
 mod provider_kind;
 mod recorded;
 mod request_notice;

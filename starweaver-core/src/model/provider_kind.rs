@@ -1,5 +1,6 @@
-//! The model providers this framework speaks to, and what each accepts. Always compiled, so
-//! `check` knows every provider's rules even in a build without its client.
+//! The model providers this framework speaks to, and what each accepts. The clients live in
+//! their own crate (`starweaver-providers`); these facts stay here, so `check` knows every
+//! provider's rules even in a build without its client.
 
 /// A model provider's wire protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -45,19 +46,11 @@ impl ProviderKind {
         }
     }
 
-    /// The cargo feature that builds this provider's client.
+    /// The cargo feature (of the `starweaver` facade and the config crate) that builds this
+    /// provider's client.
     #[must_use]
     pub const fn feature(self) -> &'static str {
         self.prefix()
-    }
-
-    /// Whether this build has the provider's client.
-    #[must_use]
-    pub const fn is_built(self) -> bool {
-        match self {
-            Self::OpenAi => cfg!(feature = "openai"),
-            Self::Anthropic => cfg!(feature = "anthropic"),
-        }
     }
 
     /// The variable the key is read from unless the manifest names another.

@@ -1,11 +1,120 @@
-//! The core's layers import only downwards.
+//! The workspace's crates depend only downwards, and so do the core's
+//! layers (its top-level modules) on each other.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use syn::visit::Visit;
 
+use crate::common::cargo;
 use crate::common::sources::rust_files;
+
+/// The workspace's crates by layer, lowest first. A crate may depend (in
+/// any way: normal, dev or build) only on crates of lower layers; crates
+/// in one layer, like the core and the macros, stand beside each other
+/// and depend on neither. Every workspace member is listed: a new crate
+/// takes its place here.
+const CRATE_LAYERS: &[&[&str]] = &[
+    &["starweaver-names"],
+    &["starweaver-core", "starweaver-macros"],
+    &["starweaver-providers"],
+    &["starweaver-config"],
+    &["starweaver"],
+    &["starweaver-renamed-dependency", "starweaver-macro-ui"],
+];
+
+fn crate_level(name: &str) -> Option<usize> {
+    CRATE_LAYERS.iter().position(|layer| layer.contains(&name))
+}
+
+/// What is wrong with `edges` (crate, the workspace crate it depends on):
+/// a crate without a layer, or an edge sideways or upwards.
+fn crate_problems(members: &[String], edges: &[(String, String)]) -> Vec<String> {
+    let mut problems: Vec<String> = members
+        .iter()
+        .filter(|member| crate_level(member).is_none())
+        .map(|member| format!("`{member}` has no layer; add it to CRATE_LAYERS"))
+        .collect();
+    for (from, to) in edges {
+        let (Some(own), Some(theirs)) = (crate_level(from), crate_level(to)) else {
+            continue;
+        };
+        if theirs >= own {
+            let place = if theirs == own { "its own" } else { "a higher" };
+            problems.push(format!(
+                "`{from}` depends on `{to}`, a crate of {place} layer"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn crates_depend_only_downwards() {
+    let metadata = cargo::metadata(&["--no-deps"]);
+    let ids = metadata["workspace_members"].as_array().unwrap();
+    let packages: Vec<&serde_json::Value> = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|package| ids.contains(&package["id"]))
+        .collect();
+    let members: Vec<String> = packages
+        .iter()
+        .map(|package| package["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(members.len() >= 5, "{members:?}");
+    let mut edges = Vec::new();
+    for package in &packages {
+        for dependency in package["dependencies"].as_array().unwrap() {
+            // `name` is the package's own name, also under a rename.
+            let name = dependency["name"].as_str().unwrap();
+            if members.iter().any(|member| member == name) {
+                edges.push((
+                    package["name"].as_str().unwrap().to_string(),
+                    name.to_string(),
+                ));
+            }
+        }
+    }
+    assert!(
+        edges
+            .iter()
+            .any(|(from, to)| from == "starweaver" && to == "starweaver-core"),
+        "{edges:?}"
+    );
+    let problems = crate_problems(&members, &edges);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+// The check itself: an upward edge, a sideways one and an unlisted crate
+// are each caught.
+#[test]
+fn the_crate_check_catches_upward_sideways_and_unlisted_crates() {
+    let edge = |from: &str, to: &str| (from.to_string(), to.to_string());
+    let members = [
+        "starweaver-core",
+        "starweaver-macros",
+        "starweaver-providers",
+    ]
+    .map(String::from);
+    assert!(
+        crate_problems(&members, &[edge("starweaver-providers", "starweaver-core")]).is_empty()
+    );
+    for bad in [
+        edge("starweaver-core", "starweaver-providers"),
+        edge("starweaver-core", "starweaver-macros"),
+        edge("starweaver-config", "starweaver"),
+    ] {
+        assert_eq!(
+            crate_problems(&members, std::slice::from_ref(&bad)).len(),
+            1,
+            "{bad:?}"
+        );
+    }
+    let unlisted = ["starweaver-elsewhere".to_string()];
+    assert_eq!(crate_problems(&unlisted, &[]).len(), 1);
+}
 
 /// Lowest first. A module may import from its own layer and those below.
 const LAYERS: &[&[&str]] = &[

@@ -1,36 +1,62 @@
 //! The facade's public surface, as a committed list (`tests/public_api.txt`):
 //! a change of surface is a visible diff in review. The list is built from
-//! the source with `syn` (rustdoc's JSON output needs a nightly compiler).
+//! the source with `syn` (rustdoc's JSON output needs a nightly compiler),
+//! following re-exports into the core and the providers crate (a module
+//! the facade re-exports, such as `model::openai`, is listed item by item).
 //! Regenerate it with
 //! `UPDATE_PUBLIC_API=1 cargo test --test it public_api`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-/// A public item: its name and what it is.
+/// A public item: its name and what it is (a re-exported module also
+/// where it is, so the listing goes on into it).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Item {
     name: String,
     kind: &'static str,
+    module: Option<Vec<String>>,
 }
+
+impl Item {
+    fn new(name: String, kind: &'static str) -> Self {
+        Self {
+            name,
+            kind,
+            module: None,
+        }
+    }
+}
+
+/// The workspace crates the listing follows into, as code names them,
+/// with their source folders. Other crates (the macros, serde) are listed
+/// by name only.
+const CRATES: &[(&str, &str)] = &[
+    ("starweaver_core", "starweaver-core/src"),
+    ("starweaver_providers", "starweaver-providers/src"),
+];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The file of a core module (`["tools"]` is `tools/mod.rs`).
-fn module_file(module: &[String]) -> PathBuf {
-    let src = root().join("starweaver-core/src");
-    if module.is_empty() {
-        return src.join("lib.rs");
+/// The file of a module, its crate first (`["starweaver_core", "tools"]`
+/// is the core's `tools/mod.rs`); `None` in a crate the listing does not
+/// follow.
+fn module_file(module: &[String]) -> Option<PathBuf> {
+    let (name, path) = module.split_first()?;
+    let (_, folder) = CRATES.iter().find(|(known, _)| known == name)?;
+    let src = root().join(folder);
+    if path.is_empty() {
+        return Some(src.join("lib.rs"));
     }
-    let joined = module.join("/");
+    let joined = path.join("/");
     let flat = src.join(format!("{joined}.rs"));
-    if flat.exists() {
+    Some(if flat.exists() {
         flat
     } else {
         src.join(joined).join("mod.rs")
-    }
+    })
 }
 
 fn is_pub(visibility: &syn::Visibility) -> bool {
@@ -57,7 +83,7 @@ fn module_items(module: &[String], seen: &mut BTreeSet<Vec<String>>) -> Items {
         return items;
     }
     // Another crate (the macros, serde): listed by name, not followed.
-    let Ok(text) = std::fs::read_to_string(module_file(module)) else {
+    let Some(Ok(text)) = module_file(module).map(std::fs::read_to_string) else {
         return items;
     };
     let file = syn::parse_file(&text).unwrap();
@@ -78,7 +104,7 @@ fn module_items(module: &[String], seen: &mut BTreeSet<Vec<String>>) -> Items {
         };
         if is_pub(visibility) {
             let name = ident.to_string();
-            items.insert(name.clone(), Item { name, kind });
+            items.insert(name.clone(), Item::new(name, kind));
         }
     }
     RESOLVED.with(|resolved| resolved.borrow_mut().insert(module.to_vec(), items.clone()));
@@ -108,8 +134,23 @@ fn reexports(
             let target = resolve(module, prefix);
             let name = name.ident.to_string();
             let found = module_items(&target, &mut seen.clone());
-            let kind = found.get(&name).map_or("item", |item| item.kind);
-            items.insert(name.clone(), Item { name, kind });
+            let item = match found.get(&name) {
+                Some(item) => Item::new(name.clone(), item.kind),
+                None => {
+                    // A module of a followed crate (`pub use starweaver_providers::openai`).
+                    let inner = [target, vec![name.clone()]].concat();
+                    if module_file(&inner).is_some_and(|file| file.exists()) {
+                        Item {
+                            name: name.clone(),
+                            kind: "mod",
+                            module: Some(inner),
+                        }
+                    } else {
+                        Item::new(name.clone(), "item")
+                    }
+                }
+            };
+            items.insert(name, item);
         }
         syn::UseTree::Rename(rename) => {
             let target = resolve(module, prefix);
@@ -118,7 +159,7 @@ fn reexports(
                 .get(&rename.ident.to_string())
                 .map_or("item", |item| item.kind);
             let name = rename.rename.to_string();
-            items.insert(name.clone(), Item { name, kind });
+            items.insert(name.clone(), Item::new(name, kind));
         }
         syn::UseTree::Glob(_) => {
             let target = resolve(module, prefix);
@@ -127,13 +168,15 @@ fn reexports(
     }
 }
 
-/// A `use` path of `module` as an absolute core module path.
+/// A `use` path of `module` as an absolute module path, its crate first.
 fn resolve(module: &[String], path: &[String]) -> Vec<String> {
     let mut absolute = module.to_vec();
     for (index, segment) in path.iter().enumerate() {
         match segment.as_str() {
-            "crate" if index == 0 => absolute.clear(),
-            "starweaver_core" if index == 0 => absolute.clear(),
+            "crate" if index == 0 => absolute.truncate(1),
+            known if index == 0 && CRATES.iter().any(|(name, _)| *name == known) => {
+                absolute = vec![known.to_string()];
+            }
             "super" => {
                 absolute.pop();
             }
@@ -171,7 +214,11 @@ fn facade_paths() -> Vec<(String, Item)> {
                 &mut BTreeSet::new(),
             );
             for (name, item) in found {
-                paths.push((format!("{scope}{name}"), item));
+                let path = format!("{scope}{name}");
+                if let Some(module) = &item.module {
+                    module_paths(&path, module, &mut paths);
+                }
+                paths.push((path, item));
             }
         }
     };
@@ -193,6 +240,18 @@ fn facade_paths() -> Vec<(String, Item)> {
     }
     paths.sort();
     paths
+}
+
+/// `path::Name (kind)` for every public item of the re-exported `module`,
+/// and of the modules it re-exports in turn.
+fn module_paths(path: &str, module: &[String], paths: &mut Vec<(String, Item)>) {
+    for (name, item) in module_items(module, &mut BTreeSet::new()) {
+        let inner = format!("{path}::{name}");
+        if let Some(module) = &item.module {
+            module_paths(&inner, module, paths);
+        }
+        paths.push((inner, item));
+    }
 }
 
 #[test]

@@ -4,8 +4,10 @@
 //! conversation inspection. `environment` holds the environment
 //! fixtures and the configurable [`environment::TestEnvironment`];
 //! `toolsets` the tools and lookups of the toolset tests; `loopback` the
-//! scripted HTTP server and response fixtures of the provider tests.
+//! scripted HTTP server and response fixtures of the provider tests;
+//! `cargo` the workspace's `cargo metadata`.
 
+pub mod cargo;
 pub mod environment;
 pub mod examples;
 pub mod loopback;

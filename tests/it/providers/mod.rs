@@ -32,9 +32,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 use starweaver::environment::LocalEnvironmentProvider;
-use starweaver::model::anthropic::AnthropicModel;
-use starweaver::model::http::{HostPolicy, HttpOptions, RetryPolicy};
-use starweaver::model::openai::OpenAiModel;
+use starweaver::model::anthropic::AnthropicProtocol;
+use starweaver::model::http::{HostPolicy, HttpModel, HttpOptions, Protocol, RetryPolicy};
+use starweaver::model::openai::OpenAiProtocol;
 use starweaver::model::{ModelMessage, RequestPart};
 use starweaver::{
     filesystem_tools, Agent, AgentBuilder, AgentError, AgentSession, AgentStreamEvent,
@@ -218,49 +218,34 @@ impl Setup {
 
     /// The model as its own type, for `Debug`.
     pub fn debug_text(self) -> String {
-        match self.concrete() {
-            Concrete::OpenAi(model) => format!("{model:?}"),
-            Concrete::Anthropic(model) => format!("{model:?}"),
+        match self.provider {
+            Provider::OpenAi => format!("{:?}", self.concrete::<OpenAiProtocol>()),
+            Provider::Anthropic => format!("{:?}", self.concrete::<AnthropicProtocol>()),
         }
     }
 
     /// The model, ready for an agent.
     pub fn build(self) -> DynModel {
-        match self.concrete() {
-            Concrete::OpenAi(model) => Arc::new(model),
-            Concrete::Anthropic(model) => Arc::new(model),
-        }
-    }
-
-    fn concrete(self) -> Concrete {
-        let options = self.options.with_hosts(HostPolicy::loopback());
-        // The same builder chain on either client.
-        macro_rules! configured {
-            ($client:expr) => {{
-                let mut model = $client
-                    .with_http_options(options)
-                    .with_streaming(self.streaming);
-                if let Some(url) = self.base_url {
-                    model = model.with_base_url(url);
-                }
-                match self.key_variable {
-                    Some(variable) => model.with_api_key_env(variable),
-                    None => model.with_api_key(KEY),
-                }
-            }};
-        }
         match self.provider {
-            Provider::OpenAi => Concrete::OpenAi(configured!(OpenAiModel::new(self.model))),
-            Provider::Anthropic => {
-                Concrete::Anthropic(configured!(AnthropicModel::new(self.model)))
-            }
+            Provider::OpenAi => Arc::new(self.concrete::<OpenAiProtocol>()),
+            Provider::Anthropic => Arc::new(self.concrete::<AnthropicProtocol>()),
         }
     }
-}
 
-enum Concrete {
-    OpenAi(OpenAiModel),
-    Anthropic(AnthropicModel),
+    /// The same builder chain on either client.
+    fn concrete<P: Protocol>(self) -> HttpModel<P> {
+        let options = self.options.with_hosts(HostPolicy::loopback());
+        let mut model = HttpModel::<P>::new(self.model)
+            .with_http_options(options)
+            .with_streaming(self.streaming);
+        if let Some(url) = self.base_url {
+            model = model.with_base_url(url);
+        }
+        match self.key_variable {
+            Some(variable) => model.with_api_key_env(variable),
+            None => model.with_api_key(KEY),
+        }
+    }
 }
 
 /// A project folder holding `notes.txt` and the session that works in it.

@@ -54,7 +54,7 @@ pub(super) fn check(root: &Node, context: &CheckContext) -> Vec<Diagnostic> {
         }
     }
     found.extend(settings(model, provider));
-    if let Some(kind) = provider.filter(|kind| kind.is_built()) {
+    if let Some(kind) = provider.filter(|kind| crate::providers::is_built(*kind)) {
         found.extend(api_key(model, kind, context));
     }
     found
@@ -160,7 +160,7 @@ fn unknown(model: &Node, context: &CheckContext) -> Option<Diagnostic> {
         return None;
     }
     let message = match ProviderKind::from_model_id(text) {
-        Some((kind, _)) if kind.is_built() => return None,
+        Some((kind, _)) if crate::providers::is_built(kind) => return None,
         Some((kind, _)) => format!(
             "model `{}`: this build was made without the `{}` feature, so it cannot run `{}:` models",
             short(text),

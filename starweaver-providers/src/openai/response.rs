@@ -2,7 +2,9 @@
 
 use serde::Deserialize;
 
-use crate::model::{FinishReason, ModelResponse, ResponsePart, TextPart, ToolCallPart, Usage};
+use starweaver_core::model::{
+    FinishReason, ModelResponse, ResponsePart, TextPart, ToolCallPart, Usage,
+};
 
 /// Most tool calls one answer may hold.
 pub(super) const MAX_CALLS: usize = 256;
@@ -55,9 +57,9 @@ struct WireFunction {
 /// Token counts as the protocol reports them.
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 pub(super) struct WireUsage {
-    #[serde(default, deserialize_with = "crate::model::http::count")]
+    #[serde(default, deserialize_with = "crate::http::count")]
     pub prompt_tokens: u64,
-    #[serde(default, deserialize_with = "crate::model::http::count")]
+    #[serde(default, deserialize_with = "crate::http::count")]
     pub completion_tokens: u64,
 }
 
@@ -114,7 +116,7 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
     if let Some(error) = completion.error.filter(|error| !error.is_null()) {
         return Err(format!(
             "the provider reported an error: {}",
-            crate::model::http::error_text(&error)
+            crate::http::error_text(&error)
         ));
     }
     let Some(choice) = completion.choices.into_iter().next() else {

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{ModelSettings, ProviderKind, RequestNotice};
+use starweaver_core::model::{ModelSettings, ProviderKind, RequestNotice};
 
 /// `max_tokens` when the settings give none (the protocol requires one).
 pub const DEFAULT_MAX_TOKENS: u64 = 4096;

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::response::{block_part, finish_reason, WireUsage, MAX_BLOCKS};
-use crate::model::http::{Assemble, SseEvent};
-use crate::model::{FinishReason, ModelResponse, ResponsePart, ToolCallArguments};
+use crate::http::{Assemble, SseEvent};
+use starweaver_core::model::{FinishReason, ModelResponse, ResponsePart, ToolCallArguments};
 
 /// One block being built.
 struct Partial {
@@ -19,7 +19,7 @@ struct Partial {
 
 /// The response so far.
 #[derive(Default)]
-pub(super) struct Assembler {
+pub struct Assembler {
     blocks: BTreeMap<u64, Partial>,
     usage: WireUsage,
     finish: Option<FinishReason>,
@@ -192,7 +192,7 @@ impl Assemble for Assembler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ToolCallPart;
+    use starweaver_core::model::ToolCallPart;
 
     fn event(name: &str, data: &str) -> SseEvent {
         SseEvent {

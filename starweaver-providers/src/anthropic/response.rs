@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::model::{
+use starweaver_core::model::{
     FinishReason, ModelResponse, ResponsePart, TextPart, ToolCallArguments, ToolCallPart, Usage,
 };
 
@@ -28,13 +28,13 @@ struct Message {
 /// Token counts as the protocol reports them (cache reads and writes are input too).
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 pub(super) struct WireUsage {
-    #[serde(default, deserialize_with = "crate::model::http::count")]
+    #[serde(default, deserialize_with = "crate::http::count")]
     pub input_tokens: u64,
-    #[serde(default, deserialize_with = "crate::model::http::count")]
+    #[serde(default, deserialize_with = "crate::http::count")]
     pub output_tokens: u64,
-    #[serde(default, deserialize_with = "crate::model::http::count")]
+    #[serde(default, deserialize_with = "crate::http::count")]
     pub cache_creation_input_tokens: u64,
-    #[serde(default, deserialize_with = "crate::model::http::count")]
+    #[serde(default, deserialize_with = "crate::http::count")]
     pub cache_read_input_tokens: u64,
 }
 
@@ -95,7 +95,7 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
     if let Some(error) = message.error.filter(|error| !error.is_null()) {
         return Err(format!(
             "the provider reported an error: {}",
-            crate::model::http::error_text(&error)
+            crate::http::error_text(&error)
         ));
     }
     if message.content.len() > MAX_BLOCKS {

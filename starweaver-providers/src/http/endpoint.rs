@@ -9,7 +9,7 @@ use reqwest::header::{HeaderName, HeaderValue};
 use super::{
     request_error, scrub, Adapt, ApiKey, HttpClient, HttpOptions, JsonPost, Plans, ToolAdapter,
 };
-use crate::model::{
+use starweaver_core::model::{
     response_as_stream, ModelError, ModelResponse, ModelResponseStream, ProviderKind,
 };
 
@@ -68,19 +68,16 @@ impl Endpoint {
             })
     }
 
-    /// Posts `body` to `base_url` + `path`, the key in `secret_header` as `secret_value`.
+    /// Posts the serialized `body` to `base_url` + `path`, the key in `secret_header`.
     pub(crate) async fn post(
         &self,
         path: &str,
-        body: &impl serde::Serialize,
+        body: Vec<u8>,
         key: &str,
         secret_header: (HeaderName, String),
         headers: Vec<(HeaderName, HeaderValue)>,
         plans: Plans,
     ) -> Result<Answer, ModelError> {
-        let body = serde_json::to_vec(body).map_err(|error| {
-            request_error(&self.name, format!("cannot write the request: {error}"))
-        })?;
         let url = format!("{}{path}", self.base_url.trim_end_matches('/'));
         let response = self
             .http

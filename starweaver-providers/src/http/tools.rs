@@ -7,15 +7,15 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
-use crate::bounds::MAX_JSON_DEPTH;
-use crate::model::{
+use starweaver_core::bounds::MAX_JSON_DEPTH;
+use starweaver_core::model::{
     check_tool_name, AdaptedSchema, ModelResponse, RequestNotice, RequestNoticeKind, ResponsePart,
     SchemaIncompatible, ToolCallArguments, ToolDefinition,
 };
 
 /// A tool as it goes on the wire.
 #[derive(Debug)]
-pub(crate) struct WireTool {
+pub struct WireTool {
     /// The schema to send, serialized once: every request copies these bytes instead of
     /// writing the schema again.
     pub schema: Box<serde_json::value::RawValue>,
@@ -27,7 +27,7 @@ pub(crate) struct WireTool {
 
 /// What becomes of one definition.
 #[derive(Debug)]
-pub(crate) struct Planned {
+pub struct Planned {
     /// The tool to send, or `None` when it is left out.
     pub wire: Option<WireTool>,
     /// What to report about it.
@@ -35,7 +35,7 @@ pub(crate) struct Planned {
 }
 
 /// A definition and its plan, as request builders borrow them.
-pub(crate) type PlannedTool<'a> = (&'a ToolDefinition, Arc<Planned>);
+pub type PlannedTool<'a> = (&'a ToolDefinition, Arc<Planned>);
 
 /// How a provider adapts one definition: the adapted schema and whether it is sent strict.
 pub(crate) type Adapt = fn(&ToolDefinition) -> Result<(AdaptedSchema, bool), SchemaIncompatible>;
@@ -140,14 +140,6 @@ impl ToolAdapter {
         definitions
             .iter()
             .map(|definition| (definition, self.plan(definition)))
-            .collect()
-    }
-
-    /// The notices for these definitions.
-    pub(crate) fn notices(&self, definitions: &[ToolDefinition]) -> Vec<RequestNotice> {
-        definitions
-            .iter()
-            .filter_map(|definition| self.plan(definition).notice.clone())
             .collect()
     }
 }
@@ -273,9 +265,9 @@ mod tests {
     fn calls_are_restored_with_the_plans_their_request_was_built_with() {
         let adapter = ToolAdapter::new("Test", |definition| {
             Ok((
-                crate::model::adapt_schema(
+                starweaver_core::model::adapt_schema(
                     &definition.parameters,
-                    crate::model::SchemaDialect::OpenAiStrict,
+                    starweaver_core::model::SchemaDialect::OpenAiStrict,
                 )?,
                 true,
             ))
@@ -291,11 +283,9 @@ mod tests {
         let second = [nullable];
         let _ = adapter.plan_all(&second);
         let answer = || {
-            crate::model::ModelResponse::tool_calls([crate::model::ToolCallPart::new(
-                "c1",
-                "lookup",
-                "{\"limit\": null}",
-            )])
+            starweaver_core::model::ModelResponse::tool_calls([
+                starweaver_core::model::ToolCallPart::new("c1", "lookup", "{\"limit\": null}"),
+            ])
         };
         let mut response = answer();
         plans.restore(&mut response);
@@ -366,9 +356,9 @@ mod tests {
     fn a_changed_definition_is_planned_again() {
         let adapter = ToolAdapter::new("Test", |definition| {
             Ok((
-                crate::model::adapt_schema(
+                starweaver_core::model::adapt_schema(
                     &definition.parameters,
-                    crate::model::SchemaDialect::OpenAi,
+                    starweaver_core::model::SchemaDialect::OpenAi,
                 )?,
                 false,
             ))

@@ -7,14 +7,14 @@ use futures::stream::{BoxStream, StreamExt};
 
 use super::client::transport_error;
 use super::HttpOptions;
-use crate::model::ModelError;
+use starweaver_core::model::ModelError;
 
 /// Largest streamed answer read, all events together.
 pub(crate) const MAX_STREAM_BYTES: usize = 32 * 1024 * 1024;
 
 /// One event: its `event:` name (empty when none) and its `data:`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct SseEvent {
+pub struct SseEvent {
     /// The event name.
     pub event: String,
     /// The data lines, joined.

@@ -8,7 +8,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE, RETRY_AF
 
 use super::retry::{is_retryable_status, parse_retry_after};
 use super::HttpOptions;
-use crate::model::ModelError;
+use starweaver_core::model::ModelError;
 
 /// Largest non-streamed answer read (a whole answer with tool calls is far smaller).
 pub(crate) const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;

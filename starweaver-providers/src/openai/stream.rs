@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use super::response::{assemble, finish_reason, WireUsage, MAX_CALLS};
-use crate::model::http::{Assemble, SseEvent};
-use crate::model::{FinishReason, ModelResponse, ToolCallPart};
+use crate::http::{Assemble, SseEvent};
+use starweaver_core::model::{FinishReason, ModelResponse, ToolCallPart};
 
 #[derive(Deserialize)]
 struct Chunk {
@@ -66,7 +66,7 @@ struct PartialCall {
 
 /// The response so far.
 #[derive(Default)]
-pub(super) struct Assembler {
+pub struct Assembler {
     text: String,
     refusal: String,
     /// The calls in the order they opened.

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::model::ToolReturnPart;
+use starweaver_core::model::ToolReturnPart;
 
 /// The return's content: a string as it is, other JSON serialized compactly.
 pub(crate) fn return_text(part: &ToolReturnPart) -> Cow<'_, str> {

@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::capabilities;
-use crate::model::http::{compact, return_text, PlannedTool};
-use crate::model::{
+use crate::http::{compact, return_text, PlannedTool};
+use starweaver_core::model::{
     ModelMessage, ModelRequestParameters, RequestPart, ResponsePart, ToolCallArguments,
 };
 

@@ -7,10 +7,10 @@ use std::collections::VecDeque;
 use futures::stream::{self, BoxStream, StreamExt};
 
 use super::{request_error, scrubbed, Plans, SseEvent};
-use crate::model::{ModelError, ModelResponse, ModelResponseStream, ModelStreamEvent};
+use starweaver_core::model::{ModelError, ModelResponse, ModelResponseStream, ModelStreamEvent};
 
 /// A protocol's stream state.
-pub(crate) trait Assemble: Send + 'static {
+pub trait Assemble: Send + 'static {
     /// Takes one event; returns the text it adds.
     fn push(&mut self, event: &SseEvent) -> Result<Option<String>, String>;
     /// Whether the protocol's end marker arrived.

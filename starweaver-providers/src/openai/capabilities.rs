@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::{ModelSettings, ProviderKind, RequestNotice};
+use starweaver_core::model::{ModelSettings, ProviderKind, RequestNotice};
 
 /// The settings to send for `model`, in a fixed order, and what was left out.
 pub(super) fn settings(

@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::model::http::{return_text, PlannedTool};
-use crate::model::{
+use crate::http::{return_text, PlannedTool};
+use starweaver_core::model::{
     ModelMessage, ModelRequestParameters, RequestPart, ResponsePart, ToolCallArguments,
 };
 
@@ -200,7 +200,9 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::model::{ModelRequest, ModelResponse, ResponsePart, TextPart, ToolCallPart};
+    use starweaver_core::model::{
+        ModelRequest, ModelResponse, ResponsePart, TextPart, ToolCallPart,
+    };
 
     #[test]
     fn blank_text_is_never_sent_as_a_block() {
