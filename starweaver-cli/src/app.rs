@@ -1,4 +1,4 @@
-//! The `starweaver` command line: `run` runs an agent manifest, `check` reports every problem
+//! The `starweaver` program: `run` runs an agent manifest, `check` reports every problem
 //! in agent manifests, `schema` prints the manifest JSON Schema for editors, `tools` lists what
 //! the model would see, and `completions` writes shell completion scripts.
 
@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
-mod cli;
-use starweaver_config::check::{print_outcome, run_schema, CheckArgs, SchemaArgs};
+use crate as cli;
+use crate::check::{print_outcome, run_schema, CheckArgs, SchemaArgs};
 
 /// Declarative, config-driven agents: run, check and describe agent manifests.
 #[derive(Parser)]
@@ -47,7 +47,11 @@ enum Command {
     Completions(cli::completions::CompletionsArgs),
 }
 
-fn main() -> ExitCode {
+/// The whole `starweaver` program: parses the process's arguments, runs the command and
+/// returns its exit status, so the binary's `main` is one call (and a test or an application's
+/// own binary can run the same program).
+#[must_use]
+pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {

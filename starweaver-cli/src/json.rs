@@ -7,11 +7,11 @@
 use std::io::Write;
 
 use serde_json::{json, Value};
-use starweaver::{AgentHitlRequest, AgentStreamRecord};
+use starweaver_core::agent::{AgentHitlRequest, AgentStreamRecord};
 
-use crate::cli::plain::PlainUi;
-use crate::cli::run::{exit_code, UiSettings};
-use crate::cli::ui::{Answers, RunOutcome, RunUi};
+use crate::plain::PlainUi;
+use crate::run::{exit_code, UiSettings};
+use crate::ui::{Answers, RunOutcome, RunUi};
 
 /// JSON lines on a writer (standard output).
 pub struct JsonUi {

@@ -6,16 +6,17 @@
 use std::io::Write;
 
 use serde_json::Value;
-use starweaver::model::Usage;
-use starweaver::{
+use starweaver_core::agent::{
     AgentHitlRequest, AgentHitlRequestKind, AgentHitlUserInteraction, AgentStreamEvent,
-    AgentStreamRecord, ToolCallArguments,
+    AgentStreamRecord,
 };
+use starweaver_core::model::ToolCallArguments;
+use starweaver_core::model::Usage;
 
-use crate::cli::run::{is_question, UiSettings};
-use crate::cli::terminal::text::{clean, shorten};
-use crate::cli::ui::{Answers, RunOutcome, RunUi};
-use crate::cli::waits::Waits;
+use crate::run::{is_question, UiSettings};
+use crate::terminal::text::{clean, shorten};
+use crate::ui::{Answers, RunOutcome, RunUi};
+use crate::waits::Waits;
 
 /// How many characters of arguments and results a line shows.
 const SHOWN_CHARS: usize = 80;
@@ -281,7 +282,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
-    use crate::cli::run::Redactor;
+    use crate::mask::Redactor;
 
     /// A writer whose bytes the test reads back.
     #[derive(Clone, Default)]
@@ -309,10 +310,14 @@ mod tests {
         let mut ui = PlainUi::new(Box::new(out.clone()), Box::new(std::io::sink()), settings);
         // The secret starts a few characters before the 80th, so a cut keeps only its head.
         let text = format!("{}{secret}", "x".repeat(SHOWN_CHARS - 18));
-        let call = starweaver::ToolCallPart::new("c1", "fetch", serde_json::json!({"t": text}));
+        let call = starweaver_core::model::ToolCallPart::new(
+            "c1",
+            "fetch",
+            serde_json::json!({"t": text}),
+        );
         ui.record(&AgentStreamRecord {
             sequence: 0,
-            run_id: starweaver::RunId::default(),
+            run_id: starweaver_core::context::RunId::default(),
             event: AgentStreamEvent::ToolCall { call },
         });
         let shown = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();

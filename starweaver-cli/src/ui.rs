@@ -4,8 +4,8 @@
 
 use std::path::PathBuf;
 
-use starweaver::model::Usage;
-use starweaver::{AgentHitlRequest, AgentHitlUserInteraction, AgentStreamRecord};
+use starweaver_core::agent::{AgentHitlRequest, AgentHitlUserInteraction, AgentStreamRecord};
+use starweaver_core::model::Usage;
 
 /// What the UI decided for the calls a waiting run needs. A call named in neither list stays
 /// pending: the run stops waiting (saved when `--save` is given) and exits with status 3.

@@ -2,7 +2,9 @@
 //! and terminal output, `check --explain` and `tools` all say "waits for approval" and "waits
 //! for answers" (a test holds them to it), and the flag that answers the call on a resume.
 
-use starweaver::{AgentHitlRequest, AgentHitlRequestKind, CLARIFYING_QUESTIONS_REQUEST_KIND};
+use starweaver_core::agent::{AgentHitlRequest, AgentHitlRequestKind};
+
+use starweaver_core::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
 
 /// What a pending call waits for, and the flag that answers it without a terminal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +34,7 @@ impl Waits {
 
     /// What the call of a control-flow return waits for (`None`: it waits for nothing).
     #[must_use]
-    pub fn of_return(part: &starweaver::ToolReturnPart) -> Option<Self> {
+    pub fn of_return(part: &starweaver_core::model::ToolReturnPart) -> Option<Self> {
         let asks = part
             .metadata
             .get("request")
@@ -40,9 +42,9 @@ impl Waits {
             .and_then(serde_json::Value::as_str)
             == Some(CLARIFYING_QUESTIONS_REQUEST_KIND);
         match part.kind {
-            starweaver::ToolReturnKind::ApprovalRequired if asks => Some(Self::Answers),
-            starweaver::ToolReturnKind::ApprovalRequired => Some(Self::Approval),
-            starweaver::ToolReturnKind::Deferred => Some(Self::Result),
+            starweaver_core::model::ToolReturnKind::ApprovalRequired if asks => Some(Self::Answers),
+            starweaver_core::model::ToolReturnKind::ApprovalRequired => Some(Self::Approval),
+            starweaver_core::model::ToolReturnKind::Deferred => Some(Self::Result),
             _ => None,
         }
     }

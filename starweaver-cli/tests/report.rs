@@ -2,9 +2,9 @@
 //! awkward paths and messages that no checker rule produces yet.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use starweaver_config::check::{status_of, CheckStatus};
+use starweaver_cli::check::{status_of, CheckStatus};
+use starweaver_cli::report::{github, human, json, render, sarif, FileReport, Format};
 use starweaver_config::diagnostics::{Diagnostic, Rule};
-use starweaver_config::report::{github, human, json, render, sarif, FileReport, Format};
 use starweaver_config::yaml::{Position, Span};
 
 const SOURCE: &str = "version: 1\nshell: {allow_execute: true}\n";

@@ -3,12 +3,12 @@
 use std::io::Read as _;
 use std::path::PathBuf;
 
-use super::catalog::CatalogNames;
-use super::collect::{collect_files, DEFAULT_PATH};
-use super::limit::ManifestLimit;
+use starweaver_config::check::{collect_files, CatalogNames, DEFAULT_PATH};
+use starweaver_config::validate::{check, too_large, CheckContext};
+
+use super::limit::ManifestLimitArgs;
 use super::status::{status_of, CheckStatus};
 use crate::report::{render, FileReport, Format};
-use crate::validate::{check, too_large, CheckContext};
 
 /// The arguments of `starweaver check`.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -33,7 +33,7 @@ pub struct CheckArgs {
     pub explain: bool,
     /// How large a manifest file may be.
     #[command(flatten)]
-    pub limit: ManifestLimit,
+    pub limit: ManifestLimitArgs,
     /// Count the tools registered in this binary as the catalog when `--catalog` is not given
     /// (an application's own checker, [`crate::check_main`], sets it).
     #[arg(skip)]

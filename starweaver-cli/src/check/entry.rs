@@ -30,7 +30,7 @@ struct Standalone {
 ///
 /// ```no_run
 /// fn main() -> std::process::ExitCode {
-///     starweaver_config::check_main()
+///     starweaver_cli::check_main()
 /// }
 /// ```
 #[must_use]

@@ -48,8 +48,8 @@ pub fn status_of(reports: &[FileReport], deny_warnings: bool) -> CheckStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::{Diagnostic, Rule};
-    use crate::yaml::{Position, Span};
+    use starweaver_config::diagnostics::{Diagnostic, Rule};
+    use starweaver_config::yaml::{Position, Span};
 
     #[test]
     fn warnings_fail_only_when_denied() {

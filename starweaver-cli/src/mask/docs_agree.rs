@@ -9,7 +9,7 @@ use super::{is_secret_name, SECRET_WORDS};
 
 fn doc(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("docs")
+        .join("../docs")
         .join(name);
     std::fs::read_to_string(path).unwrap()
 }

@@ -336,9 +336,8 @@ impl Redactor {
     }
 }
 
-/// The docs state this file's rule (`secrets_docs.rs`).
+/// The docs state this module's rule (`docs_agree.rs`).
 #[cfg(test)]
-#[path = "secrets_docs.rs"]
 mod docs_agree;
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::ops::Range;
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
 use super::{FileReport, Summary};
-use crate::diagnostics::{Diagnostic, Severity};
+use starweaver_config::diagnostics::{Diagnostic, Severity};
 
 /// Every diagnostic as
 ///

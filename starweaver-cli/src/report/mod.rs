@@ -1,13 +1,11 @@
 //! How check results are printed: one renderer per output format, all over the same
 //! [`FileReport`] list, so every format carries the same problems in the same order.
 //!
-//! `human` is for people at a terminal, [`json`] for scripts, [`github`] for workflow
-//! annotations and [`sarif`] for code-scanning dashboards. `human`, [`Format`] and [`render`]
-//! are the `check` command's and come with the `cli` feature (the default); the others are
-//! always built, for hosts that report checks their own way.
+//! [`human`] is for people at a terminal, [`json`] for scripts, [`github`] for workflow
+//! annotations and [`sarif`] for code-scanning dashboards; a host that reports checks its own
+//! way calls one renderer directly.
 
 pub mod github;
-#[cfg(feature = "cli")]
 pub mod human;
 pub mod json;
 pub mod sarif;
@@ -15,7 +13,7 @@ mod summary;
 
 pub use summary::Summary;
 
-use crate::diagnostics::Diagnostic;
+use starweaver_config::diagnostics::Diagnostic;
 
 /// One checked file: the name to print, its bytes (for source snippets) and what was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +39,6 @@ impl FileReport {
 }
 
 /// The output formats `starweaver check --format` accepts.
-#[cfg(feature = "cli")]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     /// rustc-style messages with the source line and a caret, then a summary.
@@ -56,7 +53,6 @@ pub enum Format {
 }
 
 /// Renders `reports` in `format`; the text always ends with a newline.
-#[cfg(feature = "cli")]
 #[must_use]
 pub fn render(format: Format, reports: &[FileReport]) -> String {
     match format {

@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::FileReport;
-use crate::diagnostics::{Rule, Severity};
+use starweaver_config::diagnostics::{Rule, Severity};
 
 /// The SARIF schema the log declares.
 pub const SCHEMA: &str =

@@ -3,7 +3,7 @@
 use std::fmt;
 
 use super::FileReport;
-use crate::diagnostics::{Diagnostic, Severity};
+use starweaver_config::diagnostics::{Diagnostic, Severity};
 
 /// How many errors and warnings were found in how many files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,8 +73,8 @@ fn plural(count: usize, noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::Rule;
-    use crate::yaml::{Position, Span};
+    use starweaver_config::diagnostics::Rule;
+    use starweaver_config::yaml::{Position, Span};
 
     #[test]
     fn counts_pluralise() {

@@ -5,12 +5,13 @@
 
 use std::collections::BTreeMap;
 
-use starweaver::{
+use starweaver_core::agent::{
     AgentHitlRequest, AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction,
-    CLARIFYING_QUESTIONS_REQUEST_KIND,
 };
 
-use crate::cli::waits::Waits;
+use starweaver_core::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
+
+use crate::waits::Waits;
 
 /// How the command answers pending calls on its own.
 #[derive(Clone, Debug, Default)]

@@ -29,7 +29,7 @@ pub struct RunArgs {
     pub max_steps: Option<u32>,
     /// How large the manifest file may be.
     #[command(flatten)]
-    pub limit: starweaver::config::check::ManifestLimit,
+    pub limit: crate::check::ManifestLimitArgs,
     /// Saves the run to FILE when it ends (waiting, cancelled, completed or failed), to continue
     /// with --resume.
     #[arg(long, value_name = "FILE")]

@@ -2,11 +2,11 @@
 
 use std::io::IsTerminal as _;
 
-use super::secrets::Redactor;
-use crate::cli::json::JsonUi;
-use crate::cli::plain::PlainUi;
-use crate::cli::terminal::{color_enabled, TerminalOptions, TerminalUi};
-use crate::cli::ui::RunUi;
+use crate::json::JsonUi;
+use crate::mask::Redactor;
+use crate::plain::PlainUi;
+use crate::terminal::{color_enabled, TerminalOptions, TerminalUi};
+use crate::ui::RunUi;
 
 /// What every UI needs to know about the command line.
 #[derive(Clone, Debug, Default)]

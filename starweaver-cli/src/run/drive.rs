@@ -6,14 +6,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use starweaver::model::Usage;
-use starweaver::{
+use starweaver_core::agent::{
     AgentError, AgentHitlResults, AgentRunOptions, AgentRunResult, AgentSession, AgentStreamRecord,
 };
+use starweaver_core::model::Usage;
 use tokio_util::sync::CancellationToken;
 
 use super::answers::AutoAnswers;
-use crate::cli::ui::RunUi;
+use crate::ui::RunUi;
 
 /// How long a cancelled run may take to stop its tool calls (their processes get a shorter
 /// grace before they are killed) before it is dropped, which kills what is left.

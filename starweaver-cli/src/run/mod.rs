@@ -13,7 +13,6 @@ mod plan;
 mod prepare;
 mod prompt;
 mod save;
-mod secrets;
 #[cfg(test)]
 mod tests;
 
@@ -21,8 +20,8 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
 use std::process::ExitCode;
 
-use starweaver::environment::attached_process_shell;
-use starweaver::{AgentHitlResults, AgentSession};
+use starweaver_core::agent::{AgentHitlResults, AgentSession};
+use starweaver_core::environment::attached_process_shell;
 use tokio::signal::unix::{signal, SignalKind};
 
 pub use answers::is_question;
@@ -34,9 +33,8 @@ use plan::{plan, Plan};
 pub use prepare::Hooks;
 use prepare::{prepare, Prepared};
 use save::{SaveFile, Secrets};
-pub use secrets::Redactor;
 
-use crate::cli::ui::{RunOutcome, RunUi};
+use crate::ui::{RunOutcome, RunUi};
 
 /// Why the command stops before (or instead of) running, with the status to exit with.
 #[derive(Clone, Debug)]
@@ -150,7 +148,7 @@ pub async fn execute(
         &plan.manifest,
         &plan.vars,
         plan.max_steps,
-        args.limit,
+        args.limit.limit(),
         hooks,
     )
     .await
@@ -293,9 +291,9 @@ fn unseen(ui: &dyn RunUi, code: u8) -> u8 {
 
 /// A session of `agent` from saved state, with the live environment of the freshly loaded one.
 fn restore(
-    agent: starweaver::Agent,
+    agent: starweaver_core::agent::Agent,
     loaded: &AgentSession,
-    state: starweaver::AgentSessionState,
+    state: starweaver_core::agent::AgentSessionState,
 ) -> AgentSession {
     let mut session = AgentSession::restore(agent, state);
     if let Some(environment) = loaded.environment() {

@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use starweaver::{AgentHitlResults, AgentSessionState};
+use starweaver_core::agent::{AgentHitlResults, AgentSessionState};
 
 use super::answers::{parse_answers, parse_results, AutoAnswers};
 use super::save::SaveFile;
-use super::secrets::Redactor;
 use super::{RunArgs, Stop};
+use crate::mask::Redactor;
 
 /// A run ready to load.
 #[derive(Debug)]

@@ -4,16 +4,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use starweaver::config::check::{ManifestLimit, MAX_MANIFEST_BYTES_FLAG};
-use starweaver::config::diagnostics::Severity;
-use starweaver::config::load::{load, read_with_context, LoadOptions, LoadedAgent, ToolResolver};
-use starweaver::config::manifest::Manifest;
-use starweaver::config::report::{human, FileReport};
-use starweaver::config::validate::CheckContext;
-use starweaver::DynModel;
+use crate::report::{human, FileReport};
+use starweaver_config::check::{ManifestLimit, MAX_MANIFEST_BYTES_FLAG};
+use starweaver_config::diagnostics::Severity;
+use starweaver_config::load::{load, read_with_context, LoadOptions, LoadedAgent, ToolResolver};
+use starweaver_config::manifest::Manifest;
+use starweaver_config::validate::CheckContext;
+use starweaver_core::model::DynModel;
 
-use super::secrets::is_secret;
 use super::Stop;
+use crate::mask::is_secret;
 use starweaver_config::files::{read_limited, ReadLimitedError};
 
 /// What a host adds to loading besides the file: the model and tool source tests substitute.
@@ -68,7 +68,7 @@ pub async fn prepare(
     if hooks.tools.is_none() {
         // The tools linked into this binary are the ones loading can find: a name outside them
         // is an `unknown-tool` diagnostic now rather than a load error later.
-        context = context.with_catalog(starweaver::catalog::names());
+        context = context.with_catalog(starweaver_core::catalog::names());
     }
     let shown = path.display().to_string();
     let (mut manifest, warnings) = read_with_context(&bytes, &context).map_err(|diagnostics| {

@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use starweaver::{AgentHitlResults, AgentSessionState};
+use starweaver_core::agent::{AgentHitlResults, AgentSessionState};
 
-use super::secrets::{Redactor, MASK};
+use crate::mask::{Redactor, MASK};
 use starweaver_config::files::{read_limited, ReadLimitedError};
 
 /// The `format` field every save file carries.
@@ -354,9 +354,11 @@ mod tests {
             ("api_key".to_string(), "sk-1".to_string()),
             ("tone".to_string(), "dry".to_string()),
         ]);
-        let session = starweaver::AgentSession::new(
-            starweaver::AgentBuilder::new(std::sync::Arc::new(starweaver::TestModel::auto()))
-                .build(),
+        let session = starweaver_core::agent::AgentSession::new(
+            starweaver_core::agent::AgentBuilder::new(std::sync::Arc::new(
+                starweaver_core::model::TestModel::auto(),
+            ))
+            .build(),
         );
         let file = SaveFile::new(
             Path::new("/m.yaml"),
@@ -391,16 +393,19 @@ mod tests {
     #[test]
     fn answers_given_are_kept_and_a_secret_in_one_is_refused() {
         let vars = BTreeMap::from([("api_key".to_string(), "sk-12345".to_string())]);
-        let session = starweaver::AgentSession::new(
-            starweaver::AgentBuilder::new(std::sync::Arc::new(starweaver::TestModel::auto()))
-                .build(),
+        let session = starweaver_core::agent::AgentSession::new(
+            starweaver_core::agent::AgentBuilder::new(std::sync::Arc::new(
+                starweaver_core::model::TestModel::auto(),
+            ))
+            .build(),
         );
         let secrets = Secrets {
             declared: &[],
             redactor: &Redactor::for_vars(&vars),
         };
-        let approved = AgentHitlResults::new()
-            .with_interaction(starweaver::AgentHitlUserInteraction::approved("call-1"));
+        let approved = AgentHitlResults::new().with_interaction(
+            starweaver_core::agent::AgentHitlUserInteraction::approved("call-1"),
+        );
         let file = SaveFile::new(
             Path::new("/m.yaml"),
             &vars,
@@ -434,9 +439,11 @@ mod tests {
             // Not secret: its value only happens to be the mask.
             ("tone".to_string(), MASK.to_string()),
         ]);
-        let session = starweaver::AgentSession::new(
-            starweaver::AgentBuilder::new(std::sync::Arc::new(starweaver::TestModel::auto()))
-                .build(),
+        let session = starweaver_core::agent::AgentSession::new(
+            starweaver_core::agent::AgentBuilder::new(std::sync::Arc::new(
+                starweaver_core::model::TestModel::auto(),
+            ))
+            .build(),
         );
         let file = SaveFile::new(
             Path::new("/m.yaml"),

@@ -8,15 +8,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
-use starweaver::model::ModelResponse;
-use starweaver::{
-    string_tool, AgentHitlRequest, AgentStreamEvent, AgentStreamRecord, TestModel, ToolCallPart,
-    ToolResult,
-};
+use starweaver_core::agent::{AgentHitlRequest, AgentStreamEvent, AgentStreamRecord};
+use starweaver_core::model::ModelResponse;
+use starweaver_core::model::{TestModel, ToolCallPart};
+use starweaver_core::tools::{string_tool, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use super::{execute, plan, Hooks, Interrupt, RunArgs};
-use crate::cli::ui::{Answers, RunOutcome, RunUi};
+use crate::ui::{Answers, RunOutcome, RunUi};
 
 /// What the watcher needs to cancel a run: the token, the command line to wait for, and where
 /// to put the process group it found.
@@ -190,7 +189,7 @@ async fn a_deferred_call_waits_saves_and_resumes_with_its_result() {
         json!({"type": "object", "properties": {}}),
         |_ctx, _args| async move { Ok(ToolResult::new(json!("rendered here"))) },
     );
-    let render: starweaver::DynTool = Arc::new(render);
+    let render: starweaver_core::tools::DynTool = Arc::new(render);
     let hooks = Hooks {
         model: None,
         tools: Some(Arc::new(move |name: &str| {
@@ -303,7 +302,7 @@ async fn ctrl_c_during_a_resumed_call_cancels_it_kills_its_group_and_saves() {
     // The approved call runs before any new record: watch for the process from the start.
     ui.record(&AgentStreamRecord {
         sequence: 0,
-        run_id: starweaver::RunId::default(),
+        run_id: starweaver_core::context::RunId::default(),
         event: AgentStreamEvent::ToolCall {
             call: ToolCallPart::new("watch", "shell_exec", json!({})),
         },

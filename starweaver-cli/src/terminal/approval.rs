@@ -6,11 +6,11 @@ use console::Term;
 use dialoguer::theme::Theme;
 use dialoguer::{Input, Select};
 use serde_json::Value;
-use starweaver::{AgentHitlRequest, AgentHitlUserInteraction};
+use starweaver_core::agent::{AgentHitlRequest, AgentHitlUserInteraction};
 
 use super::style::Paint;
 use super::text::{pretty_json, shorten};
-use crate::cli::run::Redactor;
+use crate::mask::Redactor;
 
 /// Lines of pretty arguments shown before the choice.
 const ARGUMENT_LINES: usize = 24;
@@ -121,7 +121,7 @@ pub fn into_io(error: dialoguer::Error) -> std::io::Error {
 mod tests {
     use super::*;
     use serde_json::json;
-    use starweaver::AgentHitlRequestKind;
+    use starweaver_core::agent::AgentHitlRequestKind;
 
     #[test]
     fn edited_arguments_must_be_a_json_object() {

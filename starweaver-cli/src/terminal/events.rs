@@ -3,16 +3,16 @@
 //! functions of the record, so they are tested without a terminal.
 
 use serde_json::Value;
-use starweaver::model::{
+use starweaver_core::agent::AgentStreamEvent;
+use starweaver_core::model::{
     RequestNotice, RequestNoticeKind, ToolCallPart, ToolReturnKind, ToolReturnPart, Usage,
     MODEL_REQUEST_ADJUSTED_EVENT_KIND,
 };
-use starweaver::AgentStreamEvent;
 
 use super::style::Paint;
 use super::text::{inline_json, shorten, LINE_CHARS};
-use crate::cli::run::Redactor;
-use crate::cli::waits::Waits;
+use crate::mask::Redactor;
+use crate::waits::Waits;
 
 /// What a model adjusted in its request, one line per notice: a tool or setting left out, a
 /// schema rewritten.
@@ -163,7 +163,7 @@ pub fn usage_line(usage: &Usage, paint: Paint) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-    use starweaver::model::ToolCallArguments;
+    use starweaver_core::model::ToolCallArguments;
 
     fn none() -> Redactor {
         Redactor::default()
@@ -183,7 +183,7 @@ mod tests {
     #[test]
     fn a_model_adjustment_shows_each_notice_with_its_reason() {
         let event = AgentStreamEvent::Custom {
-            event: starweaver::ContextEvent::new(
+            event: starweaver_core::context::ContextEvent::new(
                 MODEL_REQUEST_ADJUSTED_EVENT_KIND,
                 serde_json::json!({"model": "openai:o3", "notices": [
                     {"kind": "setting_left_out", "subject": "temperature", "reason": "reasoning models accept only their default sampling"},

@@ -16,12 +16,13 @@ pub mod text;
 
 use console::Term;
 use dialoguer::theme::{ColorfulTheme, SimpleTheme, Theme};
-use starweaver::{AgentHitlRequest, AgentHitlRequestKind, AgentHitlUserInteraction};
-use starweaver::{AgentStreamEvent, AgentStreamRecord, CLARIFYING_QUESTIONS_REQUEST_KIND};
+use starweaver_core::agent::{AgentHitlRequest, AgentHitlRequestKind, AgentHitlUserInteraction};
+use starweaver_core::agent::{AgentStreamEvent, AgentStreamRecord};
+use starweaver_core::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::run::Redactor;
-use crate::cli::ui::{Answers, RunOutcome, RunUi};
+use crate::mask::Redactor;
+use crate::ui::{Answers, RunOutcome, RunUi};
 use spinner::Spinner;
 use style::Paint;
 use text::shorten;
@@ -296,7 +297,7 @@ mod tests {
     use serde_json::json;
 
     fn request(kind: AgentHitlRequestKind, request_kind: &str) -> AgentHitlRequest {
-        let mut metadata = starweaver::JsonMap::new();
+        let mut metadata = starweaver_core::JsonMap::new();
         metadata.insert("request".into(), json!({"kind": request_kind}));
         AgentHitlRequest {
             tool_call_id: "c1".into(),
@@ -327,7 +328,7 @@ mod tests {
     fn record(event: AgentStreamEvent) -> AgentStreamRecord {
         AgentStreamRecord {
             sequence: 0,
-            run_id: starweaver::RunId::default(),
+            run_id: starweaver_core::context::RunId::default(),
             event,
         }
     }
@@ -343,15 +344,16 @@ mod tests {
         ui.record(&record(AgentStreamEvent::TextDelta {
             delta: format!("I will use {secret} now"),
         }));
-        let call = starweaver::ToolCallPart::new("c1", "fetch", json!({"token": secret}));
+        let call =
+            starweaver_core::model::ToolCallPart::new("c1", "fetch", json!({"token": secret}));
         ui.record(&record(AgentStreamEvent::ToolCall { call }));
-        let part = starweaver::model::ToolReturnPart {
+        let part = starweaver_core::model::ToolReturnPart {
             tool_call_id: "c1".into(),
             tool_name: "fetch".into(),
             content: json!({"echo": format!("key={secret}")}),
-            kind: starweaver::model::ToolReturnKind::Success,
-            metadata: starweaver::JsonMap::new(),
-            private_metadata: starweaver::JsonMap::new(),
+            kind: starweaver_core::model::ToolReturnKind::Success,
+            metadata: starweaver_core::JsonMap::new(),
+            private_metadata: starweaver_core::JsonMap::new(),
         };
         ui.record(&record(AgentStreamEvent::ToolReturn { part }));
         let mut pending = request(AgentHitlRequestKind::Approval, "tool_approval");
@@ -359,7 +361,7 @@ mod tests {
         ui.answer(&[pending]);
         ui.finished(&RunOutcome::Completed {
             output: format!("The key is {secret}."),
-            usage: starweaver::model::Usage::default(),
+            usage: starweaver_core::model::Usage::default(),
         });
         ui.finished(&RunOutcome::Failed {
             message: format!("failed near {secret}"),
@@ -410,7 +412,7 @@ mod tests {
         assert!(!text.contains("9z"), "{text}");
         // The long line of the call is masked before it is cut.
         let long = format!("{}{secret}", "y".repeat(60));
-        let call = starweaver::ToolCallPart::new("c1", "sql", json!({"q": long}));
+        let call = starweaver_core::model::ToolCallPart::new("c1", "sql", json!({"q": long}));
         let line = events::call_line(&call, Paint::PLAIN, &redactor);
         assert!(!line.contains("p\\\"w") && line.contains(MASK), "{line}");
     }

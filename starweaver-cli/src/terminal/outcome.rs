@@ -1,13 +1,13 @@
 //! The last words of a run: the final answer, then what the run used; or
 //! why it stopped and how to go on.
 
-use starweaver::AgentHitlRequest;
+use starweaver_core::agent::AgentHitlRequest;
 
 use super::events::usage_line;
 use super::style::Paint;
 use super::text::{clean, shorten};
-use crate::cli::ui::RunOutcome;
-use crate::cli::waits::Waits;
+use crate::ui::RunOutcome;
+use crate::waits::Waits;
 
 /// The lines `finished` prints, in order (the answer may span lines).
 pub fn outcome_lines(outcome: &RunOutcome, paint: Paint) -> Vec<String> {
@@ -90,7 +90,7 @@ fn pending_line(request: &AgentHitlRequest, answered: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use starweaver::model::Usage;
+    use starweaver_core::model::Usage;
 
     #[test]
     fn the_answer_comes_before_the_usage() {

@@ -7,12 +7,13 @@ use console::Term;
 use dialoguer::theme::Theme;
 use dialoguer::{Input, MultiSelect, Select};
 use serde_json::{Map, Value};
-use starweaver::{AgentHitlRequest, AskUserQuestionArgs, ClarifyingQuestion};
+use starweaver_core::agent::AgentHitlRequest;
+use starweaver_core::bundles::{AskUserQuestionArgs, ClarifyingQuestion};
 
 use super::approval::into_io;
 use super::style::Paint;
 use super::text::shorten;
-use crate::cli::run::Redactor;
+use crate::mask::Redactor;
 
 /// The last item of a single-choice question.
 pub const OTHER: &str = "Other (type an answer)";
@@ -140,7 +141,8 @@ pub fn ask(
 mod tests {
     use super::*;
     use serde_json::json;
-    use starweaver::{normalize_clarifying_question_answers, AgentHitlRequestKind};
+    use starweaver_core::agent::AgentHitlRequestKind;
+    use starweaver_core::bundles::normalize_clarifying_question_answers;
 
     fn request(arguments: Value) -> AgentHitlRequest {
         AgentHitlRequest {

@@ -24,5 +24,5 @@ pub struct ToolsArgs {
     pub catalog: Option<PathBuf>,
     /// How large the manifest file may be.
     #[command(flatten)]
-    pub limit: starweaver::config::check::ManifestLimit,
+    pub limit: crate::check::ManifestLimitArgs,
 }

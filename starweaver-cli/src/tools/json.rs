@@ -20,7 +20,7 @@ pub(super) fn render(
     file: &str,
     listing: &[Listed],
     all: bool,
-    adjusted: &[starweaver::model::RequestNotice],
+    adjusted: &[starweaver_core::model::RequestNotice],
 ) -> String {
     let (first, later): (Vec<&Listed>, Vec<&Listed>) = listing.iter().partition(|row| row.first);
     let mut object = json!({

@@ -4,12 +4,12 @@
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use starweaver::config::load::{LoadedAgent, Reach};
-use starweaver::model::ToolDefinition;
-use starweaver::tools::{
+use starweaver_config::load::{LoadedAgent, Reach};
+use starweaver_core::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
+use starweaver_core::model::ToolDefinition;
+use starweaver_core::tools::{
     APPROVAL_REQUEST_KIND_METADATA_KEY, APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY,
 };
-use starweaver::CLARIFYING_QUESTIONS_REQUEST_KIND;
 
 /// How the model gets to a tool.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,10 +14,10 @@ pub use args::ToolsArgs;
 
 use std::path::Path;
 
-use starweaver::config::check::{load_checked, run_check, CheckArgs, CheckStatus};
-use starweaver::config::load::LoadedAgent;
-use starweaver::config::report::{self, Format};
-use starweaver::model::{ModelRequestParameters, RequestNotice, RequestNoticeKind};
+use crate::check::{load_checked, run_check, CheckArgs, CheckStatus};
+use crate::report::{self, Format};
+use starweaver_config::load::LoadedAgent;
+use starweaver_core::model::{ModelRequestParameters, RequestNotice, RequestNoticeKind};
 
 /// What `starweaver tools` prints and the status it exits with, kept apart from the process's
 /// streams so it can be tested.
@@ -87,9 +87,9 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
                 adjusted.len()
             ));
             for notice in &adjusted {
-                text.push_str(&crate::cli::terminal::events::notice_line(
+                text.push_str(&crate::terminal::events::notice_line(
                     notice,
-                    &crate::cli::run::Redactor::default(),
+                    &crate::mask::Redactor::default(),
                 ));
                 text.push('\n');
             }

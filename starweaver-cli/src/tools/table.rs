@@ -2,7 +2,7 @@
 //! its first line.
 
 use super::listing::{Approval, Listed};
-use crate::cli::terminal::text::clean;
+use crate::terminal::text::clean;
 
 /// Longest description shown; the rest is in `--json`.
 const MAX_DESCRIPTION_CHARS: usize = 72;

@@ -8,11 +8,11 @@ use super::facts::Explanation;
 use super::gather::{explain, Context};
 use super::source::ToolSource;
 use crate::check::CheckArgs;
-use crate::load::{load, read_with_context, LoadOptions, LoadedAgent};
-use crate::manifest::Manifest;
 use crate::report::FileReport;
-use crate::validate::CheckContext;
-use crate::yaml::Budgets;
+use starweaver_config::load::{load, read_with_context, LoadOptions, LoadedAgent};
+use starweaver_config::manifest::Manifest;
+use starweaver_config::validate::CheckContext;
+use starweaver_config::yaml::Budgets;
 
 /// Loads a manifest the check accepted, with the code tools `args` gives (stand-ins from
 /// `--catalog`, the binary's own tools, or unverified stand-ins), so a host can show what the

@@ -15,11 +15,11 @@ use super::facts::{
     Explanation, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts, SandboxMode,
     ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, ToolFacts,
 };
-use crate::load::{
+use starweaver_config::load::{
     first_party_tool, sandbox_policy, shell_policy, LoadedAgent, Reach, ToolsetSummary,
 };
-use crate::manifest::{EnvironmentKind, Manifest, ToolExecution, UnavailableTools};
-use crate::paths::writable_folder;
+use starweaver_config::manifest::{EnvironmentKind, Manifest, ToolExecution, UnavailableTools};
+use starweaver_config::paths::writable_folder;
 
 /// What `explain` needs besides the manifest and the loaded agent.
 pub(super) struct Context<'a> {

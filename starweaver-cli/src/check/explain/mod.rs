@@ -4,7 +4,7 @@
 //! the shell may run; which folder the agent works in and whether it can write there; the
 //! skills that load; the run's limits.
 //!
-//! The facts come from the agent the loader assembles (with [`crate::load::load`]), never from
+//! The facts come from the agent the loader assembles (with [`starweaver_config::load::load`]), never from
 //! a second reading of the manifest, so the explanation cannot drift from what runs. Only a
 //! manifest without errors is explained: otherwise the check's report is printed as usual.
 //!
@@ -32,8 +32,8 @@ use source::ToolSource;
 
 use super::command::{check_files, CheckArgs, CheckOutcome};
 use super::status::CheckStatus;
-use crate::diagnostics::Severity;
 use crate::report::{self, FileReport, Format};
+use starweaver_config::diagnostics::Severity;
 
 /// Checks the files, then explains each one if none has an error.
 ///
@@ -241,8 +241,8 @@ toolsets:
         let manifest = cat_only_with("{mode: read-only, writable: [target, ./out/../build]}");
         let (root, agent) = explained_agent(&manifest);
         let under = |folder: &str| root.join(folder).display().to_string();
-        let policy = crate::load::sandbox_policy(
-            crate::load::read(manifest.as_bytes())
+        let policy = starweaver_config::load::sandbox_policy(
+            starweaver_config::load::read(manifest.as_bytes())
                 .unwrap()
                 .shell
                 .as_ref(),

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use starweaver_core::tools::DynTool;
 
 use super::stand_in::{stand_ins, unverified};
-use crate::check::catalog::{read_catalog, CatalogError};
 use crate::check::CheckArgs;
-use crate::load::LoadOptions;
+use starweaver_config::check::{read_catalog, CatalogError};
+use starweaver_config::load::LoadOptions;
 
 /// The code tools the loader is given.
 #[derive(Clone)]

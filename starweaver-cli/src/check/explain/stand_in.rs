@@ -13,7 +13,7 @@ use starweaver_core::tools::{
 };
 use starweaver_core::BoxFuture;
 
-use crate::validate::{catalog_names, CatalogFileError};
+use starweaver_config::validate::{catalog_names, CatalogFileError};
 
 /// A tool known only by its catalog definition.
 #[derive(Debug)]
