@@ -5,41 +5,6 @@
 //!
 //! `cargo run --example terminal_ui` (add `--yes` to approve without asking)
 
-// The binary's own modules, compiled into this example as they are.
-// The example builds no cancelled outcome of its own.
-#[cfg(feature = "cli")]
-#[allow(dead_code)]
-#[path = "../src/cli/ui.rs"]
-mod ui;
-
-// The example uses only part of the UI.
-#[cfg(feature = "cli")]
-#[allow(dead_code)]
-#[path = "../src/cli/terminal/mod.rs"]
-mod terminal;
-
-// The secret masking the terminal UI applies (the demo has no secrets).
-#[cfg(feature = "cli")]
-#[allow(dead_code)]
-#[path = "../src/cli/run/secrets.rs"]
-mod secrets;
-
-// The words for what a pending call waits for, which the terminal UI's last lines use.
-#[cfg(feature = "cli")]
-#[allow(dead_code)]
-#[path = "../src/cli/waits.rs"]
-mod waits;
-
-/// The binary's module paths (`crate::cli::ui`, `crate::cli::terminal`, `crate::cli::run`).
-#[cfg(feature = "cli")]
-mod cli {
-    pub(crate) use super::{terminal, ui, waits};
-
-    pub(crate) mod run {
-        pub(crate) use crate::secrets::Redactor;
-    }
-}
-
 #[cfg(feature = "cli")]
 mod demo {
     use std::sync::{Arc, Mutex};
@@ -52,8 +17,8 @@ mod demo {
         ToolCallPart, ToolContext, ToolResult,
     };
 
-    use crate::cli::terminal::{color_enabled, TerminalOptions, TerminalUi};
-    use crate::cli::ui::{RunOutcome, RunUi};
+    use starweaver::cli::terminal::{color_enabled, TerminalOptions, TerminalUi};
+    use starweaver::cli::ui::{RunOutcome, RunUi};
 
     type Log = Arc<Mutex<Vec<String>>>;
 

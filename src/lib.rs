@@ -91,9 +91,23 @@ pub mod __private {
 }
 
 /// Agent manifests: the format's types, the position-keeping YAML
-/// reader, the checker (`validate`), loading into the runtime (`load`)
-/// and the `check` command with its report formats.
-pub use starweaver_config as config;
+/// reader, the checker (`validate`) and loading into the runtime
+/// (`load`); with the `cli` feature, `check_main` too, so an
+/// application's own checker binary is one line.
+pub mod config {
+    /// `starweaver check` as a whole program, with the tools linked into
+    /// the application as the catalog (from the command-line library).
+    #[cfg(feature = "cli")]
+    pub use starweaver_cli::check_main;
+    pub use starweaver_config::*;
+}
+
+/// The command line as a library (`cli` feature): every command of the
+/// `starweaver` binary, the terminal UI, the check's report formats and
+/// secret masking ([`cli::mask`]), for hosts that show runs or checks
+/// their own way.
+#[cfg(feature = "cli")]
+pub use starweaver_cli as cli;
 
 /// The README's examples run as doctests.
 #[cfg(doctest)]

@@ -1,24 +1,11 @@
 //! Agent manifests: the format's types (from which the JSON Schema and
-//! the reference are generated), the position-keeping YAML reader, and
-//! the checker that reports every problem with its line and column.
+//! the reference are generated), the position-keeping YAML reader, the
+//! checker that reports every problem with its line and column, and the
+//! loader that turns a checked manifest into an agent.
 //!
-//! The `cli` feature (on by default) adds the command-line pieces: the
-//! `check` and `schema` commands, `--explain`, the human report and
-//! `check_main`. Without it the crate reads, checks and loads manifests as
-//! a library, with no argument parser or report renderer.
-#![cfg_attr(
-    feature = "cli",
-    doc = r#"
-An application's own checker binary is one line, with the tools linked
-into it as the catalog:
-
-```no_run
-fn main() -> std::process::ExitCode {
-    starweaver_config::check_main()
-}
-```
-"#
-)]
+//! This is a library with no argument parser, terminal or report
+//! renderer: the `check`, `schema` and `--explain` commands, the report
+//! formats and `check_main` are the command line's, in `starweaver-cli`.
 
 pub mod check;
 pub mod diagnostics;
@@ -28,11 +15,7 @@ pub mod manifest;
 pub mod paths;
 pub mod providers;
 pub mod reference;
-pub mod report;
 pub mod script;
 pub mod template;
 pub mod validate;
 pub mod yaml;
-
-#[cfg(feature = "cli")]
-pub use check::entry::check_main;

@@ -18,6 +18,7 @@ mod boundaries;
 mod bounded_inputs;
 mod catalog;
 mod check_cli;
+mod cli_library;
 mod cli_quality;
 mod common;
 mod context_events;

@@ -88,11 +88,13 @@ impl CatalogNames {
     }
 }
 
-/// A catalog file's bytes, refused when larger than [`MAX_CATALOG_BYTES`].
+/// A catalog file's bytes, refused when larger than [`MAX_CATALOG_BYTES`], for a host that
+/// reads more of a catalog than its names (`check --explain` builds stand-in tools from its
+/// definitions) under the same limit and errors as [`CatalogNames::read`].
 ///
 /// # Errors
 /// When the file cannot be read or is too large.
-pub(crate) fn read_catalog(path: &Path) -> Result<Vec<u8>, CatalogError> {
+pub fn read_catalog(path: &Path) -> Result<Vec<u8>, CatalogError> {
     let shown = path.display().to_string();
     read_limited(path, MAX_CATALOG_BYTES).map_err(|error| match error {
         ReadLimitedError::Io(source) => CatalogError::Read {

@@ -1,8 +1,8 @@
-//! `--max-manifest-bytes`: how large a manifest file may be. Manifests are small and every one
-//! is untrusted, so files over the limit are refused before they are parsed; a generated
-//! manifest that is legitimately larger needs a way to say so. The option is defined here once
-//! and flattened into every command that reads manifests (`check`, `run`, `tools`), so the
-//! name the error message gives is the name each command takes.
+//! How large a manifest file may be. Manifests are small and every one is untrusted, so files
+//! over the limit are refused before they are parsed; a generated manifest that is
+//! legitimately larger needs a way to say so: the command line's `--max-manifest-bytes`
+//! ([`MAX_MANIFEST_BYTES_FLAG`]), which every command that reads manifests takes, so the name
+//! the error message gives is the name each command takes.
 
 use crate::yaml::Budgets;
 
@@ -14,17 +14,8 @@ pub const DEFAULT_MAX_MANIFEST_BYTES: u64 = Budgets::DEFAULT_MAX_DOCUMENT_BYTES 
 
 /// The size limit of the manifest files a command reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ManifestLimit {
     /// The largest manifest file read, in bytes; a larger one is refused before it is parsed.
-    #[cfg_attr(
-        feature = "cli",
-        arg(
-            long = "max-manifest-bytes",
-            value_name = "BYTES",
-            default_value_t = DEFAULT_MAX_MANIFEST_BYTES
-        )
-    )]
     pub max_manifest_bytes: u64,
 }
 

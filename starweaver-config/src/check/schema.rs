@@ -1,15 +1,10 @@
-//! `starweaver schema`: the manifest's JSON Schema, generated from the format's types, for
-//! editors (`# yaml-language-server: $schema=...`) and other tools.
-
-#[cfg(feature = "cli")]
-use std::path::PathBuf;
+//! The manifest's JSON Schema, generated from the format's types, for editors
+//! (`# yaml-language-server: $schema=...`) and other tools; `starweaver schema` prints it.
 
 use serde_json::{Map, Value};
 use starweaver_core::tools::schema_for_type;
 
 use super::catalog::CatalogNames;
-#[cfg(feature = "cli")]
-use super::status::CheckStatus;
 use crate::manifest::Manifest;
 
 /// The JSON Schema dialect the generated schema declares. The generator writes draft 2020-12,
@@ -18,19 +13,6 @@ pub const SCHEMA_DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// The toolset types whose `tools` entries name catalog tools.
 const CATALOG_TOOLSETS: [&str; 2] = ["tools", "deferred"];
-
-/// The arguments of `starweaver schema`.
-#[cfg(feature = "cli")]
-#[derive(Clone, Debug, Default, clap::Args)]
-#[command(
-    after_help = "Examples:\n  starweaver schema > schema/agent.schema.json\n  starweaver schema --catalog catalog.json"
-)]
-pub struct SchemaArgs {
-    /// A tool catalog (JSON); its tool names become the allowed values of `tools` entries in
-    /// `tools` and `deferred` toolsets, so editors complete and check them.
-    #[arg(long, value_name = "FILE")]
-    pub catalog: Option<PathBuf>,
-}
 
 /// The manifest schema with `$schema` and `title`; with a catalog, `tools` entries of `tools`
 /// and `deferred` toolsets are restricted to the catalog's names.
@@ -96,25 +78,6 @@ fn variants_mut(items: &mut Value) -> Option<&mut Vec<Value>> {
         .into_iter()
         .find(|key| object.contains_key(*key))?;
     object.get_mut(key)?.as_array_mut()
-}
-
-/// Runs `starweaver schema`: the schema text (pretty JSON and a newline) or, for an unusable
-/// catalog, the message and [`CheckStatus::Usage`].
-///
-/// # Errors
-/// When the catalog cannot be read or parsed; the message names the file.
-#[cfg(feature = "cli")]
-pub fn run_schema(args: &SchemaArgs) -> Result<String, (String, CheckStatus)> {
-    let catalog = args
-        .catalog
-        .as_deref()
-        .map(CatalogNames::read)
-        .transpose()
-        .map_err(|error| (format!("error: {error}\n"), CheckStatus::Usage))?;
-    let mut text = serde_json::to_string_pretty(&manifest_schema(catalog.as_ref()))
-        .map_err(|error| (format!("error: {error}\n"), CheckStatus::Usage))?;
-    text.push('\n');
-    Ok(text)
 }
 
 #[cfg(test)]

@@ -19,7 +19,5 @@ pub use error::LoadError;
 pub use options::{LoadOptions, ToolResolver};
 pub use read::{read, read_with_context, read_with_warnings};
 pub use summary::{Reach, ToolSummary, ToolsetSummary};
-// Only `check --explain` asks from outside the loader.
-#[cfg(feature = "cli")]
-pub(crate) use toolsets::first_party_tool;
+pub use toolsets::first_party_tool;
 pub use toolsets::READ_ONLY_FILESYSTEM_TOOLS;

@@ -369,8 +369,11 @@ fn resolve_deferred(
         .collect()
 }
 
-/// The first-party bundle tool (filesystem, shell or user input) named `name`, if any.
-pub(crate) fn first_party_tool(name: &str) -> Option<DynTool> {
+/// The first-party bundle tool (filesystem, shell or user input) named `name`, if any: the
+/// loader's own lookup, public so a host that explains an agent (`check --explain`) counts
+/// exactly the tools the loader would find as first-party.
+#[must_use]
+pub fn first_party_tool(name: &str) -> Option<DynTool> {
     [filesystem_tools(), shell_tools(), user_input_tools()]
         .iter()
         .flat_map(|bundle| bundle.get_tools())

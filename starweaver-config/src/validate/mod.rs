@@ -52,8 +52,7 @@ mod walk;
 pub use context::{catalog_definitions, catalog_names, CatalogFileError, CheckContext};
 pub use json::to_json;
 pub use structure::structure;
-#[cfg(feature = "cli")]
-pub(crate) use syntax::too_large;
+pub use syntax::too_large;
 
 use crate::diagnostics::Diagnostic;
 use crate::yaml;

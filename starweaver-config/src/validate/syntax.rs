@@ -25,9 +25,10 @@ pub(super) fn diagnostic(error: &YamlError) -> Diagnostic {
 
 /// The diagnostic for a file of `size` bytes over the `limit`, of which `head` is the start that
 /// was read: the size is the file's own (from its metadata), not the length of what was read.
-/// Only the command line reads files by size first; the library reads the bytes it is given.
-#[cfg(feature = "cli")]
-pub(crate) fn too_large(head: &[u8], size: u64, limit: usize) -> Diagnostic {
+/// For a host that reads files by size first, as the command line does (the library checks
+/// the bytes it is given), so an oversized file gets the same diagnostic as oversized bytes.
+#[must_use]
+pub fn too_large(head: &[u8], size: u64, limit: usize) -> Diagnostic {
     diagnostic(&YamlError::DocumentTooLarge {
         size: usize::try_from(size).unwrap_or(usize::MAX),
         limit,

@@ -19,6 +19,7 @@ const CRATE_LAYERS: &[&[&str]] = &[
     &["starweaver-core", "starweaver-macros"],
     &["starweaver-providers"],
     &["starweaver-config"],
+    &["starweaver-cli"],
     &["starweaver"],
     &["starweaver-renamed-dependency", "starweaver-macro-ui"],
 ];

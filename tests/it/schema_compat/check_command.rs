@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use starweaver::config::check::{run_check, CheckArgs};
+use starweaver::cli::check::{run_check, CheckArgs};
 use starweaver::config::diagnostics::{Diagnostic, Rule, Severity};
 use starweaver::{catalog, string_tool, ToolResult};
 

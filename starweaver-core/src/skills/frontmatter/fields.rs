@@ -6,16 +6,12 @@ use super::*;
 /// The known keys, each kept whatever its shape. A key that is present
 /// is `Some`, even when its value is null.
 ///
-/// serde-saphyr expands `<<` merges itself: a merged key that is also set
+/// The tree expands `<<` merges: a merged key that is also set
 /// explicitly (or by an earlier merge) is dropped, and merged entries
 /// come after the explicit ones. It compares keys as written, so
-/// `allowed-tools` and `allowed_tools` can both reach [`KeysVisitor`],
-/// which keeps one the same way ([`Keys::set_allowed_tools`]) and records
-/// two explicit lines as a repeat for [`parse_yaml`] to report. A merged
-/// entry is told apart by its location: its key and value are both
-/// referenced at the merge (`<<: *base`), while an explicit value always
-/// follows its key. (A serde alias would not do: serde rejects the second
-/// spelling as a duplicate field whether it was merged or not.)
+/// `allowed-tools` and `allowed_tools` can both arrive here, and
+/// [`Keys::set_allowed_tools`] keeps one, recording two explicit lines as
+/// a repeat for [`parse_yaml`] to report.
 #[derive(Default)]
 pub(super) struct Keys {
     name: Option<Spanned<Raw>>,
@@ -37,35 +33,36 @@ pub(super) struct AllowedTools {
     merged: bool,
 }
 
-pub(super) const KNOWN_KEYS: &[&str] = &[
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "allowed-tools",
-    "allowed_tools",
-    "metadata",
-];
-
-impl<'de> Deserialize<'de> for Keys {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_struct("Keys", KNOWN_KEYS, KeysVisitor)
-    }
+/// A value with where it is used (an alias's place, for a value an
+/// alias brings in), and its text as written when it is a scalar.
+pub(super) struct Spanned<T> {
+    pub value: T,
+    pub referenced: Location,
+    pub source: Option<String>,
 }
 
-pub(super) struct KeysVisitor;
-
-impl<'de> Visitor<'de> for KeysVisitor {
-    type Value = Keys;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("a mapping of frontmatter keys")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+impl Keys {
+    /// The known keys of the frontmatter's root; `None` when it is empty or
+    /// null. Every key must be text.
+    pub(super) fn read(root: Option<&Node>) -> Result<Option<Self>, TreeError> {
+        let Some(root) = root else {
+            return Ok(None);
+        };
+        let entries = match root.kind.as_ref() {
+            Kind::Mapping(entries) => entries,
+            Kind::Scalar {
+                value: Value::Null, ..
+            } => return Ok(None),
+            _ => {
+                return Err(TreeError::NotAMapping {
+                    at: root.referenced,
+                })
+            }
+        };
         let mut keys = Keys::default();
-        while let Some(key) = map.next_key::<Spanned<String>>()? {
-            let slot = match key.value.as_str() {
+        for entry in entries {
+            let key = key_text(&entry.key)?;
+            let slot = match key {
                 "name" => &mut keys.name,
                 "description" => &mut keys.description,
                 "license" => &mut keys.license,
@@ -77,25 +74,18 @@ impl<'de> Visitor<'de> for KeysVisitor {
                     } else {
                         "allowed_tools"
                     };
-                    let value: Spanned<Raw> = map.next_value()?;
-                    let merged = key.referenced == value.referenced;
-                    keys.set_allowed_tools(spelling, value, merged);
+                    keys.set_allowed_tools(spelling, raw(&entry.value)?, entry.merged);
                     continue;
                 }
-                _ => {
-                    map.next_value::<de::IgnoredAny>()?;
-                    continue;
-                }
+                _ => continue,
             };
-            // serde-saphyr rejects a key written twice and drops a merged
-            // key that is also explicit, so each known key comes once.
-            *slot = Some(map.next_value()?);
+            // The tree refuses a key written twice and drops a merged key
+            // that is also explicit, so each known key comes once.
+            *slot = Some(raw(&entry.value)?);
         }
-        Ok(keys)
+        Ok(Some(keys))
     }
-}
 
-impl Keys {
     /// Keeps one of `allowed-tools` and `allowed_tools`: an explicit line
     /// wins over a merged value, the first merged value over later ones,
     /// and a second explicit line is recorded as a repeat.
@@ -123,84 +113,72 @@ pub(super) enum Raw {
     List(Vec<Spanned<Value>>),
 }
 
-impl<'de> Deserialize<'de> for Raw {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(RawVisitor)
+/// A key's text: keys are read as text, so a null key or a list or
+/// mapping as a key cannot be read.
+fn key_text(key: &Node) -> Result<&str, TreeError> {
+    match key.kind.as_ref() {
+        Kind::Scalar {
+            value: Value::Null, ..
+        } => Err(TreeError::NullKey { at: key.referenced }),
+        Kind::Scalar { text, .. } => Ok(text),
+        _ => Err(TreeError::ComplexKey { at: key.referenced }),
     }
 }
 
-pub(super) struct RawVisitor;
-
-impl<'de> Visitor<'de> for RawVisitor {
-    type Value = Raw;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("any YAML value")
+fn spanned<T>(node: &Node, value: T) -> Spanned<T> {
+    Spanned {
+        value,
+        referenced: node.referenced,
+        source: match node.kind.as_ref() {
+            Kind::Scalar { text, .. } => Some(text.clone()),
+            _ => None,
+        },
     }
+}
 
-    fn visit_unit<E>(self) -> Result<Raw, E> {
-        Ok(Raw::Value(Value::Null))
-    }
+/// A known key's value: a list keeps its items' locations.
+fn raw(node: &Node) -> Result<Spanned<Raw>, TreeError> {
+    let value = match node.kind.as_ref() {
+        Kind::Sequence(items) => Raw::List(
+            items
+                .iter()
+                .map(|item| Ok(spanned(item, to_json(item)?)))
+                .collect::<Result<_, TreeError>>()?,
+        ),
+        _ => Raw::Value(to_json(node)?),
+    };
+    Ok(spanned(node, value))
+}
 
-    fn visit_bool<E>(self, value: bool) -> Result<Raw, E> {
-        Ok(Raw::Value(value.into()))
-    }
-
-    fn visit_i64<E>(self, value: i64) -> Result<Raw, E> {
-        Ok(Raw::Value(value.into()))
-    }
-
-    fn visit_u64<E>(self, value: u64) -> Result<Raw, E> {
-        Ok(Raw::Value(value.into()))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<Raw, E> {
-        Ok(Raw::Value(value.into()))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<Raw, E> {
-        Ok(Raw::Value(value.into()))
-    }
-
-    fn visit_string<E>(self, value: String) -> Result<Raw, E> {
-        Ok(Raw::Value(value.into()))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Raw, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
-            items.push(item);
+/// A node as JSON; mapping keys must be text.
+fn to_json(node: &Node) -> Result<Value, TreeError> {
+    match node.kind.as_ref() {
+        Kind::Scalar { value, .. } => Ok(value.clone()),
+        Kind::Sequence(items) => items
+            .iter()
+            .map(to_json)
+            .collect::<Result<_, _>>()
+            .map(Value::Array),
+        Kind::Mapping(entries) => {
+            let mut map = JsonMap::new();
+            for entry in entries {
+                map.insert(key_text(&entry.key)?.to_string(), to_json(&entry.value)?);
+            }
+            Ok(Value::Object(map))
         }
-        Ok(Raw::List(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Raw, A::Error> {
-        JsonMap::deserialize(de::value::MapAccessDeserializer::new(map))
-            .map(|map| Raw::Value(Value::Object(map)))
     }
 }
 
-/// Reads a value's text and describes it, from the YAML it came from.
-pub(super) struct Reader<'y> {
-    yaml: &'y str,
-}
+/// Reads a value's text and describes it.
+pub(super) struct Reader;
 
-impl Reader<'_> {
+impl Reader {
     /// A scalar as written: text as parsed, numbers and booleans with
     /// their spelling in the file (`1.10`, not `1.1`).
-    fn text(&self, value: &Value, at: Location) -> Option<String> {
+    fn text(&self, value: &Value, source: Option<&str>) -> Option<String> {
         match value {
             Value::String(text) => Some(text.clone()),
             Value::Number(_) | Value::Bool(_) => {
-                let span = at.span();
-                let source = span
-                    .byte_offset()
-                    .zip(span.byte_len())
-                    .and_then(|(at, len)| {
-                        let at = usize::try_from(at).ok()?;
-                        self.yaml
-                            .get(at..at.checked_add(usize::try_from(len).ok()?)?)
-                    });
                 Some(source.map_or_else(|| value.to_string(), str::to_string))
             }
             _ => None,
@@ -208,8 +186,8 @@ impl Reader<'_> {
     }
 
     /// The value's type in words, for messages.
-    fn describe(&self, value: &Value, at: Location) -> String {
-        let text = || quoted(&self.text(value, at).unwrap_or_default(), 40);
+    fn describe(&self, value: &Value, source: Option<&str>) -> String {
+        let text = || quoted(&self.text(value, source).unwrap_or_default(), 40);
         match value {
             Value::Null => "an empty value (null)".to_string(),
             Value::Bool(_) => format!("the boolean `{}`", text()),
@@ -223,7 +201,7 @@ impl Reader<'_> {
     /// Like [`Self::describe`], for a known key's value.
     fn describe_raw(&self, value: &Spanned<Raw>) -> String {
         match &value.value {
-            Raw::Value(raw) => self.describe(raw, value.defined),
+            Raw::Value(raw) => self.describe(raw, value.source.as_deref()),
             Raw::List(_) => "a list".to_string(),
         }
     }
@@ -241,7 +219,7 @@ impl Reader<'_> {
         match &value.value {
             Raw::Value(Value::Null) => Ok(None),
             Raw::Value(raw @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => {
-                Ok(self.text(raw, value.defined))
+                Ok(self.text(raw, value.source.as_deref()))
             }
             _ => Err(FrontmatterError::yaml(
                 Some(value.referenced),
@@ -291,7 +269,7 @@ impl Reader<'_> {
                     format!(
                         "item {} of `{key}` must be a tool name, but it is {}",
                         index + 1,
-                        self.describe(&item.value, item.defined)
+                        self.describe(&item.value, item.source.as_deref())
                     ),
                     FIX,
                 ));
@@ -322,29 +300,17 @@ impl Reader<'_> {
     }
 }
 
-/// How serde-saphyr reads frontmatter: its default budgets and alias
-/// limits (so alias bombs and deep nesting fail fast), duplicate keys as
-/// errors, and YAML 1.2-like typing of plain scalars in `metadata`.
-pub(super) fn options() -> Options {
-    let mut options = Options::default();
-    options.non_finite_float_policy = NonFiniteFloatPolicy::AsString;
-    options.strict_booleans = true;
-    options.leading_zero_numbers_as_strings = true;
-    options.underscored_numbers_as_strings = true;
-    options.with_snippet = false;
-    options
-}
-
 pub(super) fn parse_yaml(yaml: &str) -> Result<Frontmatter, FrontmatterError> {
     if let Some(error) = control_character(yaml) {
         return Err(error);
     }
-    let keys: Option<Keys> = serde_saphyr::from_str_with_options(yaml, options())
+    let keys = compose(yaml)
+        .and_then(|root| Keys::read(root.as_ref()))
         .map_err(|error| yaml_error(yaml, &error))?;
     let Some(keys) = keys else {
         return Ok(Frontmatter::default());
     };
-    let reader = Reader { yaml };
+    let reader = Reader;
     // `allowed-tools` and `allowed_tools` are one key.
     if let Some((first, earlier, key, later)) = keys.repeated_allowed_tools {
         return Err(FrontmatterError::yaml(

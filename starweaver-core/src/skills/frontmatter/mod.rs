@@ -1,37 +1,34 @@
 //! Splitting a SKILL.md into its YAML frontmatter and markdown body, and
-//! reading the frontmatter fields with `serde-saphyr`. The known keys are
-//! read whatever their shape (with their location), so a value of the
-//! wrong shape is reported in words a skill author can act on; unknown
-//! keys are skipped by serde.
+//! reading the frontmatter fields from `granit-parser`'s YAML events. The
+//! known keys are read whatever their shape (with their location), so a
+//! value of the wrong shape is reported in words a skill author can act
+//! on; unknown keys are skipped.
 //!
-//! `fences` splits the file, `fields` reads the known keys with their
-//! positions, `yaml_errors` turns parser errors into messages for skill
-//! authors.
+//! `fences` splits the file, `tree` builds the YAML's nodes with their
+//! locations (`scalar` types its scalars), `fields` reads the known keys,
+//! `yaml_errors` turns YAML errors into messages for skill authors.
 
 use std::borrow::Cow;
-use std::fmt::{self, Display};
+use std::fmt::Display;
 
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
+use granit_parser::ErrorKind;
 use serde_json::Value;
-use serde_saphyr::budget::BudgetBreach;
-use serde_saphyr::granit_parser::ErrorKind;
-use serde_saphyr::{
-    Error as YamlError, ExternalMessageSource, Location, MessageFormatter, NonFiniteFloatPolicy,
-    Options, Spanned, UserMessageFormatter,
-};
 
 use super::text::{code_point, is_invisible, quoted};
 use crate::JsonMap;
 
 mod fences;
 mod fields;
+mod scalar;
 #[cfg(test)]
 mod tests;
+mod tree;
 mod yaml_errors;
 
 use fences::*;
 use fields::*;
+use scalar::ScalarError;
+use tree::{compose, Kind, Location, Node, TreeError};
 use yaml_errors::*;
 
 /// The frontmatter fields a skill may set. Unknown keys are ignored so

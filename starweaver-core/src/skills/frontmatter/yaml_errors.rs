@@ -1,4 +1,4 @@
-//! YAML parser errors as messages a skill author can act on, with line
+//! YAML errors as messages a skill author can act on, with line
 //! and column.
 
 use super::*;
@@ -48,9 +48,9 @@ pub(super) fn tab_indented_line(yaml: &str, at: Option<Location>, tab_error: boo
     (number == at.line() && in_indentation).then_some(number)
 }
 
-/// A serde-saphyr error in words for skill authors: what, where and how
-/// to fix it, with no parser internals (option names, `Debug` dumps).
-pub(super) fn yaml_error(yaml: &str, error: &YamlError) -> FrontmatterError {
+/// A YAML error in words for skill authors: what, where and how to fix
+/// it, with no parser internals.
+pub(super) fn yaml_error(yaml: &str, error: &TreeError) -> FrontmatterError {
     const QUOTE: &str = "fix the YAML between the `---` lines (quote values that contain `: ` \
                          or start with a special character)";
     const ALIASES: &str = "write the values out, or use fewer aliases (`*name`) of large \
@@ -58,14 +58,9 @@ pub(super) fn yaml_error(yaml: &str, error: &YamlError) -> FrontmatterError {
     const DEEP: &str = "flatten the structure";
     const TAB: &str = "a tab is used for indentation";
     const TAB_FIX: &str = "indent with spaces, not tabs";
-    let at = error.location();
-    let mut error = error.without_snippet();
-    let through_alias = matches!(error, YamlError::AliasError { .. });
-    while let YamlError::AliasError { error: inner, .. } = error {
-        error = inner.without_snippet();
-    }
+    let at = Some(error.location());
     let (what, fix) = match error {
-        YamlError::DuplicateMappingKey { key: Some(key), .. } => {
+        TreeError::DuplicateKey { key: Some(key), .. } => {
             let key = quoted(key, 40);
             return FrontmatterError::yaml(
                 at,
@@ -73,98 +68,82 @@ pub(super) fn yaml_error(yaml: &str, error: &YamlError) -> FrontmatterError {
                 &format!("keep one `{key}:` line"),
             );
         }
-        YamlError::DuplicateMappingKey { key: None, .. } => {
+        TreeError::DuplicateKey { key: None, .. } => {
             ("a key is set a second time", "keep one of the two lines")
         }
-        YamlError::NullIntoString { .. } => (
+        TreeError::NullKey { .. } => (
             "a key is null (`~`, `null` or empty), which cannot be read, even under keys \
              this crate ignores",
             "quote the key, such as `'~': value`, or remove the line",
         ),
-        YamlError::TaggedScalarCannotDeserializeIntoString { .. } => (
+        TreeError::Scalar {
+            error: ScalarError::Timestamp,
+            ..
+        } => (
             "a tagged value (such as `!!timestamp 2001-12-14`) cannot be read, even under a \
              key this crate ignores",
             "quote the value instead of tagging it, such as `created: '2001-12-14'`",
         ),
-        YamlError::InvalidBinaryBase64 { .. } | YamlError::BinaryNotUtf8 { .. } => (
+        TreeError::Scalar {
+            error: ScalarError::Binary,
+            ..
+        } => (
             "a `!!binary` value is not base64-encoded UTF-8 text",
             "quote the value instead of tagging it",
         ),
-        YamlError::InvalidScalar { .. } | YamlError::InvalidBooleanStrict { .. } => (
+        TreeError::Scalar {
+            error: ScalarError::DoesNotFitTag,
+            ..
+        } => (
             "a tagged value does not fit its tag (such as `!!int two`)",
             "quote the value instead of tagging it",
         ),
-        YamlError::Unexpected {
-            expected: "mapping start",
-            ..
-        } => (
+        TreeError::NotAMapping { .. } | TreeError::BadMerge { .. } => (
             "the frontmatter is not a set of `key: value` lines",
             "write it as `key: value` lines, such as `name: my-skill` and `description: ...`",
         ),
-        YamlError::Unexpected {
-            expected: "string scalar",
-            ..
-        } => (
+        TreeError::ComplexKey { .. } => (
             "a key is a list or mapping",
             "keys must be text, such as `author: ada`",
         ),
-        YamlError::MultipleDocuments { .. } => (
+        TreeError::MultipleDocuments { .. } => (
             "a second YAML document starts",
             "the frontmatter must be one block of `key: value` lines; remove the `...` \
              (or `--- ...`) line before it",
         ),
-        YamlError::UnknownAnchor { .. } => (
+        TreeError::UnknownAnchor { .. } => (
             "an alias (`*name`) refers to an anchor (`&name`) that is not defined above it",
             "define the anchor first, or quote the value if `*` is meant literally",
         ),
-        YamlError::RecursiveReferencesRequireWeakTypes { .. } => (
+        TreeError::RecursiveAlias { .. } => (
             "an alias (`*name`) refers to a value that contains it",
             "write the value out instead of using the alias (loops cannot be read)",
         ),
-        YamlError::AliasReplayLimitExceeded { .. }
-        | YamlError::AliasExpansionLimitExceeded { .. }
-        | YamlError::AliasReplayStackDepthExceeded { .. }
-        | YamlError::AliasReplayCounterOverflow { .. } => {
+        TreeError::AliasExpansion { .. } => {
             ("aliases (`*name`) expand to too many values", ALIASES)
         }
-        YamlError::Budget { breach, .. } => match breach {
-            BudgetBreach::Depth { .. } => ("values are nested too deeply", DEEP),
-            BudgetBreach::Aliases { .. }
-            | BudgetBreach::Anchors { .. }
-            | BudgetBreach::AliasAnchorRatio { .. }
-            | BudgetBreach::RecordedAnchorEvents { .. }
-            | BudgetBreach::RecordedAnchorBytes { .. } => {
-                ("aliases (`*name`) are used too often", ALIASES)
-            }
-            _ if through_alias => ("aliases (`*name`) expand to too many values", ALIASES),
-            _ => (
-                "the frontmatter holds too many values",
-                "keep the frontmatter short and move data into the body or a separate file",
-            ),
-        },
-        YamlError::ExternalMessage { source, msg, .. } => {
-            let kind = match source.as_ref() {
-                ExternalMessageSource::Parser(scan) => Some(scan.kind()),
-                _ => None,
-            };
+        TreeError::TooManyAliases { .. } => ("aliases (`*name`) are used too often", ALIASES),
+        TreeError::TooDeep { .. } => ("values are nested too deeply", DEEP),
+        TreeError::TooManyValues { .. } => (
+            "the frontmatter holds too many values",
+            "keep the frontmatter short and move data into the body or a separate file",
+        ),
+        TreeError::Parser { error, .. } => {
+            let kind = error.kind();
             let tab_error = matches!(
                 kind,
-                Some(
-                    ErrorKind::TabNotAllowed
-                        | ErrorKind::TabInBlockIndentation
-                        | ErrorKind::TabInIndentation
-                        | ErrorKind::TabInPlainScalar
-                        | ErrorKind::TabAtBlockScalarStart
-                )
+                ErrorKind::TabNotAllowed
+                    | ErrorKind::TabInBlockIndentation
+                    | ErrorKind::TabInIndentation
+                    | ErrorKind::TabInPlainScalar
+                    | ErrorKind::TabAtBlockScalarStart
             );
-            if kind.is_some() {
-                if let Some(line) = tab_indented_line(yaml, at, tab_error) {
-                    return FrontmatterError::yaml_at(Some((line, 1)), TAB, TAB_FIX);
-                }
+            if let Some(line) = tab_indented_line(yaml, at, tab_error) {
+                return FrontmatterError::yaml_at(Some((line, 1)), TAB, TAB_FIX);
             }
             match kind {
                 _ if tab_error => (TAB, TAB_FIX),
-                Some(ErrorKind::UnexpectedCharacter { character }) => {
+                ErrorKind::UnexpectedCharacter { character } => {
                     let character = *character;
                     return if is_invisible(character) || is_noncharacter(character) {
                         FrontmatterError::yaml(
@@ -188,17 +167,13 @@ pub(super) fn yaml_error(yaml: &str, error: &YamlError) -> FrontmatterError {
                         )
                     };
                 }
-                Some(ErrorKind::UnclosedQuotedScalar) => (
+                ErrorKind::UnclosedQuotedScalar => (
                     "a quoted value is never closed",
                     "add the closing quote, or double a `'` inside a single-quoted value (`''`)",
                 ),
-                Some(ErrorKind::RecursionLimitExceeded) => ("values are nested too deeply", DEEP),
-                _ => return FrontmatterError::yaml(at, quoted(msg, 200), QUOTE),
+                ErrorKind::RecursionLimitExceeded => ("values are nested too deeply", DEEP),
+                _ => return FrontmatterError::yaml(at, quoted(&error.info(), 200), QUOTE),
             }
-        }
-        other => {
-            let message = UserMessageFormatter.format_message(other);
-            return FrontmatterError::yaml(at, quoted(&message, 200), QUOTE);
         }
     };
     FrontmatterError::yaml(at, what, fix)

@@ -1,0 +1,26 @@
+//! The `starweaver check` and `starweaver schema` commands: which files to read, how to run the
+//! checker over them, what to print and which exit status to give.
+//!
+//! The argument structs derive `clap::Args`, so the `starweaver` binary embeds them as
+//! subcommands; an application's own binary calls [`check_main`] instead, so the tools linked
+//! into it are the catalog. The checker itself, file collection, catalogs and the manifest
+//! schema are the manifest library's (`starweaver_config::check` and `validate`); this module
+//! holds what turns them into a command.
+
+mod command;
+mod entry;
+mod explain;
+mod limit;
+mod schema;
+mod status;
+
+pub use command::{run_check, CheckArgs, CheckOutcome};
+pub use entry::{check_main, print_outcome};
+pub use explain::{
+    load_checked, run_explain, Explanation, Explanations, FileFacts, ModelFacts, PathReach,
+    RuntimeFacts, SandboxFacts, SandboxMode, ShellFacts, ShellReach, SkillFact, SkillFacts,
+    SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
+};
+pub use limit::ManifestLimitArgs;
+pub use schema::{run_schema, SchemaArgs};
+pub use status::{status_of, CheckStatus};

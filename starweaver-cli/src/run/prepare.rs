@@ -1,0 +1,189 @@
+//! From a manifest file to a loaded agent: read, check (with `check`'s diagnostics on failure),
+//! apply `--var` and `--max-steps`, load.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::report::{human, FileReport};
+use starweaver_config::check::{ManifestLimit, MAX_MANIFEST_BYTES_FLAG};
+use starweaver_config::diagnostics::Severity;
+use starweaver_config::load::{load, read_with_context, LoadOptions, LoadedAgent, ToolResolver};
+use starweaver_config::manifest::Manifest;
+use starweaver_config::validate::CheckContext;
+use starweaver_core::model::DynModel;
+
+use super::Stop;
+use crate::mask::is_secret;
+use starweaver_config::files::{read_limited, ReadLimitedError};
+
+/// What a host adds to loading besides the file: the model and tool source tests substitute.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// A model to use instead of the one `model.id` names.
+    pub model: Option<DynModel>,
+    /// Where code tools come from instead of the catalog.
+    pub tools: Option<ToolResolver>,
+}
+
+/// A manifest loaded for a run.
+pub struct Prepared {
+    /// The agent and its session.
+    pub loaded: LoadedAgent,
+    /// The manifest, as an absolute path (for save files).
+    pub manifest: PathBuf,
+    /// Warnings the checker reported, rendered for people (empty when none).
+    pub warnings: String,
+    /// The agent's `name`.
+    pub name: String,
+    /// The variables the manifest marks secret (`secret_vars`).
+    pub secret_vars: Vec<String>,
+    /// The run's secret variables, `(name, value)` (overrides, else the manifest's defaults).
+    pub secret_values: Vec<(String, String)>,
+}
+
+/// Reads, checks and loads the manifest at `path` with the `--var` overrides `vars`.
+///
+/// # Errors
+/// A [`Stop`] with status 2 for an unreadable manifest, one that does not check (the message is
+/// `check`'s report), unknown variables, or a manifest that cannot be loaded.
+pub async fn prepare(
+    path: &Path,
+    vars: &BTreeMap<String, String>,
+    max_steps: Option<u32>,
+    limit: ManifestLimit,
+    hooks: &Hooks,
+) -> Result<Prepared, Stop> {
+    let absolute = std::fs::canonicalize(path).map_err(|error| {
+        Stop::usage(format!(
+            "cannot read the manifest `{}`: {error}; give the path of an agent manifest (.yaml)",
+            path.display()
+        ))
+    })?;
+    let bytes = read_bounded(&absolute, path, limit.max_manifest_bytes)?;
+    let folder = absolute.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut context = CheckContext::new()
+        .with_budgets(limit.budgets())
+        .with_base_dir(&folder)
+        .with_vars(vars.keys().cloned());
+    if hooks.tools.is_none() {
+        // The tools linked into this binary are the ones loading can find: a name outside them
+        // is an `unknown-tool` diagnostic now rather than a load error later.
+        context = context.with_catalog(starweaver_core::catalog::names());
+    }
+    let shown = path.display().to_string();
+    let (mut manifest, warnings) = read_with_context(&bytes, &context).map_err(|diagnostics| {
+        Stop::usage(human::render(&[FileReport::new(
+            shown.clone(),
+            bytes.clone(),
+            diagnostics,
+        )]))
+    })?;
+    check_vars(&manifest, vars)?;
+    // `--max-steps` is at least 1 (and a save file's 0 is refused when it is read).
+    if let Some(steps) = max_steps.and_then(std::num::NonZeroU32::new) {
+        manifest
+            .runtime
+            .get_or_insert_with(Default::default)
+            .max_steps = Some(steps);
+    }
+    let warnings = if warnings.iter().any(|d| d.severity == Severity::Warning) {
+        human::render(&[FileReport::new(shown, bytes, warnings)])
+    } else {
+        String::new()
+    };
+    let mut options = LoadOptions::new(&folder).with_vars(vars.clone());
+    if let Some(model) = &hooks.model {
+        options = options.with_model(model.clone());
+    }
+    if let Some(tools) = &hooks.tools {
+        options.tools = tools.clone();
+    }
+    let loaded = load(&manifest, &options)
+        .await
+        .map_err(|error| Stop::usage(format!("{}: {error}", path.display())))?;
+    let mut secret_values: Vec<(String, String)> = manifest
+        .vars
+        .iter()
+        .filter(|(name, _)| is_secret(name, &manifest.secret_vars))
+        .filter_map(|(name, default)| match vars.get(name) {
+            Some(given) => Some((name.clone(), given.clone())),
+            None => default
+                .as_str()
+                .map(|value| (name.clone(), value.to_owned())),
+        })
+        .collect();
+    // The model's API key is never shown either, wherever a provider might echo it.
+    if let Some(variable) = api_key_variable(&manifest) {
+        if let Ok(key) = std::env::var(&variable) {
+            secret_values.push((variable, key.trim().to_string()));
+        }
+    }
+    Ok(Prepared {
+        loaded,
+        manifest: absolute,
+        warnings,
+        name: manifest.name.clone(),
+        secret_vars: manifest.secret_vars.clone(),
+        secret_values,
+    })
+}
+
+/// The variable a provider model reads its key from.
+fn api_key_variable(manifest: &Manifest) -> Option<String> {
+    let (kind, _) = starweaver_core::model::ProviderKind::from_model_id(&manifest.model.id)?;
+    Some(
+        manifest
+            .model
+            .api_key_env
+            .clone()
+            .unwrap_or_else(|| kind.default_api_key_variable().to_string()),
+    )
+}
+
+/// The file's bytes, refusing one larger than `limit` with its size and the flag that raises it.
+fn read_bounded(absolute: &Path, shown: &Path, limit: u64) -> Result<Vec<u8>, Stop> {
+    let unreadable = |error: std::io::Error| {
+        Stop::usage(format!(
+            "cannot read the manifest `{}`: {error}",
+            shown.display()
+        ))
+    };
+    read_limited(absolute, limit).map_err(|error| match error {
+        ReadLimitedError::Io(error) => unreadable(error),
+        ReadLimitedError::NotAFile => Stop::usage(format!(
+            "cannot read the manifest `{}`: it is not a regular file; give the path of an agent manifest (.yaml)",
+            shown.display()
+        )),
+        ReadLimitedError::TooLarge { limit } => {
+            // The size from the file itself: the read stopped one byte past the limit.
+            let size = std::fs::metadata(absolute).map_or(limit.saturating_add(1), |meta| meta.len());
+            Stop::usage(format!(
+                "the manifest `{}` is {size} bytes, over the {limit}-byte limit for one manifest; \
+                 split it, or raise the limit with `{MAX_MANIFEST_BYTES_FLAG} {size}`",
+                shown.display()
+            ))
+        }
+    })
+}
+
+/// Every `--var` must name a variable the manifest declares.
+fn check_vars(manifest: &Manifest, vars: &BTreeMap<String, String>) -> Result<(), Stop> {
+    let unknown: Vec<&str> = vars
+        .keys()
+        .filter(|name| !manifest.vars.contains_key(name.as_str()))
+        .map(String::as_str)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let declared: Vec<&str> = manifest.vars.keys().map(String::as_str).collect();
+    let known = if declared.is_empty() {
+        "the manifest declares no `vars`".to_string()
+    } else {
+        format!("the manifest declares: {}", declared.join(", "))
+    };
+    Err(Stop::usage(format!(
+        "unknown variable(s) given with --var: {}; {known} (add it under `vars:` to use it)",
+        unknown.join(", ")
+    )))
+}

@@ -1,0 +1,157 @@
+//! From the assembled agent to the rows `starweaver tools` shows: each definition as the model
+//! gets it, with the toolset it comes from and how the model reaches it.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use starweaver_config::load::{LoadedAgent, Reach};
+use starweaver_core::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
+use starweaver_core::model::ToolDefinition;
+use starweaver_core::tools::{
+    APPROVAL_REQUEST_KIND_METADATA_KEY, APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY,
+};
+
+/// How the model gets to a tool.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Route {
+    /// Offered on the first request, run by the agent.
+    Direct,
+    /// Offered on the first request; a call is handed to the host and the run waits for its
+    /// result.
+    Deferred,
+    /// Offered once this search toolset's `tool_search` loads it.
+    Search(String),
+    /// Described by this proxy's `search_tools` and called through its `call_tool`.
+    Proxy(String),
+}
+
+impl Route {
+    /// `direct`, `deferred`, `search` or `proxy`.
+    pub(super) fn kind(&self) -> &'static str {
+        match self {
+            Self::Direct => "direct",
+            Self::Deferred => "deferred",
+            Self::Search(_) => "search",
+            Self::Proxy(_) => "proxy",
+        }
+    }
+
+    /// The search or proxy in between, if any.
+    pub(super) fn via(&self) -> Option<&str> {
+        match self {
+            Self::Search(name) | Self::Proxy(name) => Some(name),
+            Self::Direct | Self::Deferred => None,
+        }
+    }
+}
+
+/// What a call of a tool waits for from a person.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Approval {
+    /// Nothing: it runs.
+    None,
+    /// A yes or no (or edited arguments) before it runs.
+    Required,
+    /// Answers to the clarifying questions it asks.
+    Answers,
+}
+
+/// One tool as listed.
+#[derive(Clone, Debug)]
+pub(super) struct Listed {
+    /// The definition, as the model request (or the proxy's `search_tools`) carries it.
+    pub definition: ToolDefinition,
+    /// The toolset it comes from, when known.
+    pub toolset: Option<String>,
+    /// Whether the first model request offers it.
+    pub first: bool,
+    /// How the model reaches it.
+    pub route: Route,
+    /// What a call waits for from a person, if anything.
+    pub approval: Approval,
+    /// `false` for a code tool no catalog described (a stand-in without parameters).
+    pub verified: bool,
+}
+
+/// Every tool the agent can reach: those the first request offers (in the order the request
+/// lists them), then those a search loads later, then those behind a proxy.
+pub(super) fn list(loaded: &LoadedAgent, catalog: bool) -> Vec<Listed> {
+    let registry = loaded.agent.tool_registry();
+    let first = registry.definitions_for_context(loaded.session.context());
+    let offered: BTreeSet<String> = first.iter().map(|d| d.name.clone()).collect();
+    let mut rows: Vec<Listed> = first
+        .into_iter()
+        .map(|definition| row(loaded, definition, true, catalog))
+        .collect();
+    let later = registry
+        .definitions()
+        .into_iter()
+        .filter(|definition| !offered.contains(&definition.name));
+    for definition in later.chain(loaded.proxied.iter().cloned()) {
+        rows.push(row(loaded, definition, false, catalog));
+    }
+    rows
+}
+
+/// A row for `definition`, offered on the first request or not.
+fn row(loaded: &LoadedAgent, definition: ToolDefinition, first: bool, catalog: bool) -> Listed {
+    let marked = |key: &str| definition.metadata.get(key).and_then(Value::as_bool) == Some(true);
+    let route = match via(loaded, &definition.name) {
+        Some(Reach::Search(search)) => Route::Search(search),
+        Some(Reach::Proxy(proxy)) => Route::Proxy(proxy),
+        _ if marked(DEFERRED_CALL_METADATA_KEY) => Route::Deferred,
+        _ => Route::Direct,
+    };
+    let asks = definition
+        .metadata
+        .get(APPROVAL_REQUEST_KIND_METADATA_KEY)
+        .and_then(Value::as_str)
+        == Some(CLARIFYING_QUESTIONS_REQUEST_KIND);
+    let approval = match (marked(APPROVAL_REQUIRED_METADATA_KEY), asks) {
+        (_, true) => Approval::Answers,
+        (true, false) => Approval::Required,
+        (false, false) => Approval::None,
+    };
+    let summary = loaded.toolsets.iter().find(|summary| {
+        summary
+            .tools
+            .iter()
+            .any(|tool| tool.name == definition.name)
+    });
+    let toolset = summary.map(|s| s.name.clone()).or_else(|| {
+        // Tools the loader adds outside `toolsets:` (the skills') name their own toolset.
+        loaded
+            .agent
+            .tool_registry()
+            .toolsets()
+            .iter()
+            .find(|toolset| {
+                toolset
+                    .get_tools()
+                    .iter()
+                    .any(|tool| tool.name() == definition.name)
+            })
+            .map(|toolset| toolset.name().to_string())
+    });
+    let code = summary.is_some_and(|s| matches!(s.kind, "tools" | "deferred"));
+    // A code tool that only a stand-in describes has no description; a deferred first-party
+    // tool keeps its own.
+    let verified = catalog || !code || definition.description.is_some();
+    Listed {
+        approval,
+        definition,
+        toolset,
+        first,
+        route,
+        verified,
+    }
+}
+
+/// How the summaries say `name` is reached (the first toolset that has it).
+fn via(loaded: &LoadedAgent, name: &str) -> Option<Reach> {
+    loaded
+        .toolsets
+        .iter()
+        .find(|summary| summary.tools.iter().any(|tool| tool.name == name))
+        .map(|summary| summary.reach.clone())
+}

@@ -1,0 +1,144 @@
+//! `starweaver tools MANIFEST`: the tools the model would see on its first request, as a
+//! table or (`--json`) as the exact definitions the request carries; `--all` adds the tools
+//! reachable later, through a proxy or a tool search.
+//!
+//! The agent is assembled by the same loader that runs it, with code tools standing in from
+//! `--catalog` as `starweaver check --explain` does, so the list cannot drift from what runs.
+
+mod args;
+mod json;
+mod listing;
+mod table;
+
+pub use args::ToolsArgs;
+
+use std::path::Path;
+
+use crate::check::{load_checked, run_check, CheckArgs, CheckStatus};
+use crate::report::{self, Format};
+use starweaver_config::load::LoadedAgent;
+use starweaver_core::model::{ModelRequestParameters, RequestNotice, RequestNoticeKind};
+
+/// What `starweaver tools` prints and the status it exits with, kept apart from the process's
+/// streams so it can be tested.
+#[derive(Debug)]
+pub struct ToolsOutcome {
+    /// The table or the JSON.
+    pub stdout: String,
+    /// Diagnostics, warnings and errors.
+    pub stderr: String,
+    /// 0 listed, 1 the agent cannot be assembled, 2 bad usage or a manifest that does not check.
+    pub code: u8,
+}
+
+/// Checks the manifest, assembles its agent and lists its tools.
+#[must_use]
+pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
+    if let Some(refusal) = refuse_folder(&args.manifest) {
+        return failure(refusal, 2);
+    }
+    let check_args = CheckArgs {
+        paths: vec![args.manifest.clone()],
+        catalog: args.catalog.clone(),
+        format: Format::Human,
+        limit: args.limit,
+        ..CheckArgs::default()
+    };
+    let checked = run_check(&check_args);
+    let shown = args.manifest.display();
+    match checked.status {
+        CheckStatus::Clean => {}
+        CheckStatus::Failed => {
+            let text = format!(
+                "{}{}error: `{shown}` does not check; fix the problems above (`starweaver check {shown}` shows them again)\n",
+                checked.stderr, checked.stdout
+            );
+            return failure(text, 2);
+        }
+        CheckStatus::Usage => return failure(checked.stderr, 2),
+    }
+    let Some(file) = checked.reports.first() else {
+        return failure(format!("error: `{shown}` is not a manifest file\n"), 2);
+    };
+    // Warnings do not stop the listing, but they are worth seeing.
+    let mut stderr = String::new();
+    if !file.diagnostics.is_empty() {
+        stderr.push_str(&report::human::render(std::slice::from_ref(file)));
+    }
+    let loaded = match load_checked(file, &check_args) {
+        Ok((_, loaded)) => loaded,
+        Err(message) => {
+            stderr.push_str(&format!(
+                "error: `{shown}` checks clean but its agent cannot be assembled: {message}\n"
+            ));
+            return failure(stderr, 1);
+        }
+    };
+    let listing = listing::list(&loaded, args.catalog.is_some());
+    let adjusted = adjusted(&loaded, &listing, args.all);
+    let stdout = if args.json {
+        json::render(&file.path, &listing, args.all, &adjusted)
+    } else {
+        let mut text = table::render(&listing, args.all);
+        if !adjusted.is_empty() {
+            text.push_str(&format!(
+                "\n{} adapts {} of these for its provider:\n",
+                loaded.agent.model().name(),
+                adjusted.len()
+            ));
+            for notice in &adjusted {
+                text.push_str(&crate::terminal::events::notice_line(
+                    notice,
+                    &crate::mask::Redactor::default(),
+                ));
+                text.push('\n');
+            }
+        }
+        text
+    };
+    ToolsOutcome {
+        stdout,
+        stderr,
+        code: 0,
+    }
+}
+
+/// What the agent's model adapts or leaves out of the listed tools (for a provider model: the
+/// schema rewrites its protocol needs), so the listing shows what the model really gets.
+fn adjusted(loaded: &LoadedAgent, listing: &[listing::Listed], all: bool) -> Vec<RequestNotice> {
+    let parameters = ModelRequestParameters {
+        tools: listing
+            .iter()
+            .filter(|row| all || row.first)
+            .map(|row| row.definition.clone())
+            .collect(),
+        ..ModelRequestParameters::default()
+    };
+    loaded
+        .agent
+        .model()
+        .request_notices(&parameters)
+        .into_iter()
+        .filter(|notice| notice.kind != RequestNoticeKind::SettingLeftOut)
+        .collect()
+}
+
+/// A folder is refused: the command lists one agent's tools.
+fn refuse_folder(path: &Path) -> Option<String> {
+    path.is_dir().then(|| {
+        format!(
+            "error: `{}` is a folder; `starweaver tools` lists the tools of one manifest\n  help: name a file, e.g. `starweaver tools {}/NAME.yaml` (`starweaver check {}` checks them all)\n",
+            path.display(),
+            path.display().to_string().trim_end_matches('/'),
+            path.display()
+        )
+    })
+}
+
+fn failure(stderr: String, code: u8) -> ToolsOutcome {
+    ToolsOutcome {
+        stdout: String::new(),
+        stderr,
+        code,
+    }
+}
