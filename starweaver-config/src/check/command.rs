@@ -8,7 +8,7 @@ use super::collect::{collect_files, DEFAULT_PATH};
 use super::limit::ManifestLimit;
 use super::status::{status_of, CheckStatus};
 use crate::report::{render, FileReport, Format};
-use crate::validate::{check, too_large, CheckContext};
+use crate::validate::{check_manifest, too_large, CheckContext};
 
 /// The arguments of `starweaver check`.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -126,12 +126,9 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
                 reports.push(FileReport::new(shown, bytes, found));
             }
             Ok((bytes, _)) => {
-                let mut context = shared.clone();
-                if let Some(folder) = file.parent() {
-                    context = context.with_base_dir(folder);
-                }
-                let diagnostics = check(&bytes, &context);
-                reports.push(FileReport::new(shown, bytes, diagnostics));
+                let context = shared.clone().with_file(&file);
+                let (diagnostics, checked) = check_manifest(&bytes, &context);
+                reports.push(FileReport::new(shown, bytes, diagnostics).with_checked(checked));
             }
             Err(error) => {
                 unreadable = true;

@@ -30,6 +30,7 @@
 //! ```
 
 mod allow;
+mod checked;
 mod choice;
 mod context;
 mod hint;
@@ -49,13 +50,16 @@ mod variants;
 mod version;
 mod walk;
 
+pub use checked::Checked;
 pub use context::{catalog_definitions, catalog_names, CatalogFileError, CheckContext};
 pub use json::to_json;
 pub use structure::structure;
 #[cfg(feature = "cli")]
 pub(crate) use syntax::too_large;
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Diagnostic, Rule, Severity};
+use crate::manifest::Manifest;
+use crate::script::ScriptModel;
 use crate::yaml;
 
 /// Checks a manifest file's bytes: every problem found, in source order; empty when the file is
@@ -89,18 +93,85 @@ fn cap_notes(diagnostic: &mut Diagnostic) {
     }
 }
 
-/// [`check`], also returning the tree it read (none for a file that is not YAML), so the reader
-/// builds the manifest from the same tree instead of parsing the file again.
-pub(crate) fn check_document(
+/// Checks a manifest file's bytes and, when no error is found, gives the checked manifest the
+/// loader takes ([`crate::load::load()`]): every diagnostic in source order (warnings too, so a
+/// host can show them), and `Some` only when none is an error.
+///
+/// The folder rules (a local environment's root, skill scopes, the `script` model's file) run
+/// against the context's folder ([`CheckContext::with_base_dir`] or
+/// [`CheckContext::with_file`]), or the current folder when it names none, since that is the
+/// folder the manifest then loads from. An `allow` marker silences warnings; an error it names
+/// stays an error (see [`check`]), so no marker lets a manifest that cannot load through.
+///
+/// ```
+/// use starweaver_config::diagnostics::Rule;
+/// use starweaver_config::validate::{check_manifest, CheckContext};
+///
+/// let (found, checked) = check_manifest(b"version: 1\nname: a\nmodel: {id: tset}\n", &CheckContext::new());
+/// assert_eq!(found[0].rule, Rule::UnknownModel);
+/// assert!(checked.is_none());
+/// ```
+#[must_use]
+pub fn check_manifest(bytes: &[u8], context: &CheckContext) -> (Vec<Diagnostic>, Option<Checked>) {
+    let here;
+    let context = if context.base_dir().is_some() {
+        context
+    } else {
+        here = context.clone().with_base_dir(".");
+        &here
+    };
+    let (document, mut found, script) = check_document(bytes, context);
+    if found.iter().any(|d| d.severity == Severity::Error) {
+        return (found, None);
+    }
+    // A file the checker could not read as YAML always has a `syntax` error.
+    let Some(document) = document else {
+        return (found, None);
+    };
+    match typed(&document.root) {
+        Ok(manifest) => {
+            let base_dir = context.base_dir().unwrap_or(std::path::Path::new("."));
+            let file = context.file().map(std::path::Path::to_path_buf);
+            let checked = Checked::new(manifest, &document.root, base_dir, file, script);
+            (found, Some(checked))
+        }
+        Err(diagnostic) => {
+            found.push(diagnostic);
+            (found, None)
+        }
+    }
+}
+
+/// The tree the checker passed, converted to JSON strictly and deserialized. A failure here is
+/// a rule the checker lacks: it comes back as one `invalid-value` diagnostic, never a panic.
+// One diagnostic, once per manifest: its size costs nothing worth a box.
+#[allow(clippy::result_large_err)]
+fn typed(root: &yaml::Node) -> Result<Manifest, Diagnostic> {
+    let json = to_json(root)?;
+    serde_json::from_value(json).map_err(|error| {
+        Diagnostic::error(
+            Rule::InvalidValue,
+            root.span,
+            format!("the manifest does not match the format: {error}"),
+        )
+        .with_help("fix the value named above; `starweaver check` shows the format's rules")
+    })
+}
+
+/// [`check`], also returning the tree it read (none for a file that is not YAML) and the
+/// `script` model's turns, so the checked manifest is built from what was checked instead of
+/// parsing the files again.
+fn check_document(
     bytes: &[u8],
     context: &CheckContext,
-) -> (Option<yaml::Document>, Vec<Diagnostic>) {
+) -> (Option<yaml::Document>, Vec<Diagnostic>, Option<ScriptModel>) {
     let document = match yaml::parse_with(bytes, context.budgets()) {
         Ok(document) => document,
-        Err(error) => return (None, vec![syntax::diagnostic(&error)]),
+        Err(error) => return (None, vec![syntax::diagnostic(&error)], None),
     };
     let mut found = structure(&document);
-    found.extend(semantic::semantic(&document, bytes, context));
+    let (semantic, script) = semantic::semantic(&document, bytes, context);
+    found.extend(semantic);
     // A reference that names nothing because an entry lost its name to a structural problem
     // is a note of that problem.
     let mut found = semantic::fold(&document, found);
@@ -108,5 +179,5 @@ pub(crate) fn check_document(
         cap_notes(diagnostic);
     }
     let found = allow::apply(&document, found);
-    (Some(document), found)
+    (Some(document), found, script)
 }
