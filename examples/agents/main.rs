@@ -110,7 +110,10 @@ fn run(args: &[String]) -> ExitCode {
             }
             Err(LoadFileError::Check(problems)) => {
                 for problem in problems {
-                    eprintln!("{}[{}]: {}", problem.severity, problem.rule, problem.message);
+                    eprintln!(
+                        "{}[{}]: {}",
+                        problem.severity, problem.rule, problem.message
+                    );
                 }
                 eprintln!("run `agents check {}` for the details", path.display());
                 return ExitCode::from(1);

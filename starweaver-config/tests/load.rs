@@ -176,9 +176,12 @@ async fn without_a_shell_section_commands_are_refused() {
     );
     // A section that turns execution off leaves the agent no tool that runs commands.
     let off = "version: 1\nname: v\nmodel: {id: test}\nenvironment: {type: virtual}\nshell: {allow_execute: false}\ntoolsets: [{type: filesystem, tools: [ls]}]\n";
-    let mut loaded = load(&checked(off, dir.path()), &options().with_model(echo_model()))
-        .await
-        .unwrap();
+    let mut loaded = load(
+        &checked(off, dir.path()),
+        &options().with_model(echo_model()),
+    )
+    .await
+    .unwrap();
     let result = loaded.session.run("run something").await.unwrap();
     let sent = messages_json(&result);
     assert!(sent.contains("unknown tool `shell_exec`"), "{sent}");
@@ -266,12 +269,9 @@ async fn vars_are_overridden_by_the_options() {
     let dir = tempfile::tempdir().unwrap();
     let text = "version: 1\nname: scout\nmodel: {id: test}\nvars: {audience: developers}\ninstructions: 'For {{ vars.audience }} ({{ name }})'\n";
     let manifest = checked(text, dir.path());
-    let loaded = load(
-        &manifest,
-        &options().with_var("audience", "writers"),
-    )
-    .await
-    .unwrap();
+    let loaded = load(&manifest, &options().with_var("audience", "writers"))
+        .await
+        .unwrap();
     assert_eq!(loaded.instructions.as_deref(), Some("For writers (scout)"));
     let unknown = "version: 1\nname: scout\nmodel: {id: test}\ninstructions: '{{ vars.nope }}'\n";
     let found = refused(unknown, dir.path());
@@ -305,9 +305,7 @@ fn nothing_the_checker_rejects_is_checked() {
 async fn approval_gates_prefixes_and_read_only_choices_apply() {
     let dir = tempfile::tempdir().unwrap();
     let text = "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: virtual}\ntoolsets:\n  - {type: tools, name: g, tools: [lookup], prefix: kb, approval_required: true}\n  - {type: filesystem, read_only: true}\n";
-    let mut loaded = load(&checked(text, dir.path()), &options())
-        .await
-        .unwrap();
+    let mut loaded = load(&checked(text, dir.path()), &options()).await.unwrap();
     assert_eq!(
         loaded.tool_names,
         ["glob", "grep", "kb_lookup", "ls", "read_file"]
@@ -321,9 +319,7 @@ async fn approval_gates_prefixes_and_read_only_choices_apply() {
 async fn search_preloads_are_offered_from_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let text = "version: 1\nname: a\nmodel: {id: test}\ntoolsets:\n  - {type: tools, name: media, tools: [render_video]}\n  - {type: search, name: docs, toolsets: [media], preload: [render_video]}\n";
-    let loaded = load(&checked(text, dir.path()), &options())
-        .await
-        .unwrap();
+    let loaded = load(&checked(text, dir.path()), &options()).await.unwrap();
     assert!(loaded.tool_names.contains(&"render_video".to_string()));
     let bad = text.replace("preload: [render_video]", "preload: [nope]");
     let found = refused(&bad, dir.path());
@@ -370,9 +366,7 @@ async fn the_pausing_toolsets_of_the_example_load_and_the_run_waits() {
         "  - type: proxy\n",
         "  - type: user_input\n  - type: search\n    name: docs\n    toolsets: [glossary]\n    preload: []\n  - type: deferred\n    name: jobs\n    tools: [render_video]\n  - type: proxy\n",
     );
-    let mut loaded = load(&checked(&text, dir.path()), &options())
-        .await
-        .unwrap();
+    let mut loaded = load(&checked(&text, dir.path()), &options()).await.unwrap();
     assert!(loaded.tool_names.contains(&"ask_user_question".to_string()));
     assert!(loaded.tool_names.contains(&"render_video".to_string()));
     let result = loaded.session.run("help").await.unwrap();
@@ -419,9 +413,7 @@ async fn skills_found_in_the_scopes_reach_the_model_instructions() {
 async fn the_token_budget_of_the_manifest_stops_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let text = "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: virtual}\ntoolsets: [{type: filesystem, tools: [ls]}]\nruntime: {max_tokens: 1}\n";
-    let mut loaded = load(&checked(text, dir.path()), &options())
-        .await
-        .unwrap();
+    let mut loaded = load(&checked(text, dir.path()), &options()).await.unwrap();
     let error = loaded.session.run("list the files").await.unwrap_err();
     assert!(
         matches!(
@@ -438,9 +430,7 @@ async fn model_settings_reach_every_request_of_the_test_model() {
     let model = std::sync::Arc::new(TestModel::auto());
     let text = "version: 1\nname: a\nmodel: {id: test, settings: {temperature: 0.2, max_tokens: 50, stop: END, seed: 7}}\n";
     let options = LoadOptions::new().with_model(model.clone());
-    let mut loaded = load(&checked(text, dir.path()), &options)
-        .await
-        .unwrap();
+    let mut loaded = load(&checked(text, dir.path()), &options).await.unwrap();
     loaded.session.run("hi").await.unwrap();
     let sent = &model.requests()[0].parameters.settings;
     assert_eq!(sent.temperature, Some(0.2));
@@ -487,12 +477,9 @@ async fn local_commands_run_under_the_manifests_sandbox() {
     // Not required, so the command runs on any kernel and its result says what it ran under.
     let text = "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: local}\nshell:\n  allow_execute: true\n  allowed_programs: [echo]\n  sandbox: {mode: read-only, read: workspace, required: false}\ntoolsets: [{type: shell, tools: [shell_exec]}]\n";
     let manifest = checked(text, dir.path());
-    let mut loaded = load(
-        &manifest,
-        &options().with_model(echo_program_model()),
-    )
-    .await
-    .unwrap();
+    let mut loaded = load(&manifest, &options().with_model(echo_program_model()))
+        .await
+        .unwrap();
     let result = loaded.session.run("run something").await.unwrap();
     let sent = messages_json(&result);
     assert!(sent.contains("sandboxed"), "{sent}");

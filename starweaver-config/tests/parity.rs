@@ -75,7 +75,10 @@ fn errors(text: &str, dir: &Path) -> Vec<Diagnostic> {
         "the checked form and the checker disagree on:\n{text}"
     );
     assert_eq!(
-        with_checked.iter().filter(|d| d.severity == Severity::Error).count(),
+        with_checked
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count(),
         found.len(),
         "{text}"
     );
@@ -214,7 +217,9 @@ async fn whatever_the_checker_refuses_has_no_checked_form() {
             "the checker missed `{rule}` in:\n{text}\nfound: {found:?}"
         );
         assert!(
-            check_manifest(text.as_bytes(), &context(dir.path())).1.is_none(),
+            check_manifest(text.as_bytes(), &context(dir.path()))
+                .1
+                .is_none(),
             "a manifest the checker refuses has a checked form:\n{text}"
         );
     }

@@ -229,9 +229,7 @@ fn together_the_manifests_use_every_first_party_feature() {
 #[tokio::test]
 async fn the_release_checklist_asks_the_maintainer_and_waits_for_approval_to_write() {
     let (manifest, _) = load_agent("release-checklist.yaml");
-    let mut loaded = load(&manifest, &on_the_test_model())
-        .await
-        .unwrap();
+    let mut loaded = load(&manifest, &on_the_test_model()).await.unwrap();
     let (result, waited) = run_to_answer(&mut loaded, "release-checklist").await;
     assert_eq!(waited.questions, ["ask_user_question"]);
     let mut approvals = waited.approvals.clone();
@@ -247,9 +245,7 @@ async fn the_release_checklist_asks_the_maintainer_and_waits_for_approval_to_wri
 async fn the_triage_agent_hands_its_proposed_edit_to_a_person_and_changes_nothing() {
     let before = snapshot(&agents_dir());
     let (manifest, _) = load_agent("triage.yaml");
-    let mut loaded = load(&manifest, &on_the_test_model())
-        .await
-        .unwrap();
+    let mut loaded = load(&manifest, &on_the_test_model()).await.unwrap();
     // `grep` is preloaded; the other file tools wait for `tool_search`.
     assert!(loaded.tool_names.contains(&"grep".to_string()));
     assert!(loaded.tool_names.contains(&"propose_edit_file".to_string()));
@@ -284,9 +280,7 @@ async fn the_triage_agent_hands_its_proposed_edit_to_a_person_and_changes_nothin
 #[tokio::test]
 async fn the_sandbox_shell_offers_only_its_proxy_and_runs_in_memory() {
     let (manifest, _) = load_agent("sandbox-shell.yaml");
-    let loaded = load(&manifest, &LoadOptions::new())
-        .await
-        .unwrap();
+    let loaded = load(&manifest, &LoadOptions::new()).await.unwrap();
     assert_eq!(loaded.tool_names, ["call_tool", "search_tools"]);
     let behind: Vec<&str> = loaded.proxied.iter().map(|d| d.name.as_str()).collect();
     for tool in [
@@ -394,9 +388,7 @@ async fn every_manifest_runs_to_an_answer_on_the_test_model_and_changes_nothing(
 #[tokio::test]
 async fn the_docs_assistant_finds_its_skills_and_reads_files_through_search() {
     let (manifest, _) = load_agent("docs-assistant.yaml");
-    let mut loaded = load(&manifest, &LoadOptions::new())
-        .await
-        .unwrap();
+    let mut loaded = load(&manifest, &LoadOptions::new()).await.unwrap();
     // The filesystem toolset sits behind the search; only `read_file` is preloaded.
     assert!(loaded.tool_names.contains(&"tool_search".to_string()));
     assert!(loaded.tool_names.contains(&"read_file".to_string()));
@@ -419,12 +411,9 @@ async fn a_host_plays_an_agents_script_in_code_and_its_own_turns() {
     let script = agents_dir().join(manifest.manifest().model.script.as_deref().unwrap());
     // The manifest's script, read by the host itself: the same run as `starweaver run`.
     let model = ScriptModel::from_file(&script).unwrap();
-    let mut loaded = load(
-        &manifest,
-        &LoadOptions::new().with_model(Arc::new(model)),
-    )
-    .await
-    .unwrap();
+    let mut loaded = load(&manifest, &LoadOptions::new().with_model(Arc::new(model)))
+        .await
+        .unwrap();
     let result = loaded
         .session
         .run("Where is the manifest loader?")
@@ -444,12 +433,9 @@ async fn a_host_plays_an_agents_script_in_code_and_its_own_turns() {
             "{{ calls[0].kind }} then {{ calls[1].result.entries | length }} entries in agents/",
         ),
     ]);
-    let mut loaded = load(
-        &manifest,
-        &LoadOptions::new().with_model(Arc::new(model)),
-    )
-    .await
-    .unwrap();
+    let mut loaded = load(&manifest, &LoadOptions::new().with_model(Arc::new(model)))
+        .await
+        .unwrap();
     let result = loaded.session.run("look around").await.unwrap();
     assert!(
         result.output.starts_with("retry then ") && result.output.ends_with("entries in agents/"),

@@ -1,4 +1,4 @@
-//! `load`: a manifest to an agent and a session ready to run.
+//! `load`: a checked manifest to an agent and a session ready to run.
 
 use std::path::{Path, PathBuf};
 
@@ -167,14 +167,13 @@ async fn scan_skills(
     let root = environment_root(base_dir, environment.root.as_deref());
     let mut scopes = Vec::with_capacity(skills.scopes.len());
     for scope in &skills.scopes {
-        let inside = scope_in_environment(base_dir, &root, &scope.path).map_err(|_| {
-            LoadError::Skills {
+        let inside =
+            scope_in_environment(base_dir, &root, &scope.path).map_err(|_| LoadError::Skills {
                 scope: scope.path.clone(),
                 message: "the folder is no longer there, inside the environment, as it was \
                           when the manifest was checked"
                     .to_string(),
-            }
-        })?;
+            })?;
         scopes.push(SkillSourceScope::new(inside).with_source(scope.source));
     }
     SkillRegistry::scan_with_report(attached.files.clone(), &scopes)

@@ -155,7 +155,8 @@ mod tests {
     }
 
     fn summaries(yaml: &str) -> (Vec<ToolsetSummary>, Vec<String>) {
-        let context = CheckContext::new().with_catalog(["restart", "status", "stop", "fetch", "deploy", "probe"]);
+        let context = CheckContext::new()
+            .with_catalog(["restart", "status", "stop", "fetch", "deploy", "probe"]);
         let (found, checked) = check_manifest(yaml.as_bytes(), &context);
         let checked = checked.unwrap_or_else(|| panic!("{found:?}"));
         let options = LoadOptions::new().with_tools(tool);

@@ -40,8 +40,7 @@ fn checked(text: &str, context: &CheckContext) -> Checked {
 fn refused(checked: &Checked, options: &LoadOptions) -> LoadError {
     runtime()
         .block_on(load(checked, options))
-        .err()
-        .expect("loads")
+        .expect_err("loads")
 }
 
 fn tool(name: &str) -> DynTool {
@@ -103,7 +102,10 @@ fn every_variant(dir: &Path) -> Vec<LoadError> {
         },
     ];
     // A code tool loads once the resolver has it: the failure is the resolver's, not a rule's.
-    let loaded = runtime().block_on(load(&tools, &LoadOptions::new().with_tools(|n| Some(tool(n)))));
+    let loaded = runtime().block_on(load(
+        &tools,
+        &LoadOptions::new().with_tools(|n| Some(tool(n))),
+    ));
     assert!(loaded.is_ok());
     found
 }
@@ -145,7 +147,8 @@ fn checker_texts(dir: &Path) -> Vec<String> {
         } else {
             text.replace("name: a\n", "name: a\nmodel: {id: test}\n")
         };
-        let (found, checked) = check_manifest(text.as_bytes(), &CheckContext::new().with_base_dir(dir));
+        let (found, checked) =
+            check_manifest(text.as_bytes(), &CheckContext::new().with_base_dir(dir));
         assert!(checked.is_none(), "{text}");
         for diagnostic in found {
             texts.push(diagnostic.message);
@@ -169,7 +172,11 @@ fn no_loader_error_carries_a_rule_message() {
         let shown = error.to_string();
         for rule in Rule::ALL {
             let name = rule.as_str();
-            for marked in [format!("[{name}]"), format!("`{name}`"), format!("rule {name}")] {
+            for marked in [
+                format!("[{name}]"),
+                format!("`{name}`"),
+                format!("rule {name}"),
+            ] {
                 assert!(
                     !shown.contains(&marked),
                     "{} names the rule `{name}`: {shown}",

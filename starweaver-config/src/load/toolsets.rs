@@ -335,4 +335,3 @@ fn names_of(toolset: &DynToolset) -> BTreeSet<String> {
         .map(|tool| tool.name().to_string())
         .collect()
 }
-

@@ -1,8 +1,10 @@
 //! The manifest checker: reads a file and reports every problem it finds, each with its line,
 //! column and rule, instead of stopping at the first.
 //!
-//! [`check`] is the entry point: it reads the file ([`crate::yaml::parse`]) and runs the passes
-//! over the tree. The first pass, [`structure`], compares the tree with the JSON Schema
+//! [`check_manifest`] is the entry point: it reads the file once ([`crate::yaml::parse`]), runs
+//! the passes over the tree, and, when no error is found, returns the [`Checked`] manifest that
+//! [`crate::load::load()`] takes; only the checker can make one, so every rule runs here and
+//! nowhere else. [`check`] gives the diagnostics alone. The first pass, [`structure`], compares the tree with the JSON Schema
 //! generated from [`crate::manifest::Manifest`], so the checker and the types cannot disagree
 //! about which keys exist, which are required and what values they take. The semantic pass
 //! then checks what the schema cannot say: duplicate toolset and tool names, references to
@@ -11,7 +13,9 @@
 //! code-tool names and the manifest's folder. [`check_bytes`] checks with an empty context.
 //!
 //! A comment `# starweaver-check: allow(RULE)` alone on the line before a node silences that
-//! rule inside the node; a marker that silences nothing is reported as a warning.
+//! rule's warnings inside the node; a marker that matches nothing is reported as a warning. A
+//! marker never silences an error (it stays, with a note), so no marker lets a manifest that
+//! cannot load reach the loader.
 //!
 //! ```
 //! use starweaver_config::diagnostics::Rule;
@@ -73,8 +77,10 @@ pub fn check_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
 }
 
 /// Checks a manifest file's bytes with extra knowledge (a tool catalog, the manifest's folder):
-/// the structure pass, then the semantic rules, less what allow markers
-/// (`# starweaver-check: allow(RULE)` on the line before a node) silence, in source order.
+/// the structure pass, then the semantic rules, less the warnings allow markers
+/// (`# starweaver-check: allow(RULE)` on the line before a node) silence, in source order. An
+/// error a marker names is kept, with a note that the marker cannot allow it. The folder rules
+/// run only when the context names a folder; [`check_manifest`] always runs them.
 #[must_use]
 pub fn check(bytes: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
     check_document(bytes, context).1

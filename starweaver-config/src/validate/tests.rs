@@ -457,7 +457,10 @@ fn an_allow_marker_cannot_let_an_error_through() {
         ],
         "{found:#?}"
     );
-    assert!(found[1].notes[0].contains("marker on line 4 cannot allow it"), "{found:#?}");
+    assert!(
+        found[1].notes[0].contains("marker on line 4 cannot allow it"),
+        "{found:#?}"
+    );
     // Without the error, the same markers let the manifest through.
     let clean = text.replace("toolsets: [ghost]", "toolsets: []").replace(
         "toolsets: [{type: proxy, name: p, toolsets: []}]",

@@ -63,28 +63,34 @@ pub(super) fn check(
         .entry("script")
         .filter(|(_, value)| !matches!(value.value, Value::Null));
     match (id_text, script) {
-        ("script", None) => (vec![Diagnostic::error(
+        ("script", None) => (
+            vec![Diagnostic::error(
             Rule::MissingField,
             id.span,
             "`model.script` is missing: the `script` model plays the turns of a file",
         )
         .with_help(
             "add `script: NAME.script.yaml` under `model:`, a file of turns beside the manifest",
-        )], None),
+        )],
+            None,
+        ),
         ("script", Some((_, value))) => match value.as_str() {
             Some(file) => script_checks(file, value.span, entries, context),
             // The structure pass reports a value that is not a string.
             None => nothing,
         },
-        (other, Some((key, _))) => (vec![Diagnostic::error(
-            Rule::InvalidValue,
-            key.span,
-            format!(
-                "`model.script` applies only to `id: script`, and `model.id` is `{}`",
-                short(other)
-            ),
-        )
-        .with_help("set `id: script` to play the script, or remove `script`")], None),
+        (other, Some((key, _))) => (
+            vec![Diagnostic::error(
+                Rule::InvalidValue,
+                key.span,
+                format!(
+                    "`model.script` applies only to `id: script`, and `model.id` is `{}`",
+                    short(other)
+                ),
+            )
+            .with_help("set `id: script` to play the script, or remove `script`")],
+            None,
+        ),
         _ => nothing,
     }
 }
@@ -117,19 +123,25 @@ fn script_checks(
     let bytes = match read_script(&path, &shown) {
         Ok(bytes) => bytes,
         Err(ScriptError::Read { reason, help, .. }) => {
-            return (vec![Diagnostic::error(
-                Rule::InvalidValue,
-                span,
-                format!("cannot read the script `{shown}`: {reason}"),
+            return (
+                vec![Diagnostic::error(
+                    Rule::InvalidValue,
+                    span,
+                    format!("cannot read the script `{shown}`: {reason}"),
+                )
+                .with_help(help)],
+                None,
             )
-            .with_help(help)], None)
         }
         Err(other) => {
-            return (vec![Diagnostic::error(
-                Rule::InvalidValue,
-                span,
-                other.to_string(),
-            )], None)
+            return (
+                vec![Diagnostic::error(
+                    Rule::InvalidValue,
+                    span,
+                    other.to_string(),
+                )],
+                None,
+            )
         }
     };
     let report = Report { file: shown, span };
@@ -179,9 +191,9 @@ fn script_checks(
     }
     found.truncate(MAX_REPORTED);
     // Well-formed turns are what the loader plays: the file is not read again.
-    let script = problems.is_empty().then(|| {
-        ScriptModel::new(parsed.into_iter().map(|turn| turn.turn)).with_script_name(file)
-    });
+    let script = problems
+        .is_empty()
+        .then(|| ScriptModel::new(parsed.into_iter().map(|turn| turn.turn)).with_script_name(file));
     (found, script)
 }
 
