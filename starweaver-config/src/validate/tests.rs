@@ -469,3 +469,31 @@ fn an_allow_marker_cannot_let_an_error_through() {
     let (found, checked) = check_manifest(clean.as_bytes(), &CheckContext::new());
     assert!(checked.is_some(), "{found:#?}");
 }
+
+/// The checked manifest keeps the folder it was checked in, the file, and where the parts a
+/// load failure can name sit, so a host can point such a failure at its line.
+#[test]
+fn a_checked_manifest_keeps_its_folder_file_and_places() {
+    use crate::validate::check_manifest;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.yaml");
+    let text = "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: virtual}\ntoolsets:\n  - {type: tools, name: g, tools: [lookup, fetch]}\n";
+    let context = CheckContext::new().with_file(&file);
+    let (_, checked) = check_manifest(text.as_bytes(), &context);
+    let checked = checked.unwrap();
+    assert_eq!(checked.base_dir(), dir.path());
+    assert_eq!(checked.file(), Some(file.as_path()));
+    let at = |field: &str| {
+        checked
+            .span(field)
+            .map(|span| (span.start.line, span.start.column))
+    };
+    assert_eq!(at("model.id"), Some((3, 13)));
+    assert_eq!(at("environment"), Some((4, 14)));
+    assert_eq!(at("toolsets[0]"), Some((6, 5)));
+    assert_eq!(at("toolsets[0].tools[1]"), Some((6, 44)));
+    assert_eq!(at("toolsets[1]"), None);
+    // A bare file name is in the current folder.
+    let (_, bare) = check_manifest(text.as_bytes(), &CheckContext::new().with_file("a.yaml"));
+    assert_eq!(bare.unwrap().base_dir(), std::path::Path::new("."));
+}
