@@ -1,6 +1,7 @@
 //! The manifest checker in process: `validate::check` (parse, structure
-//! pass, semantic rules, allow markers) and `load::read` (the checker,
-//! then the strict conversion to `Manifest`) on two files.
+//! pass, semantic rules, allow markers) and `validate::check_manifest`
+//! (the checker, then the strict conversion to the checked `Manifest` the
+//! loader takes) on two files.
 //!
 //! * `full_example`: the reference's full example, every section filled in
 //!   (54 lines with comments, 1.9 KB: 7 toolsets, a template, a shell
@@ -22,8 +23,7 @@ use std::time::Duration;
 
 use criterion::{criterion_main, Criterion};
 use starweaver::config::diagnostics::Severity;
-use starweaver::config::load::read;
-use starweaver::config::validate::{check, CheckContext};
+use starweaver::config::validate::{check, check_manifest, CheckContext};
 
 /// The documented manifest, every section filled in (the reference's full example).
 const FULL: &str = starweaver::config::reference::FULL_EXAMPLE;
@@ -75,7 +75,7 @@ fn no_errors(bytes: &[u8], context: &CheckContext) {
         .filter(|d| d.severity == Severity::Error)
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
-    assert!(read(bytes).is_ok());
+    assert!(check_manifest(bytes, context).1.is_some());
 }
 
 fn bench_check(c: &mut Criterion) {
@@ -95,14 +95,14 @@ fn bench_check(c: &mut Criterion) {
     group.bench_function("check/full_example", |b| {
         b.iter(|| check(black_box(full), &full_context));
     });
-    group.bench_function("read/full_example", |b| {
-        b.iter(|| read(black_box(full)));
+    group.bench_function("check_manifest/full_example", |b| {
+        b.iter(|| check_manifest(black_box(full), &full_context));
     });
     group.bench_function("check/200_toolsets", |b| {
         b.iter(|| check(black_box(large), &large_context));
     });
-    group.bench_function("read/200_toolsets", |b| {
-        b.iter(|| read(black_box(large)));
+    group.bench_function("check_manifest/200_toolsets", |b| {
+        b.iter(|| check_manifest(black_box(large), &large_context));
     });
     group.finish();
 }

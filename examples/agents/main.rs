@@ -15,7 +15,8 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use starweaver::config::load::{load, read, LoadOptions};
+use starweaver::config::load::{load_file, LoadFileError, LoadOptions};
+use starweaver::config::validate::CheckContext;
 use starweaver::ToolError;
 
 /// The glossary the tools answer from: term and definition.
@@ -87,23 +88,6 @@ fn run(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(error) => {
-            eprintln!("error: cannot read `{}`: {error}", path.display());
-            return ExitCode::from(2);
-        }
-    };
-    let manifest = match read(&bytes) {
-        Ok(manifest) => manifest,
-        Err(problems) => {
-            for problem in problems {
-                eprintln!("error[{}]: {}", problem.rule.as_str(), problem.message);
-            }
-            eprintln!("run `agents check {}` for the details", path.display());
-            return ExitCode::from(1);
-        }
-    };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -114,10 +98,26 @@ fn run(args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let folder = path.parent().unwrap_or(Path::new("."));
+    // The tools linked into this binary are the catalog the check verifies names against.
+    let context = CheckContext::new().with_catalog(starweaver::catalog::names());
     runtime.block_on(async {
-        let mut loaded = match load(&manifest, &LoadOptions::new(folder)).await {
-            Ok(loaded) => loaded,
+        // Read once, checked, then loaded in the manifest's folder.
+        let mut loaded = match load_file(path, &context, &LoadOptions::new()).await {
+            Ok((loaded, _warnings)) => loaded,
+            Err(error @ LoadFileError::Read { .. }) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(2);
+            }
+            Err(LoadFileError::Check(problems)) => {
+                for problem in problems {
+                    eprintln!(
+                        "{}[{}]: {}",
+                        problem.severity, problem.rule, problem.message
+                    );
+                }
+                eprintln!("run `agents check {}` for the details", path.display());
+                return ExitCode::from(1);
+            }
             Err(error) => {
                 eprintln!("error: {error}");
                 return ExitCode::from(1);

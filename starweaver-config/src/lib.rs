@@ -1,7 +1,10 @@
 //! Agent manifests: the format's types (from which the JSON Schema and
 //! the reference are generated), the position-keeping YAML reader, the
 //! checker that reports every problem with its line and column, and the
-//! loader that turns a checked manifest into an agent.
+//! loader. A manifest goes through them in one pass: the checker reads the
+//! file once and runs every rule; what it passes is a
+//! [`validate::Checked`], which nothing else can make; [`load::load()`]
+//! takes only that, so it has no rule of its own to repeat.
 //!
 //! This is a library with no argument parser, terminal or report
 //! renderer: the `check`, `schema` and `--explain` commands, the report

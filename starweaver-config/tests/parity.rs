@@ -1,6 +1,7 @@
-//! The checker and the loader agree: whatever loading refuses, the checker reports first (with
-//! its rule and position); whatever the checker accepts loads and runs on the `test` model to
-//! its answer, or to a waiting state that resumes to one.
+//! The checker and the loader agree: the loader takes only what the checker passed, so every
+//! manifest the checker refuses (with its rule and position) has no checked form to load, and
+//! whatever the checker accepts loads and runs on the `test` model to its answer, or to a
+//! waiting state that resumes to one.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -9,10 +10,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use starweaver_config::diagnostics::{Diagnostic, Rule, Severity};
-use starweaver_config::load::{load, read_with_context, LoadOptions, LoadedAgent};
-use starweaver_config::manifest::Manifest;
-use starweaver_config::validate::{check, to_json, CheckContext};
-use starweaver_config::yaml::parse;
+use starweaver_config::load::{load, LoadOptions, LoadedAgent};
+use starweaver_config::validate::{check, check_manifest, CheckContext};
 use starweaver_core::agent::{AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction};
 use starweaver_core::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
 use starweaver_core::tools::{typed_tool, DynTool, ToolContext, ToolResult};
@@ -39,8 +38,8 @@ fn code_tool(name: &str) -> DynTool {
     ))
 }
 
-fn options(dir: &Path) -> LoadOptions {
-    LoadOptions::new(dir).with_tools(|name| CATALOG.contains(&name).then(|| code_tool(name)))
+fn options() -> LoadOptions {
+    LoadOptions::new().with_tools(|name| CATALOG.contains(&name).then(|| code_tool(name)))
 }
 
 fn context(dir: &Path) -> CheckContext {
@@ -61,30 +60,39 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-/// The errors the checker reports, with the file's folder and the catalog known. The checker
-/// alone: the reader's own refusals would hide a rule the checker lacks.
+/// The errors the checker reports, with the file's folder and the catalog known.
 fn errors(text: &str, dir: &Path) -> Vec<Diagnostic> {
     let found: Vec<Diagnostic> = check(text.as_bytes(), &context(dir))
         .into_iter()
         .filter(|d| d.severity == Severity::Error)
         .collect();
-    // The reader the hosts use agrees with the checker.
+    // The checked form the loader takes exists exactly when the checker finds no error, and
+    // the diagnostics that come with it are the checker's.
+    let (with_checked, checked) = check_manifest(text.as_bytes(), &context(dir));
     assert_eq!(
-        read_with_context(text.as_bytes(), &context(dir)).is_ok(),
+        checked.is_some(),
         found.is_empty(),
-        "the reader and the checker disagree on:\n{text}"
+        "the checked form and the checker disagree on:\n{text}"
+    );
+    assert_eq!(
+        with_checked
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count(),
+        found.len(),
+        "{text}"
     );
     found
 }
 
-/// Loads without asking the checker: the tree converted strictly and deserialized, then
-/// assembled. `Err` says which step refused it.
-async fn load_unchecked(text: &str, dir: &Path) -> Result<LoadedAgent, String> {
-    let document = parse(text.as_bytes()).map_err(|error| format!("parse: {error}"))?;
-    let value = to_json(&document.root).map_err(|d| format!("json: {}", d.message))?;
-    let manifest: Manifest =
-        serde_json::from_value(value).map_err(|error| format!("types: {error}"))?;
-    load(&manifest, &options(dir))
+/// Checks and loads, the only way a manifest reaches the loader. `Err` says which step
+/// refused it.
+async fn check_and_load(text: &str, dir: &Path) -> Result<LoadedAgent, String> {
+    let (found, checked) = check_manifest(text.as_bytes(), &context(dir));
+    let Some(checked) = checked else {
+        return Err(format!("check: {found:?}"));
+    };
+    load(&checked, &options())
         .await
         .map_err(|error| format!("load: {error}"))
 }
@@ -143,7 +151,7 @@ fn project_with_scripts() -> tempfile::TempDir {
 }
 
 #[tokio::test]
-async fn whatever_loading_refuses_the_checker_reports_first() {
+async fn whatever_the_checker_refuses_has_no_checked_form() {
     let dir = project_with_scripts();
     let cases: &[(&str, Rule)] = &[
         ("model: {id: script}", Rule::MissingField),
@@ -209,8 +217,10 @@ async fn whatever_loading_refuses_the_checker_reports_first() {
             "the checker missed `{rule}` in:\n{text}\nfound: {found:?}"
         );
         assert!(
-            load_unchecked(&text, dir.path()).await.is_err(),
-            "loading accepted what the checker refuses:\n{text}"
+            check_manifest(text.as_bytes(), &context(dir.path()))
+                .1
+                .is_none(),
+            "a manifest the checker refuses has a checked form:\n{text}"
         );
     }
 }
@@ -347,7 +357,7 @@ async fn whatever_the_checker_accepts_loads_and_runs_and_the_rest_it_reports() {
         let dir = project();
         let text = generated(&mut dice, index);
         let found = errors(&text, dir.path());
-        let loaded = load_unchecked(&text, dir.path()).await;
+        let loaded = check_and_load(&text, dir.path()).await;
         if found.is_empty() {
             accepted += 1;
             let mut loaded = loaded.unwrap_or_else(|error| {
@@ -359,8 +369,8 @@ async fn whatever_the_checker_accepts_loads_and_runs_and_the_rest_it_reports() {
             assert!(!answer.is_empty(), "no answer:\n{text}");
         } else {
             refused += 1;
-            // Loading may accept what the checker refuses (an undefined variable with a run
-            // value, say), never the other way round; nothing more to assert here.
+            // Nothing the checker refuses reaches the loader.
+            assert!(loaded.is_err(), "loaded what the checker refuses:\n{text}");
         }
     }
     // The generator must exercise both sides.
@@ -395,7 +405,7 @@ async fn a_script_the_checker_accepts_loads_and_plays_to_its_answer() {
     let text = "version: 1\nname: a\nmodel: {id: script, script: ok.script.yaml}\n\
 environment: {type: local}\ntoolsets: [{type: filesystem, read_only: true}]\n";
     assert!(errors(text, dir.path()).is_empty());
-    let mut loaded = load_unchecked(text, dir.path()).await.unwrap();
+    let mut loaded = check_and_load(text, dir.path()).await.unwrap();
     let answer = run_to_answer(&mut loaded).await.unwrap();
     assert_eq!(answer, "notes: remember the milk");
 }

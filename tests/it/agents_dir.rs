@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::json;
-use starweaver::config::load::{load, read, LoadOptions, LoadedAgent};
+use starweaver::config::load::{load, LoadOptions, LoadedAgent};
 use starweaver::config::manifest::{ApprovalRequired, EnvironmentKind, Manifest, ToolsetSpec};
 use starweaver::config::script::{ScriptCall, ScriptModel, ScriptTurn};
+use starweaver::config::validate::{check_manifest, CheckContext, Checked};
 use starweaver::{
     AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction, AgentRunResult, TestModel,
     CLARIFYING_QUESTIONS_REQUEST_KIND,
@@ -146,22 +147,29 @@ async fn run_to_answer(loaded: &mut LoadedAgent, shown: &str) -> (AgentRunResult
     );
 }
 
-fn load_agent(name: &str) -> (Manifest, PathBuf) {
-    let path = agents_dir().join(name);
-    (read(&std::fs::read(&path).unwrap()).unwrap(), path)
+/// The manifest file at `path`, checked in its folder (the folder it loads from).
+fn checked_at(path: &Path) -> Checked {
+    let bytes = std::fs::read(path).unwrap();
+    let (found, checked) = check_manifest(&bytes, &CheckContext::new().with_file(path));
+    checked.unwrap_or_else(|| panic!("{}: {found:#?}", path.display()))
 }
 
-/// Loading options in `base` with the embedded `test` model in place of the manifest's script,
-/// which calls every tool it is offered.
-fn on_the_test_model(base: &Path) -> LoadOptions {
-    LoadOptions::new(base).with_model(Arc::new(TestModel::auto()))
+fn load_agent(name: &str) -> (Checked, PathBuf) {
+    let path = agents_dir().join(name);
+    (checked_at(&path), path)
+}
+
+/// Loading options with the embedded `test` model in place of the manifest's script, which
+/// calls every tool it is offered.
+fn on_the_test_model() -> LoadOptions {
+    LoadOptions::new().with_model(Arc::new(TestModel::auto()))
 }
 
 #[test]
 fn together_the_manifests_use_every_first_party_feature() {
     let all: Vec<Manifest> = manifests()
         .iter()
-        .map(|path| read(&std::fs::read(path).unwrap()).unwrap())
+        .map(|path| checked_at(path).manifest().clone())
         .collect();
     assert!(all.len() >= 5, "agents/ holds at least five manifests");
     let kinds: BTreeSet<&str> = all
@@ -221,9 +229,7 @@ fn together_the_manifests_use_every_first_party_feature() {
 #[tokio::test]
 async fn the_release_checklist_asks_the_maintainer_and_waits_for_approval_to_write() {
     let (manifest, _) = load_agent("release-checklist.yaml");
-    let mut loaded = load(&manifest, &on_the_test_model(&agents_dir()))
-        .await
-        .unwrap();
+    let mut loaded = load(&manifest, &on_the_test_model()).await.unwrap();
     let (result, waited) = run_to_answer(&mut loaded, "release-checklist").await;
     assert_eq!(waited.questions, ["ask_user_question"]);
     let mut approvals = waited.approvals.clone();
@@ -239,9 +245,7 @@ async fn the_release_checklist_asks_the_maintainer_and_waits_for_approval_to_wri
 async fn the_triage_agent_hands_its_proposed_edit_to_a_person_and_changes_nothing() {
     let before = snapshot(&agents_dir());
     let (manifest, _) = load_agent("triage.yaml");
-    let mut loaded = load(&manifest, &on_the_test_model(&agents_dir()))
-        .await
-        .unwrap();
+    let mut loaded = load(&manifest, &on_the_test_model()).await.unwrap();
     // `grep` is preloaded; the other file tools wait for `tool_search`.
     assert!(loaded.tool_names.contains(&"grep".to_string()));
     assert!(loaded.tool_names.contains(&"propose_edit_file".to_string()));
@@ -276,9 +280,7 @@ async fn the_triage_agent_hands_its_proposed_edit_to_a_person_and_changes_nothin
 #[tokio::test]
 async fn the_sandbox_shell_offers_only_its_proxy_and_runs_in_memory() {
     let (manifest, _) = load_agent("sandbox-shell.yaml");
-    let loaded = load(&manifest, &LoadOptions::new(agents_dir()))
-        .await
-        .unwrap();
+    let loaded = load(&manifest, &LoadOptions::new()).await.unwrap();
     assert_eq!(loaded.tool_names, ["call_tool", "search_tools"]);
     let behind: Vec<&str> = loaded.proxied.iter().map(|d| d.name.as_str()).collect();
     for tool in [
@@ -342,7 +344,8 @@ async fn every_manifest_runs_to_an_answer_on_the_test_model_and_changes_nothing(
     let before = snapshot(&agents_dir());
     for path in manifests() {
         let shown = path.display().to_string();
-        let manifest = read(&std::fs::read(&path).unwrap()).unwrap();
+        let checked = checked_at(&path);
+        let manifest = checked.manifest();
         // Each plays a script beside it (`run_cli::agents` plays them); here the `test` model
         // takes its place and calls every tool.
         assert_eq!(manifest.model.id, "script", "{shown}");
@@ -351,14 +354,14 @@ async fn every_manifest_runs_to_an_answer_on_the_test_model_and_changes_nothing(
         // A manifest that could write runs on a copy of the folder, with the same layout
         // (`root: ..` then names the copy's parent, a fresh temporary folder).
         let copy = tempfile::tempdir().unwrap();
-        let base = if may_write(&manifest) {
+        let checked = if may_write(manifest) {
             let agents = copy.path().join("agents");
             copy_tree(&agents_dir(), &agents);
-            agents
+            checked_at(&agents.join(path.file_name().unwrap()))
         } else {
-            agents_dir()
+            checked
         };
-        let mut loaded = load(&manifest, &on_the_test_model(&base))
+        let mut loaded = load(&checked, &on_the_test_model())
             .await
             .unwrap_or_else(|error| panic!("{shown}: {error}"));
         assert!(!loaded.tool_names.is_empty(), "{shown} offers tools");
@@ -384,11 +387,8 @@ async fn every_manifest_runs_to_an_answer_on_the_test_model_and_changes_nothing(
 
 #[tokio::test]
 async fn the_docs_assistant_finds_its_skills_and_reads_files_through_search() {
-    let path = agents_dir().join("docs-assistant.yaml");
-    let manifest = read(&std::fs::read(&path).unwrap()).unwrap();
-    let mut loaded = load(&manifest, &LoadOptions::new(agents_dir()))
-        .await
-        .unwrap();
+    let (manifest, _) = load_agent("docs-assistant.yaml");
+    let mut loaded = load(&manifest, &LoadOptions::new()).await.unwrap();
     // The filesystem toolset sits behind the search; only `read_file` is preloaded.
     assert!(loaded.tool_names.contains(&"tool_search".to_string()));
     assert!(loaded.tool_names.contains(&"read_file".to_string()));
@@ -408,15 +408,12 @@ async fn the_docs_assistant_finds_its_skills_and_reads_files_through_search() {
 #[tokio::test]
 async fn a_host_plays_an_agents_script_in_code_and_its_own_turns() {
     let (manifest, _) = load_agent("repo-helper.yaml");
-    let script = agents_dir().join(manifest.model.script.as_deref().unwrap());
+    let script = agents_dir().join(manifest.manifest().model.script.as_deref().unwrap());
     // The manifest's script, read by the host itself: the same run as `starweaver run`.
     let model = ScriptModel::from_file(&script).unwrap();
-    let mut loaded = load(
-        &manifest,
-        &LoadOptions::new(agents_dir()).with_model(Arc::new(model)),
-    )
-    .await
-    .unwrap();
+    let mut loaded = load(&manifest, &LoadOptions::new().with_model(Arc::new(model)))
+        .await
+        .unwrap();
     let result = loaded
         .session
         .run("Where is the manifest loader?")
@@ -436,12 +433,9 @@ async fn a_host_plays_an_agents_script_in_code_and_its_own_turns() {
             "{{ calls[0].kind }} then {{ calls[1].result.entries | length }} entries in agents/",
         ),
     ]);
-    let mut loaded = load(
-        &manifest,
-        &LoadOptions::new(agents_dir()).with_model(Arc::new(model)),
-    )
-    .await
-    .unwrap();
+    let mut loaded = load(&manifest, &LoadOptions::new().with_model(Arc::new(model)))
+        .await
+        .unwrap();
     let result = loaded.session.run("look around").await.unwrap();
     assert!(
         result.output.starts_with("retry then ") && result.output.ends_with("entries in agents/"),

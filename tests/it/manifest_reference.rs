@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::json;
-use starweaver::config::load::{load, read, LoadOptions};
+use starweaver::config::load::{load, LoadOptions};
 use starweaver::config::reference::markdown;
-use starweaver::config::validate::{check, CheckContext};
+use starweaver::config::validate::{check, check_manifest, CheckContext};
 use starweaver::{string_tool, DynTool, ToolResult};
 
 fn committed_path() -> PathBuf {
@@ -78,14 +78,18 @@ async fn every_yaml_example_checks_clean_reads_and_loads() {
             .with_base_dir(dir.path());
         let found = check(block.as_bytes(), &context);
         assert!(found.is_empty(), "{found:#?}\nin:\n{block}");
-        let manifest = read(block.as_bytes()).unwrap();
-        let options = LoadOptions::new(dir.path()).with_tools(example_tool);
-        let loaded = load(&manifest, &options).await.unwrap();
-        assert!(loaded.instructions.is_some() || manifest.instructions.is_none());
+        let (_, checked) = check_manifest(block.as_bytes(), &context);
+        let checked = checked.unwrap();
+        let options = LoadOptions::new().with_tools(example_tool);
+        let loaded = load(&checked, &options).await.unwrap();
+        assert!(loaded.instructions.is_some() || checked.manifest().instructions.is_none());
     }
-    let full = read(blocks.last().unwrap().as_bytes()).unwrap();
+    let context = CheckContext::new()
+        .with_catalog(EXAMPLE_TOOLS)
+        .with_base_dir(dir.path());
+    let (_, full) = check_manifest(blocks.last().unwrap().as_bytes(), &context);
     assert_eq!(
-        full.toolsets.len(),
+        full.unwrap().manifest().toolsets.len(),
         7,
         "the full example shows every toolset type"
     );

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::{json, Value};
-use starweaver::config::load::{load, read, LoadOptions};
+use starweaver::config::load::{load_file, LoadOptions};
+use starweaver::config::validate::CheckContext;
 
 fn repository() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -50,8 +51,7 @@ async fn the_json_is_exactly_what_the_first_request_carries() {
         "triage",
     ] {
         let path = repository().join(format!("agents/{name}.yaml"));
-        let manifest = read(&std::fs::read(&path).unwrap()).unwrap();
-        let loaded = load(&manifest, &LoadOptions::new(repository().join("agents")))
+        let (loaded, _) = load_file(&path, &CheckContext::new(), &LoadOptions::new())
             .await
             .unwrap();
         let expected = loaded

@@ -1,14 +1,14 @@
-//! Fuzz target: arbitrary bytes through the manifest checker and the strict reader.
+//! Fuzz target: arbitrary bytes through the manifest checker and its checked form.
 //!
 //! Besides "never panics, never hangs", it asserts that the two agree:
 //!
 //! * the checker, with an empty context and with one that knows tools, variables and model
 //!   ids, returns without panicking;
-//! * [`read`] succeeds exactly when [`check_bytes`] reports no error: a file the checker
-//!   passes must deserialize (the reader's safety net must never fire), and a file the
-//!   reader accepts was passed by the checker;
-//! * a manifest the reader produced, written back as JSON (which is YAML), is accepted by
-//!   the checker again.
+//! * [`check_manifest`] gives a checked manifest exactly when [`check`] in the same folder
+//!   reports no error: a file the checker passes must deserialize (the conversion's safety net must
+//!   never fire), and a file with a checked form was passed by the checker;
+//! * a checked manifest, written back as JSON (which is YAML), is accepted by the checker
+//!   again.
 //!
 //! A broken invariant panics with the diagnostics involved, which AFL records as a crash.
 //!
@@ -17,8 +17,7 @@
 //! until they are fixed.
 
 use starweaver_config::diagnostics::{Diagnostic, Severity};
-use starweaver_config::load::read;
-use starweaver_config::validate::{check, check_bytes, CheckContext};
+use starweaver_config::validate::{check, check_bytes, check_manifest, CheckContext};
 
 fn errors(found: &[Diagnostic]) -> Vec<String> {
     found
@@ -33,7 +32,7 @@ fn errors(found: &[Diagnostic]) -> Vec<String> {
         .collect()
 }
 
-/// Reader messages of disagreements already reported, skipped under
+/// Safety-net messages of disagreements already reported, skipped under
 /// `STARWEAVER_FUZZ_SKIP_KNOWN=1`. Remove an entry once its reproducer passes.
 const KNOWN: &[&str] = &[
     // Empty: every reproducer in fuzz/reproducers/ passes. Add the reader's message here while
@@ -47,8 +46,7 @@ fn known(read_errors: &[String]) -> bool {
 }
 
 fn run(data: &[u8], skip_known: bool) {
-    let plain = check_bytes(data);
-    let plain_errors = errors(&plain);
+    let _ = check_bytes(data);
 
     // A context that knows code tools, host variables and model ids: different semantic
     // branches run, and it must not panic either.
@@ -58,28 +56,32 @@ fn run(data: &[u8], skip_known: bool) {
         .with_model_ids(["gpt", "local"]);
     let _ = check(data, &context);
 
-    match read(data) {
-        Ok(manifest) => {
+    // The checked form runs the folder rules in a folder (the current one when the context
+    // names none): compare it with the checker in the same folder.
+    let here = CheckContext::new().with_base_dir(".");
+    let plain_errors = errors(&check(data, &here));
+    match check_manifest(data, &here) {
+        (_, Some(checked)) => {
             assert!(
                 plain_errors.is_empty(),
-                "read accepted a file the checker rejects: {plain_errors:?}"
+                "a file the checker rejects has a checked form: {plain_errors:?}"
             );
-            let json = match serde_json::to_vec(&manifest) {
+            let json = match serde_json::to_vec(checked.manifest()) {
                 Ok(json) => json,
-                Err(error) => panic!("a read manifest does not serialize: {error}"),
+                Err(error) => panic!("a checked manifest does not serialize: {error}"),
             };
             let again = errors(&check_bytes(&json));
             assert!(
                 again.is_empty(),
-                "the checker rejects the reader's own manifest written as JSON: {again:?}\n{}",
+                "the checker rejects its own checked manifest written as JSON: {again:?}\n{}",
                 String::from_utf8_lossy(&json)
             );
         }
-        Err(found) => {
+        (found, None) => {
             let read_errors = errors(&found);
             assert!(
                 !plain_errors.is_empty() || (skip_known && known(&read_errors)),
-                "the checker passes a file the reader refuses: {read_errors:?}"
+                "the checker passes a file that gets no checked form: {read_errors:?}"
             );
         }
     }

@@ -4,7 +4,7 @@ use std::io::Read as _;
 use std::path::PathBuf;
 
 use starweaver_config::check::{collect_files, CatalogNames, DEFAULT_PATH};
-use starweaver_config::validate::{check, too_large, CheckContext};
+use starweaver_config::validate::{check_manifest, too_large, CheckContext};
 
 use super::limit::ManifestLimitArgs;
 use super::status::{status_of, CheckStatus};
@@ -126,12 +126,9 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
                 reports.push(FileReport::new(shown, bytes, found));
             }
             Ok((bytes, _)) => {
-                let mut context = shared.clone();
-                if let Some(folder) = file.parent() {
-                    context = context.with_base_dir(folder);
-                }
-                let diagnostics = check(&bytes, &context);
-                reports.push(FileReport::new(shown, bytes, diagnostics));
+                let context = shared.clone().with_file(&file);
+                let (diagnostics, checked) = check_manifest(&bytes, &context);
+                reports.push(FileReport::new(shown, bytes, diagnostics).with_checked(checked));
             }
             Err(error) => {
                 unreadable = true;

@@ -14,8 +14,11 @@ mod summary;
 pub use summary::Summary;
 
 use starweaver_config::diagnostics::Diagnostic;
+use starweaver_config::validate::Checked;
 
-/// One checked file: the name to print, its bytes (for source snippets) and what was found.
+/// One checked file: the name to print, its bytes (for source snippets), what was found, and
+/// the checked manifest when nothing found is an error (so `--explain` and `tools` load what
+/// was checked, without reading the file again).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileReport {
     /// The path as the user gave or the walk found it, printed as is.
@@ -24,6 +27,8 @@ pub struct FileReport {
     pub source: Vec<u8>,
     /// Every problem in the file, in source order.
     pub diagnostics: Vec<Diagnostic>,
+    /// The manifest as checked, ready to load; `None` when the file has an error.
+    pub checked: Option<Checked>,
 }
 
 impl FileReport {
@@ -34,7 +39,15 @@ impl FileReport {
             path: path.into(),
             source,
             diagnostics,
+            checked: None,
         }
+    }
+
+    /// Adds the checked manifest the checker gave for the file.
+    #[must_use]
+    pub fn with_checked(mut self, checked: Option<Checked>) -> Self {
+        self.checked = checked;
+        self
     }
 }
 

@@ -1,5 +1,5 @@
-//! From a manifest file to a loaded agent: read, check (with `check`'s diagnostics on failure),
-//! apply `--var` and `--max-steps`, load.
+//! From a manifest file to a loaded agent: read once, check (with `check`'s diagnostics on
+//! failure), then load the checked manifest with `--var` and `--max-steps`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use crate::report::{human, FileReport};
 use starweaver_config::check::{ManifestLimit, MAX_MANIFEST_BYTES_FLAG};
 use starweaver_config::diagnostics::Severity;
-use starweaver_config::load::{load, read_with_context, LoadOptions, LoadedAgent, ToolResolver};
+use starweaver_config::load::{load, LoadOptions, LoadedAgent, ToolResolver};
 use starweaver_config::manifest::Manifest;
-use starweaver_config::validate::CheckContext;
+use starweaver_config::validate::{check_manifest, CheckContext};
 use starweaver_core::model::DynModel;
 
 use super::Stop;
@@ -60,10 +60,9 @@ pub async fn prepare(
         ))
     })?;
     let bytes = read_bounded(&absolute, path, limit.max_manifest_bytes)?;
-    let folder = absolute.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut context = CheckContext::new()
         .with_budgets(limit.budgets())
-        .with_base_dir(&folder)
+        .with_file(&absolute)
         .with_vars(vars.keys().cloned());
     if hooks.tools.is_none() {
         // The tools linked into this binary are the ones loading can find: a name outside them
@@ -71,34 +70,31 @@ pub async fn prepare(
         context = context.with_catalog(starweaver_core::catalog::names());
     }
     let shown = path.display().to_string();
-    let (mut manifest, warnings) = read_with_context(&bytes, &context).map_err(|diagnostics| {
-        Stop::usage(human::render(&[FileReport::new(
-            shown.clone(),
-            bytes.clone(),
-            diagnostics,
-        )]))
-    })?;
-    check_vars(&manifest, vars)?;
-    // `--max-steps` is at least 1 (and a save file's 0 is refused when it is read).
-    if let Some(steps) = max_steps.and_then(std::num::NonZeroU32::new) {
-        manifest
-            .runtime
-            .get_or_insert_with(Default::default)
-            .max_steps = Some(steps);
-    }
+    let (warnings, checked) = check_manifest(&bytes, &context);
+    let Some(checked) = checked else {
+        return Err(Stop::usage(human::render(&[FileReport::new(
+            shown, bytes, warnings,
+        )])));
+    };
+    let manifest = checked.manifest();
+    check_vars(manifest, vars)?;
     let warnings = if warnings.iter().any(|d| d.severity == Severity::Warning) {
         human::render(&[FileReport::new(shown, bytes, warnings)])
     } else {
         String::new()
     };
-    let mut options = LoadOptions::new(&folder).with_vars(vars.clone());
+    let mut options = LoadOptions::new().with_vars(vars.clone());
+    // `--max-steps` is at least 1 (and a save file's 0 is refused when it is read).
+    if let Some(steps) = max_steps.and_then(std::num::NonZeroU32::new) {
+        options = options.with_max_steps(steps);
+    }
     if let Some(model) = &hooks.model {
         options = options.with_model(model.clone());
     }
     if let Some(tools) = &hooks.tools {
         options.tools = tools.clone();
     }
-    let loaded = load(&manifest, &options)
+    let loaded = load(&checked, &options)
         .await
         .map_err(|error| Stop::usage(format!("{}: {error}", path.display())))?;
     let mut secret_values: Vec<(String, String)> = manifest
@@ -113,7 +109,7 @@ pub async fn prepare(
         })
         .collect();
     // The model's API key is never shown either, wherever a provider might echo it.
-    if let Some(variable) = api_key_variable(&manifest) {
+    if let Some(variable) = api_key_variable(manifest) {
         if let Ok(key) = std::env::var(&variable) {
             secret_values.push((variable, key.trim().to_string()));
         }

@@ -1,4 +1,4 @@
-//! `load`: a manifest to an agent and a session ready to run.
+//! `load`: a checked manifest to an agent and a session ready to run.
 
 use std::path::{Path, PathBuf};
 
@@ -13,8 +13,9 @@ use super::model::{model, settings};
 use super::runtime::runtime;
 use super::toolsets::build;
 use super::{LoadError, LoadOptions, ToolsetSummary};
-use crate::manifest::{EnvironmentKind, EnvironmentSpec, Manifest, SkillsSpec, ToolsetSpec};
-use crate::paths::{environment_root, scope_in_environment, ScopeProblem};
+use crate::manifest::{EnvironmentSpec, SkillsSpec};
+use crate::paths::{environment_root, scope_in_environment};
+use crate::validate::Checked;
 
 /// What loading produced: the agent, a session with the environment attached, and what the
 /// model will be offered (for hosts and tests to show or check).
@@ -56,19 +57,37 @@ impl std::fmt::Debug for LoadedAgent {
 }
 
 /// Assembles the agent a checked manifest declares: model, rendered instructions, toolsets,
-/// environment and shell policy, skills and run policy. Every setting is honoured or refused;
-/// none is dropped silently.
+/// environment and shell policy, skills and run policy, in the folder it was checked in. Every
+/// setting is honoured: the checker has refused the ones that could not be, so loading has no
+/// rule of its own.
+///
+/// ```
+/// use starweaver_config::load::{load, LoadOptions};
+/// use starweaver_config::validate::{check_manifest, CheckContext};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let text = b"version: 1\nname: scout\nmodel: {id: test}\ninstructions: Help {{ name }}.\n";
+/// let (found, checked) = check_manifest(text, &CheckContext::new());
+/// let Some(checked) = checked else {
+///     panic!("the manifest does not check: {found:?}");
+/// };
+/// let loaded = load(&checked, &LoadOptions::new()).await.unwrap();
+/// assert_eq!(loaded.instructions.as_deref(), Some("Help scout."));
+/// # });
+/// ```
 ///
 /// # Errors
-/// [`LoadError`] naming the field, for a model this build lacks, a template that does not
-/// render, an environment that cannot be opened, unknown tools or toolsets, settings that need
-/// a missing section, and settings the runtime cannot honour.
-pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAgent, LoadError> {
+/// [`LoadError`] for what only loading meets: a provider this build lacks, a host model not
+/// given, instructions that do not render with the run's values, an environment folder that
+/// cannot be opened, a code tool the resolver lacks, and a skill scan that fails.
+pub async fn load(checked: &Checked, options: &LoadOptions) -> Result<LoadedAgent, LoadError> {
+    let manifest = checked.manifest();
+    let base_dir = checked.base_dir();
     let chosen = match &options.model {
         Some(given) => given.clone(),
-        None => model(&manifest.model, &options.base_dir)?,
+        None => model(checked)?,
     };
-    let mut builder = AgentBuilder::new(chosen).model_settings(settings(&manifest.model)?);
+    let mut builder = AgentBuilder::new(chosen).model_settings(settings(&manifest.model));
     let instructions = render(manifest, &options.vars)?;
     if let Some(text) = &instructions {
         builder = builder.instructions(text.clone());
@@ -78,39 +97,27 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
     for toolset in &built.exposed {
         registry.insert_toolset(toolset);
     }
-    let (policy, tool_config) = runtime(manifest.runtime.as_ref());
+    let (policy, tool_config) = runtime(manifest.runtime.as_ref(), options.max_steps);
     let runtime_policy = policy;
     builder = builder.runtime_policy(policy).tool_config(tool_config);
 
+    // The checker refuses filesystem and shell toolsets, `shell:` and `skills:` without an
+    // environment.
     let attached = match &manifest.environment {
         Some(spec) => Some(attach(
             spec,
             manifest.shell.as_ref(),
-            &options.base_dir,
+            base_dir,
             &manifest.name,
         )?),
-        None => {
-            if manifest.shell.is_some() {
-                return Err(missing("shell"));
-            }
-            // Filesystem and shell tools act only on an environment; without one they would
-            // be left out of every request.
-            let needs = manifest.toolsets.iter().position(|spec| {
-                matches!(spec, ToolsetSpec::Filesystem(_) | ToolsetSpec::Shell(_))
-            });
-            if let Some(index) = needs {
-                return Err(missing(&format!("toolsets[{index}]")));
-            }
-            None
-        }
+        None => None,
     };
     let environment_root = attached.as_ref().and_then(|a| a.root.clone());
     let mut scanned = None;
-    if let Some(skills) = &manifest.skills {
-        let (Some(attached), Some(environment)) = (&attached, &manifest.environment) else {
-            return Err(missing("skills"));
-        };
-        let report = scan_skills(skills, environment, &options.base_dir, attached).await?;
+    if let (Some(skills), Some(attached), Some(environment)) =
+        (&manifest.skills, &attached, &manifest.environment)
+    {
+        let report = scan_skills(skills, environment, base_dir, attached).await?;
         // The instruction block that lists the skills; the model reads each SKILL.md with
         // its file tools.
         registry.insert_toolset(&skill_tools(report.registry().packages()));
@@ -149,49 +156,35 @@ pub async fn load(manifest: &Manifest, options: &LoadOptions) -> Result<LoadedAg
 }
 
 /// Scans the skill scopes, each given relative to the manifest's folder and found inside the
-/// environment's root, the way the agent will read them.
+/// environment's root, the way the agent will read them. The checker has verified each scope
+/// against the same folders; a scope that fails now has changed since.
 async fn scan_skills(
     skills: &SkillsSpec,
     environment: &EnvironmentSpec,
     base_dir: &Path,
     attached: &Attached,
 ) -> Result<SkillScanReport, LoadError> {
-    if environment.kind == EnvironmentKind::Virtual && !skills.scopes.is_empty() {
-        return Err(LoadError::Skills {
-            message: "skills need a local environment: a virtual one starts empty".to_string(),
-        });
-    }
     let root = environment_root(base_dir, environment.root.as_deref());
     let mut scopes = Vec::with_capacity(skills.scopes.len());
     for scope in &skills.scopes {
-        let inside = scope_in_environment(base_dir, &root, &scope.path).map_err(|problem| {
-            LoadError::Skills {
-                message: match problem {
-                    ScopeProblem::OutsideEnvironment { root } => format!(
-                        "scope `{}` is outside the environment root `{}`",
-                        scope.path,
-                        root.display()
-                    ),
-                    ScopeProblem::NotAFolder | ScopeProblem::NoRoot => {
-                        format!("scope `{}` is not a folder", scope.path)
-                    }
-                },
-            }
-        })?;
+        let inside =
+            scope_in_environment(base_dir, &root, &scope.path).map_err(|_| LoadError::Skills {
+                scope: scope.path.clone(),
+                message: "the folder is no longer there, inside the environment, as it was \
+                          when the manifest was checked"
+                    .to_string(),
+            })?;
         scopes.push(SkillSourceScope::new(inside).with_source(scope.source));
     }
     SkillRegistry::scan_with_report(attached.files.clone(), &scopes)
         .await
         .map_err(|error| LoadError::Skills {
+            scope: skills
+                .scopes
+                .iter()
+                .map(|scope| scope.path.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
             message: error.to_string(),
         })
-}
-
-fn missing(field: &str) -> LoadError {
-    LoadError::Missing {
-        field: field.to_string(),
-        needs: "environment".to_string(),
-        help: "add `environment: {type: local}` (or `virtual`) so it has somewhere to act"
-            .to_string(),
-    }
 }

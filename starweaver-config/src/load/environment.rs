@@ -12,7 +12,7 @@ use super::LoadError;
 use crate::manifest::{
     EnvironmentKind, EnvironmentSpec, SandboxModeSpec, SandboxReadSpec, ShellSpec,
 };
-use crate::paths::{environment_root, writable_folder};
+use crate::paths::environment_root;
 
 /// The environment as both a file provider and a process shell (one provider serves both).
 #[derive(Clone)]
@@ -63,27 +63,9 @@ pub fn sandbox_policy(shell: Option<&ShellSpec>) -> SandboxPolicy {
         .with_required(spec.required)
 }
 
-/// Refuses a `writable` folder that leads out of the root `root`: the sandbox would refuse
-/// every command for it.
-fn check_writable(shell: Option<&ShellSpec>, root: &Path) -> Result<(), LoadError> {
-    let folders = shell
-        .and_then(|shell| shell.sandbox.as_ref())
-        .map(|sandbox| sandbox.writable.as_slice())
-        .unwrap_or_default();
-    for (index, folder) in folders.iter().enumerate() {
-        if writable_folder(root, folder).is_err() {
-            return Err(LoadError::InvalidValue {
-                field: format!("shell.sandbox.writable[{index}]"),
-                expected: format!(
-                    "a folder inside the environment root, relative to it (`{folder}` leaves it)"
-                ),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Opens the environment with the shell's policy, limits and (for a local one) sandbox.
+/// Opens the environment with the shell's policy, limits and (for a local one) sandbox. The
+/// checker has judged every setting (a virtual environment's `root`, the sandbox's `writable`
+/// folders); only opening the folder can fail here.
 pub(super) fn attach(
     spec: &EnvironmentSpec,
     shell: Option<&ShellSpec>,
@@ -102,7 +84,6 @@ pub(super) fn attach(
                 })?
                 .with_shell_policy(policy)
                 .with_sandbox(sandbox_policy(shell));
-            check_writable(shell, provider.root())?;
             if let Some(ms) = limits.timeout_ms {
                 provider = provider.with_default_timeout_ms(ms);
             }
@@ -120,21 +101,8 @@ pub(super) fn attach(
                 root: Some(opened),
             })
         }
+        // The checker refuses a `root` or a `sandbox` on a virtual environment.
         EnvironmentKind::Virtual => {
-            if spec.root.is_some() {
-                return Err(LoadError::Unsupported {
-                    field: "environment.root".to_string(),
-                    reason: "a virtual environment starts empty and has no folder".to_string(),
-                });
-            }
-            if limits.sandbox.is_some() {
-                return Err(LoadError::Unsupported {
-                    field: "shell.sandbox".to_string(),
-                    reason: "a virtual environment runs no real process, so no kernel sandbox \
-                             applies (use `type: local` to run commands under one)"
-                        .to_string(),
-                });
-            }
             let mut provider = VirtualEnvironmentProvider::new(name).with_shell_policy(policy);
             if let Some(ms) = limits.timeout_ms {
                 let mut process_limits = provider.process_limits().clone();

@@ -1,103 +1,61 @@
-//! `LoadError`: why a checked manifest could not become an agent, where, and how to fix it.
+//! `LoadError`: why a checked manifest could not become an agent.
+//!
+//! Every manifest rule is the checker's: a manifest the loader receives has passed them all
+//! ([`crate::validate::Checked`]). What is left here is what only loading can meet: the build,
+//! the host, the file system at load time and the values a run supplies. None of these is a
+//! rule of the format, so none repeats a checker's message.
 
 use thiserror::Error;
 
-/// A manifest that reads fine but cannot be assembled. Each message names the field and says
-/// what to change.
+/// A checked manifest whose agent cannot be assembled here and now. Each message says what
+/// failed and how to get past it.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum LoadError {
-    /// `model.id` names a model this build cannot create.
-    #[error("model.id: unknown model `{id}`; use `test` (the embedded offline model), `script` (a file of turns), `openai:<model>` or `anthropic:<model>`")]
-    UnknownModel {
-        /// The id as written.
-        id: String,
-    },
-    /// The `script` model's file cannot be played: outside the manifest's folder, unreadable,
-    /// or not a list of well-formed turns.
-    #[error("model.script: {message}")]
-    Script {
-        /// What is wrong, where in the script, and how to fix it.
-        message: String,
-    },
     /// `model.id` names a provider whose client this build leaves out.
-    #[error("model.id: `{id}` needs the `{feature}` feature of starweaver, which this build was made without; build with it (it is on by default)")]
+    #[error("`{id}` needs the `{feature}` feature of starweaver, which this build was made without; build with it (it is on by default)")]
     ProviderNotBuilt {
         /// The id as written.
         id: String,
         /// The cargo feature.
         feature: String,
     },
-    /// A setting the runtime has no way to honour.
-    #[error("{field}: not supported: {reason}; remove it")]
-    Unsupported {
-        /// Where, as a manifest path (`runtime.max_tokens`).
-        field: String,
-        /// Why it cannot be honoured.
-        reason: String,
+    /// `model.id` is one the host said it supplies (`CheckContext::with_model_ids`), and no
+    /// model was given to the loader.
+    #[error("the model `{id}` is supplied by the host, and none was given; pass it with `LoadOptions::with_model`")]
+    ModelNotGiven {
+        /// The id as written.
+        id: String,
     },
-    /// A value of the right YAML type that the runtime cannot use.
-    #[error("{field}: expected {expected}; fix the value")]
-    InvalidValue {
-        /// Where (`model.settings.temperature`).
-        field: String,
-        /// What it must be.
-        expected: String,
-    },
-    /// `instructions` is not a valid template or does not render.
-    #[error("instructions: {message}; check the template syntax and the names it uses (`vars.NAME`, `name`)")]
+    /// The instructions do not render with the run's variable values.
+    #[error("the instructions do not render with this run's values: {message}")]
     Template {
         /// The template engine's message.
         message: String,
     },
-    /// The environment could not be opened.
-    #[error("environment.root: cannot open `{root}`: {message}; point it at an existing folder (relative to the manifest's folder)")]
+    /// The environment's folder could not be opened.
+    #[error("cannot open the environment folder `{root}`: {message}")]
     Environment {
         /// The folder tried.
         root: String,
         /// Why it failed.
         message: String,
     },
-    /// A toolset names a tool that does not exist.
-    #[error("{field}: unknown tool `{tool}`; {help}")]
-    UnknownTool {
-        /// Where (`toolsets[0].tools`).
+    /// The host's tool resolver has no tool of this name (the check may have run against
+    /// another catalog, or none).
+    #[error("{field}: the loader's tool resolver has no tool `{tool}`; register it in code (`starweaver_core::catalog::register`), or give the loader a resolver that knows it")]
+    ToolNotResolved {
+        /// Where it is named (`toolsets[0].tools`).
         field: String,
         /// The name as written.
         tool: String,
-        /// The names available, or how to register the tool.
-        help: String,
     },
-    /// A proxy or search names a toolset that is not declared (or cannot be wrapped).
-    #[error("{field}: unknown toolset `{toolset}`; name a `tools`, `filesystem`, `shell`, `user_input` or `deferred` toolset declared in `toolsets`")]
-    UnknownToolset {
-        /// Where (`toolsets[4].toolsets`).
-        field: String,
-        /// The name as written.
-        toolset: String,
-    },
-    /// Two toolsets share a name, so proxies and diagnostics could not tell them apart.
-    #[error("{field}: toolset name `{name}` is already used; give each toolset its own `name`")]
-    DuplicateToolset {
-        /// Where the second one is.
-        field: String,
-        /// The shared name.
-        name: String,
-    },
-    /// A setting that needs another section that is missing.
-    #[error("{field}: needs `{needs}`; {help}")]
-    Missing {
-        /// The setting.
-        field: String,
-        /// The section it needs.
-        needs: String,
-        /// How to fix it.
-        help: String,
-    },
-    /// Skill scanning failed (an unusable scope path).
-    #[error("skills.scopes: {message}; use a folder inside the environment")]
+    /// Scanning the skill scopes failed when the agent was assembled.
+    #[error("cannot scan the skills under `{scope}`: {message}")]
     Skills {
-        /// The scanner's message.
+        /// The scope as written.
+        scope: String,
+        /// What went wrong.
         message: String,
     },
 }

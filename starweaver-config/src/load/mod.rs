@@ -1,14 +1,18 @@
-//! Loading a manifest into the runtime: [`read`] turns a file's bytes into a
-//! [`crate::manifest::Manifest`] (refusing what the checker refuses), and [`load()`] assembles
-//! the agent it declares.
+//! Loading a checked manifest into the runtime: [`load()`] takes a
+//! [`crate::validate::Checked`], which only the checker produces
+//! ([`crate::validate::check_manifest`]), and assembles the agent it declares. Every manifest
+//! rule is the checker's; a [`LoadError`] is only what loading itself can meet (the build, the
+//! host, the file system now, the run's values).
+//!
+//! [`load_file`] does both in one call for a manifest file: read once, check, load.
 
 mod agent;
 mod environment;
 mod error;
+mod file;
 mod instructions;
 mod model;
 mod options;
-mod read;
 mod runtime;
 mod summary;
 mod toolsets;
@@ -16,8 +20,11 @@ mod toolsets;
 pub use agent::{load, LoadedAgent};
 pub use environment::{policy as shell_policy, sandbox_policy};
 pub use error::LoadError;
+pub use file::{load_file, LoadFileError};
 pub use options::{LoadOptions, ToolResolver};
-pub use read::{read, read_with_context, read_with_warnings};
 pub use summary::{Reach, ToolSummary, ToolsetSummary};
 pub use toolsets::first_party_tool;
 pub use toolsets::READ_ONLY_FILESYSTEM_TOOLS;
+
+#[cfg(test)]
+mod tests;

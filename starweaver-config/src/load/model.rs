@@ -1,93 +1,40 @@
 //! `model:` to a runtime model and its settings.
 
-use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 
 use starweaver_core::model::{DynModel, ModelSettings, ProviderKind, TestModel};
 
 use super::LoadError;
 use crate::manifest::ModelSpec;
-use crate::paths::{script_file, FileProblem};
-use crate::script::ScriptModel;
+use crate::validate::Checked;
 
-/// The model `model.id` names: the embedded `test` model, the `script` model playing the file
-/// `model.script` names (relative to the manifest's folder `base_dir`), or a provider's client
-/// with the manifest's base URL, key variable, streaming and HTTP settings.
-pub(super) fn model(spec: &ModelSpec, base_dir: &Path) -> Result<DynModel, LoadError> {
-    if spec.id == "test" || spec.id == "script" {
-        if let Some(field) = set_client_keys(spec).first() {
-            return Err(LoadError::Unsupported {
-                field: format!("model.{field}"),
-                reason: format!("the `{}` model makes no network requests", spec.id),
-            });
-        }
-    }
-    if spec.id == "script" {
-        return script(spec, base_dir);
-    }
-    if spec.script.is_some() {
-        return Err(LoadError::Unsupported {
-            field: "model.script".to_string(),
-            reason: format!(
-                "only the `script` model plays a script, and `model.id` is `{}` (set `id: script` to play it)",
-                spec.id
-            ),
-        });
-    }
+/// The model `model.id` names: the embedded `test` model, the `script` model playing the turns
+/// the checker read from `model.script`, or a provider's client with the manifest's base URL,
+/// key variable, streaming and HTTP settings. The checker has already refused every id and
+/// setting that cannot apply; what is left fails only for the build or the host.
+pub(super) fn model(checked: &Checked) -> Result<DynModel, LoadError> {
+    let spec = &checked.manifest().model;
     if spec.id == "test" {
         return Ok(Arc::new(TestModel::auto()));
     }
-    let Some((kind, name)) = ProviderKind::from_model_id(&spec.id) else {
-        return Err(LoadError::UnknownModel {
-            id: spec.id.clone(),
-        });
-    };
-    if let Some(url) = &spec.base_url {
-        starweaver_core::model::check_base_url(url).map_err(|reason| LoadError::InvalidValue {
-            field: "model.base_url".to_string(),
-            expected: format!("an http or https URL ({reason})"),
-        })?;
+    if spec.id == "script" {
+        // The checker passes a `script` model only with its turns read.
+        return checked.script().map_or_else(
+            || Err(not_given(spec)),
+            |script| Ok(Arc::new(script.clone()) as DynModel),
+        );
     }
-    client(kind, name, spec)
+    match ProviderKind::from_model_id(&spec.id) {
+        Some((kind, name)) => client(kind, name, spec),
+        // An id the host said it supplies (`CheckContext::with_model_ids`).
+        None => Err(not_given(spec)),
+    }
 }
 
-/// The `script` model, reading `model.script` inside the manifest's folder.
-fn script(spec: &ModelSpec, base_dir: &Path) -> Result<DynModel, LoadError> {
-    let Some(file) = &spec.script else {
-        return Err(LoadError::Missing {
-            field: "model.id".to_string(),
-            needs: "model.script".to_string(),
-            help: "add `script: NAME.script.yaml`, the file of turns the model plays (relative to the manifest's folder)".to_string(),
-        });
-    };
-    let path = script_file(base_dir, file).map_err(|FileProblem::OutsideFolder| LoadError::Script {
-        message: format!(
-            "`{file}` is outside the manifest's folder; put the script beside the manifest (or in a folder inside it) and name it relative to the manifest"
-        ),
-    })?;
-    let model = ScriptModel::from_file(&path).map_err(|error| LoadError::Script {
-        message: error.to_string(),
-    })?;
-    Ok(Arc::new(model.with_script_name(file.clone())))
-}
-
-/// The client keys a manifest sets.
-fn set_client_keys(spec: &ModelSpec) -> Vec<&'static str> {
-    let set = [
-        spec.base_url.is_some(),
-        spec.api_key_env.is_some(),
-        spec.stream.is_some(),
-        spec.timeout_ms.is_some(),
-        spec.connect_timeout_ms.is_some(),
-        spec.max_retries.is_some(),
-        spec.retry_budget_ms.is_some(),
-    ];
-    ModelSpec::CLIENT_KEYS
-        .into_iter()
-        .zip(set)
-        .filter_map(|(key, set)| set.then_some(key))
-        .collect()
+fn not_given(spec: &ModelSpec) -> LoadError {
+    LoadError::ModelNotGiven {
+        id: spec.id.clone(),
+    }
 }
 
 #[cfg(any(feature = "openai", feature = "anthropic"))]
@@ -148,55 +95,37 @@ fn client(kind: ProviderKind, name: &str, spec: &ModelSpec) -> Result<DynModel, 
 }
 
 /// `model.settings` as request settings: the known keys typed, the provider's other settings
-/// passed on as given, and a setting the provider does not have refused (the `test` model
-/// ignores settings, so it takes any).
-pub(super) fn settings(spec: &ModelSpec) -> Result<ModelSettings, LoadError> {
-    let provider = ProviderKind::from_model_id(&spec.id).map(|(kind, _)| kind);
+/// passed on as given. The checker has refused settings of the wrong kind and settings the
+/// provider does not have, so a value that does not fit its key cannot reach here; were one to,
+/// it is passed on as given rather than dropped.
+pub(super) fn settings(spec: &ModelSpec) -> ModelSettings {
     let mut out = ModelSettings::default();
-    let bad = |key: &str, want: &str| LoadError::InvalidValue {
-        field: format!("model.settings.{key}"),
-        expected: want.to_string(),
-    };
-    let entries: &BTreeMap<String, serde_json::Value> = &spec.settings;
-    for (key, value) in entries {
-        if let Some(kind) = provider {
-            if !kind.takes_setting(key) {
-                return Err(LoadError::Unsupported {
-                    field: format!("model.settings.{key}"),
-                    reason: format!(
-                        "not a setting of {}; it takes {}",
-                        kind.display_name(),
-                        kind.settings().join(", ")
-                    ),
-                });
-            }
-        }
-        match key.as_str() {
-            "temperature" => {
-                out.temperature = Some(value.as_f64().ok_or_else(|| bad(key, "a number"))?)
-            }
-            "top_p" => out.top_p = Some(value.as_f64().ok_or_else(|| bad(key, "a number"))?),
-            "max_tokens" => {
-                out.max_tokens = Some(value.as_u64().ok_or_else(|| bad(key, "a whole number"))?);
-            }
-            "seed" => out.seed = Some(value.as_i64().ok_or_else(|| bad(key, "a whole number"))?),
-            "stop" => {
-                out.stop = match value {
-                    serde_json::Value::String(one) => vec![one.clone()],
-                    serde_json::Value::Array(items) => items
-                        .iter()
-                        .map(|item| item.as_str().map(str::to_string))
-                        .collect::<Option<_>>()
-                        .ok_or_else(|| bad(key, "a string or a list of strings"))?,
-                    _ => return Err(bad(key, "a string or a list of strings")),
-                };
-            }
-            _ => {
-                out.extra.insert(key.clone(), value.clone());
-            }
+    for (key, value) in &spec.settings {
+        let typed = match key.as_str() {
+            "temperature" => value.as_f64().map(|n| out.temperature = Some(n)),
+            "top_p" => value.as_f64().map(|n| out.top_p = Some(n)),
+            "max_tokens" => value.as_u64().map(|n| out.max_tokens = Some(n)),
+            "seed" => value.as_i64().map(|n| out.seed = Some(n)),
+            "stop" => stop(value).map(|list| out.stop = list),
+            _ => None,
+        };
+        if typed.is_none() {
+            out.extra.insert(key.clone(), value.clone());
         }
     }
-    Ok(out)
+    out
+}
+
+/// `stop`: one string or a list of strings.
+fn stop(value: &serde_json::Value) -> Option<Vec<String>> {
+    match value {
+        serde_json::Value::String(one) => Some(vec![one.clone()]),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_string))
+            .collect(),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -204,9 +133,21 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use crate::diagnostics::Diagnostic;
+    use crate::validate::{check_manifest, CheckContext};
 
     fn spec(id: &str, settings: serde_json::Value) -> ModelSpec {
         serde_json::from_value(serde_json::json!({"id": id, "settings": settings})).unwrap()
+    }
+
+    /// The checker's messages for a manifest with this `model:` in `dir`, and whether it
+    /// passed.
+    fn checked(model: &str, dir: &std::path::Path) -> (String, Option<Checked>) {
+        let text = format!("version: 1\nname: a\nmodel: {model}\n");
+        let (found, checked) =
+            check_manifest(text.as_bytes(), &CheckContext::new().with_base_dir(dir));
+        let messages: Vec<String> = found.iter().map(Diagnostic::full_text).collect();
+        (messages.join("\n"), checked)
     }
 
     #[test]
@@ -214,49 +155,51 @@ mod tests {
         let out = settings(&spec(
             "openai:gpt-4o",
             serde_json::json!({"temperature": 0.2, "max_tokens": 10, "stop": "END", "seed": 7, "presence_penalty": 0.5}),
-        ))
-        .unwrap();
+        ));
         assert_eq!(out.temperature, Some(0.2));
         assert_eq!(out.max_tokens, Some(10));
         assert_eq!(out.stop, ["END"]);
         assert_eq!(out.seed, Some(7));
         assert_eq!(out.extra["presence_penalty"], 0.5);
-        let error = settings(&spec("test", serde_json::json!({"top_p": "high"})))
-            .unwrap_err()
-            .to_string();
+        // A value of the wrong kind is the checker's to refuse: it never reaches the loader.
+        let dir = tempfile::tempdir().unwrap();
+        let (error, refused) = checked("{id: test, settings: {top_p: high}}", dir.path());
+        assert!(refused.is_none());
         assert!(error.contains("model.settings.top_p"), "{error}");
     }
 
     #[test]
-    fn the_script_model_reads_its_file_inside_the_manifest_folder() {
+    fn the_script_model_plays_the_turns_the_checker_read_inside_the_manifest_folder() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.script.yaml"), "- answer: done\n").unwrap();
-        let spec =
-            |value: serde_json::Value| -> ModelSpec { serde_json::from_value(value).unwrap() };
-        let loaded = model(
-            &spec(serde_json::json!({"id": "script", "script": "a.script.yaml"})),
-            dir.path(),
-        )
-        .unwrap();
+        let (_, passed) = checked("{id: script, script: a.script.yaml}", dir.path());
+        let passed = passed.unwrap();
+        assert_eq!(passed.script().unwrap().turns().len(), 1);
+        // The file is not read again: the model plays the checked turns even once it is gone.
+        std::fs::remove_file(dir.path().join("a.script.yaml")).unwrap();
+        let loaded = model(&passed).unwrap();
         assert_eq!(loaded.name(), "script");
-        let error = |value| model(&spec(value), dir.path()).err().unwrap().to_string();
-        let missing = error(serde_json::json!({"id": "script", "script": "b.script.yaml"}));
+        let refused = |model: &str| {
+            let (error, checked) = checked(model, dir.path());
+            assert!(checked.is_none(), "{model} passed");
+            error
+        };
+        let missing = refused("{id: script, script: b.script.yaml}");
         assert!(
-            missing.starts_with("model.script: cannot read the script `")
-                && missing.contains("does not exist"),
+            missing.contains("cannot read the script `") && missing.contains("does not exist"),
             "{missing}"
         );
-        let outside = error(serde_json::json!({"id": "script", "script": "../a.script.yaml"}));
+        let outside = refused("{id: script, script: ../a.script.yaml}");
         assert!(
             outside.contains("outside the manifest's folder"),
             "{outside}"
         );
-        let unnamed = error(serde_json::json!({"id": "script"}));
-        assert!(unnamed.contains("needs `model.script`"), "{unnamed}");
-        let other = error(serde_json::json!({"id": "test", "script": "a.script.yaml"}));
-        assert!(other.starts_with("model.script: not supported"), "{other}");
-        let keyed =
-            error(serde_json::json!({"id": "script", "script": "a.script.yaml", "stream": false}));
+        let unnamed = refused("{id: script}");
+        assert!(unnamed.contains("`model.script` is missing"), "{unnamed}");
+        std::fs::write(dir.path().join("a.script.yaml"), "- answer: done\n").unwrap();
+        let other = refused("{id: test, script: a.script.yaml}");
+        assert!(other.contains("applies only to `id: script`"), "{other}");
+        let keyed = refused("{id: script, script: a.script.yaml, stream: false}");
         assert!(
             keyed.contains("the `script` model makes no network requests"),
             "{keyed}"
@@ -264,15 +207,17 @@ mod tests {
     }
 
     #[test]
-    fn a_setting_the_provider_lacks_is_refused() {
-        let error = settings(&spec(
-            "anthropic:claude-sonnet-4-5",
-            serde_json::json!({"seed": 1}),
-        ))
-        .unwrap_err()
-        .to_string();
+    fn a_setting_the_provider_lacks_is_refused_by_the_checker() {
+        let dir = tempfile::tempdir().unwrap();
+        let (error, refused) = checked(
+            "{id: 'anthropic:claude-sonnet-4-5', settings: {seed: 1}}",
+            dir.path(),
+        );
+        assert!(refused.is_none());
         assert!(error.contains("model.settings.seed"), "{error}");
         assert!(error.contains("top_k"), "{error}");
-        assert!(settings(&spec("test", serde_json::json!({"anything": 1}))).is_ok());
+        // The `test` model takes any setting; one it does not know is passed on as given.
+        let out = settings(&spec("test", serde_json::json!({"anything": 1})));
+        assert_eq!(out.extra["anything"], 1);
     }
 }

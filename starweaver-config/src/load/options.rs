@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use starweaver_core::model::DynModel;
@@ -11,12 +11,12 @@ use starweaver_core::tools::DynTool;
 /// Finds a code tool by name for `tools` and `deferred` toolsets; the catalog by default.
 pub type ToolResolver = Arc<dyn Fn(&str) -> Option<DynTool> + Send + Sync>;
 
-/// Host settings for [`super::load()`]: where the manifest lives, variable overrides, and where
-/// code tools come from.
+/// Host settings for [`super::load()`]: variable overrides, where code tools come from, a model
+/// of the host's own and a step limit. The manifest's folder is not one of them: it is the
+/// folder the manifest was checked in ([`crate::validate::Checked::base_dir`]), so the paths the
+/// checker verified are the paths that load.
 #[derive(Clone)]
 pub struct LoadOptions {
-    /// The manifest's folder: a local environment's `root` is relative to it.
-    pub base_dir: PathBuf,
     /// Values that replace the manifest's `vars` defaults (`--var key=value`).
     pub vars: BTreeMap<String, String>,
     /// Resolves tool names of `tools` and `deferred` toolsets.
@@ -24,17 +24,20 @@ pub struct LoadOptions {
     /// A model to use instead of the one `model.id` names (a host's own client, or a
     /// scripted model in tests); `model.id` is then not resolved.
     pub model: Option<DynModel>,
+    /// The most model requests a run may make, over the manifest's `runtime.max_steps`
+    /// (`starweaver run --max-steps`).
+    pub max_steps: Option<NonZeroU32>,
 }
 
 impl fmt::Debug for LoadOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LoadOptions")
-            .field("base_dir", &self.base_dir)
             .field("vars", &self.vars)
             .field(
                 "model",
                 &self.model.as_ref().map(|model| model.name().to_string()),
             )
+            .field("max_steps", &self.max_steps)
             .finish_non_exhaustive()
     }
 }
@@ -42,26 +45,19 @@ impl fmt::Debug for LoadOptions {
 impl Default for LoadOptions {
     fn default() -> Self {
         Self {
-            base_dir: PathBuf::from("."),
             vars: BTreeMap::new(),
             tools: Arc::new(starweaver_core::catalog::get),
             model: None,
+            max_steps: None,
         }
     }
 }
 
 impl LoadOptions {
-    /// Options for a manifest in `base_dir`, with the catalog as tool source.
+    /// Options with the catalog as tool source, the manifest's variable defaults and model.
     #[must_use]
-    pub fn new(base_dir: impl Into<PathBuf>) -> Self {
-        Self::default().with_base_dir(base_dir)
-    }
-
-    /// Sets the manifest's folder.
-    #[must_use]
-    pub fn with_base_dir(mut self, base_dir: impl Into<PathBuf>) -> Self {
-        self.base_dir = base_dir.into();
-        self
+    pub fn new() -> Self {
+        Self::default()
     }
 
     /// Overrides one variable.
@@ -92,6 +88,13 @@ impl LoadOptions {
     #[must_use]
     pub fn with_model(mut self, model: DynModel) -> Self {
         self.model = Some(model);
+        self
+    }
+
+    /// Limits a run to `steps` model requests, over the manifest's `runtime.max_steps`.
+    #[must_use]
+    pub const fn with_max_steps(mut self, steps: NonZeroU32) -> Self {
+        self.max_steps = Some(steps);
         self
     }
 }

@@ -138,7 +138,8 @@ mod tests {
     use starweaver_core::tools::{string_tool, DynTool, ToolResult};
 
     use super::*;
-    use crate::load::{load, read, LoadOptions};
+    use crate::load::{load, LoadOptions};
+    use crate::validate::{check_manifest, CheckContext};
 
     fn tool(name: &str) -> Option<DynTool> {
         Some(Arc::new(string_tool(
@@ -150,13 +151,16 @@ mod tests {
     }
 
     fn summaries(yaml: &str) -> (Vec<ToolsetSummary>, Vec<String>) {
-        let manifest = read(yaml.as_bytes()).unwrap();
-        let options = LoadOptions::new(".").with_tools(tool);
+        let context = CheckContext::new()
+            .with_catalog(["restart", "status", "stop", "fetch", "deploy", "probe"]);
+        let (found, checked) = check_manifest(yaml.as_bytes(), &context);
+        let checked = checked.unwrap_or_else(|| panic!("{found:?}"));
+        let options = LoadOptions::new().with_tools(tool);
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
-        let loaded = runtime.block_on(load(&manifest, &options)).unwrap();
+        let loaded = runtime.block_on(load(&checked, &options)).unwrap();
         (loaded.toolsets, loaded.tool_names)
     }
 

@@ -75,13 +75,9 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
     let mut summaries = Vec::new();
     for (index, spec) in specs.iter().enumerate() {
         let field = format!("toolsets[{index}]");
-        let (name, built, tools) = match spec {
-            ToolsetSpec::Proxy(proxy) => (proxy.name.clone(), None, Vec::new()),
-            ToolsetSpec::Search(search) => (search.name.clone(), None, Vec::new()),
-            other => {
-                let (name, (toolset, tools)) = plain(other, &field, resolve)?;
-                (name, Some(toolset), tools)
-            }
+        let (name, built, tools) = match plain(spec, &field, resolve)? {
+            Some((name, (toolset, tools))) => (name, Some(toolset), tools),
+            None => (wrapper_name(spec).to_string(), None, Vec::new()),
         };
         summaries.push(ToolsetSummary {
             name: name.clone(),
@@ -90,9 +86,6 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
             tools,
             wraps: Vec::new(),
         });
-        if order.iter().any(|(seen, _)| *seen == name) {
-            return Err(LoadError::DuplicateToolset { field, name });
-        }
         if let Some(toolset) = &built {
             named.insert(name.clone(), toolset.clone());
         }
@@ -103,39 +96,23 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
     let mut wrappers: BTreeMap<String, DynToolset> = BTreeMap::new();
     let mut proxied = Vec::new();
     for (index, spec) in specs.iter().enumerate() {
-        let field = format!("toolsets[{index}]");
         let (name, names, common) = match spec {
             ToolsetSpec::Proxy(p) => (&p.name, &p.toolsets, wrapper!(p)),
             ToolsetSpec::Search(s) => (&s.name, &s.toolsets, wrapper!(s)),
             _ => continue,
         };
         let mut inner = Vec::new();
+        // The checker refuses a name no toolset with tools of its own has.
         for wrapped in names {
-            let toolset = named
-                .get(wrapped)
-                .ok_or_else(|| LoadError::UnknownToolset {
-                    field: format!("{field}.toolsets"),
-                    toolset: wrapped.clone(),
-                })?;
+            let Some(toolset) = named.get(wrapped) else {
+                continue;
+            };
             hidden.insert(wrapped.clone());
             inner.push(toolset.clone());
             hide(&mut summaries, wrapped, spec, common.prefix);
         }
         let toolset: DynToolset = if let ToolsetSpec::Search(search) = spec {
-            let known: BTreeSet<String> = inner
-                .iter()
-                .flat_map(|t| t.get_tools())
-                .map(|t| t.name().to_string())
-                .collect();
-            for tool in &search.preload {
-                if !known.contains(tool) {
-                    return Err(LoadError::UnknownTool {
-                        field: format!("{field}.preload"),
-                        tool: tool.clone(),
-                        help: format!("preload one of: {}", join(&known)),
-                    });
-                }
-            }
+            // The checker refuses a `preload` name no searched toolset offers.
             preload.extend(search.preload.iter().cloned());
             Arc::new(ToolSearchToolset::new(name.clone(), inner))
         } else {
@@ -147,7 +124,7 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
             );
             Arc::new(ToolProxyToolset::new(name.clone(), inner))
         };
-        let (toolset, mut tools) = wrap(toolset, &common, &field)?;
+        let (toolset, mut tools) = wrap(toolset, &common);
         if matches!(spec, ToolsetSpec::Search(_)) {
             keep_own(&toolset, &mut tools);
         }
@@ -170,12 +147,22 @@ pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Bui
     })
 }
 
-/// A toolset with tools of its own, already gated and prefixed, and its name.
+/// The name of a proxy or search entry (`build` assembles these after the toolsets they wrap).
+fn wrapper_name(spec: &ToolsetSpec) -> &str {
+    match spec {
+        ToolsetSpec::Proxy(proxy) => &proxy.name,
+        ToolsetSpec::Search(search) => &search.name,
+        _ => "",
+    }
+}
+
+/// A toolset with tools of its own, already gated and prefixed, and its name; `None` for a
+/// proxy or search, which has none.
 fn plain(
     spec: &ToolsetSpec,
     field: &str,
     resolve: &ToolResolver,
-) -> Result<(String, Wrapped), LoadError> {
+) -> Result<Option<(String, Wrapped)>, LoadError> {
     let (name, tools, instructions, common) = match spec {
         ToolsetSpec::Tools(t) => (
             t.name.clone(),
@@ -184,28 +171,16 @@ fn plain(
             common!(t),
         ),
         ToolsetSpec::Filesystem(f) => {
+            // The checker refuses a tool that changes files in a read-only toolset.
             let choice = match (&f.tools, f.read_only) {
-                (Some(tools), true) => {
-                    if let Some(write) = tools
-                        .iter()
-                        .find(|t| !READ_ONLY_FILESYSTEM_TOOLS.contains(&t.as_str()))
-                    {
-                        return Err(LoadError::Unsupported {
-                            field: format!("{field}.tools"),
-                            reason: format!(
-                                "`{write}` is not read-only and the toolset has `read_only: true`"
-                            ),
-                        });
-                    }
-                    Some(tools.clone())
-                }
                 (tools, false) => tools.clone(),
+                (Some(tools), true) => Some(tools.clone()),
                 (None, true) => Some(READ_ONLY_FILESYSTEM_TOOLS.map(str::to_string).to_vec()),
             };
             let bundle = filesystem_tools();
             (
                 f.name.clone().unwrap_or_else(|| bundle.name().to_string()),
-                choose(&bundle, choice.as_deref(), field)?,
+                choose(&bundle, choice.as_deref()),
                 bundle.get_instructions(),
                 common!(f),
             )
@@ -218,7 +193,7 @@ fn plain(
             };
             (
                 b.name.clone().unwrap_or_else(|| bundle.name().to_string()),
-                choose(&bundle, b.tools.as_deref(), field)?,
+                choose(&bundle, b.tools.as_deref()),
                 bundle.get_instructions(),
                 common!(b),
             )
@@ -237,13 +212,7 @@ fn plain(
                 common!(d),
             )
         }
-        ToolsetSpec::Proxy(_) | ToolsetSpec::Search(_) => {
-            // `build` handles these after the toolsets they wrap.
-            return Err(LoadError::Unsupported {
-                field: field.to_string(),
-                reason: "a proxy or search cannot wrap another proxy or search".to_string(),
-            });
-        }
+        ToolsetSpec::Proxy(_) | ToolsetSpec::Search(_) => return Ok(None),
     };
     let mut toolset = StaticToolset::new(name.clone()).with_tools(tools);
     for instruction in instructions {
@@ -258,15 +227,16 @@ fn plain(
     if let Some(retries) = common.max_retries {
         toolset = toolset.with_max_retries(retries);
     }
-    let wrapped = wrap(Arc::new(toolset), &common, field)?;
-    Ok((name, wrapped))
+    let wrapped = wrap(Arc::new(toolset), &common);
+    Ok(Some((name, wrapped)))
 }
 
 /// A toolset as exposed, with the summary of its tools.
 type Wrapped = (DynToolset, Vec<ToolSummary>);
 
-/// Approval gate first (it names tools as the toolset knows them), then the prefix.
-fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<Wrapped, LoadError> {
+/// Approval gate first (it names tools as the toolset knows them), then the prefix. The checker
+/// refuses an `approval_required` name that is not a tool of the toolset.
+fn wrap(toolset: DynToolset, common: &Common<'_>) -> Wrapped {
     let gated: DynToolset = match common.approval {
         ApprovalRequired::All(false) => toolset,
         ApprovalRequired::Tools(names) if names.is_empty() => toolset,
@@ -276,15 +246,7 @@ fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<Wrapped
             let names = names
                 .iter()
                 .map(|name| unprefixed(name, common.prefix, &own));
-            let gate = ApprovalRequiredToolset::new(toolset.clone()).with_tools(names);
-            if let Some(unknown) = gate.unknown_tools().into_iter().next() {
-                return Err(LoadError::UnknownTool {
-                    field: format!("{field}.approval_required"),
-                    tool: unknown,
-                    help: format!("the toolset has: {}", join(&names_of(&toolset))),
-                });
-            }
-            Arc::new(gate)
+            Arc::new(ApprovalRequiredToolset::new(toolset).with_tools(names))
         }
     };
     let exposed: DynToolset = match common.prefix {
@@ -292,7 +254,7 @@ fn wrap(toolset: DynToolset, common: &Common<'_>, field: &str) -> Result<Wrapped
         None => gated.clone(),
     };
     let tools = summarize(&gated, &exposed);
-    Ok((exposed, tools))
+    (exposed, tools)
 }
 
 /// A tool named in `approval_required` as the toolset knows it: the name as written, or, for a
@@ -309,28 +271,17 @@ fn unprefixed(name: &str, prefix: Option<&str>, own: &BTreeSet<String>) -> Strin
         .to_string()
 }
 
-/// The bundle's tools `choice` names (all when `None`), in the bundle's order.
-fn choose(
-    bundle: &DynToolset,
-    choice: Option<&[String]>,
-    field: &str,
-) -> Result<Vec<DynTool>, LoadError> {
+/// The bundle's tools `choice` names (all when `None`), in the bundle's order. The checker
+/// refuses a name the bundle does not have.
+fn choose(bundle: &DynToolset, choice: Option<&[String]>) -> Vec<DynTool> {
     let tools = bundle.get_tools();
     let Some(choice) = choice else {
-        return Ok(tools);
+        return tools;
     };
-    let known = names_of(bundle);
-    if let Some(unknown) = choice.iter().find(|name| !known.contains(*name)) {
-        return Err(LoadError::UnknownTool {
-            field: format!("{field}.tools"),
-            tool: unknown.clone(),
-            help: format!("the `{}` bundle has: {}", bundle.name(), join(&known)),
-        });
-    }
-    Ok(tools
+    tools
         .into_iter()
         .filter(|tool| choice.iter().any(|name| name == tool.name()))
-        .collect())
+        .collect()
 }
 
 /// Code tools by name, through the host's resolver.
@@ -345,11 +296,11 @@ fn resolve_all(
         .collect()
 }
 
+/// A code tool the host's resolver lacks: the check ran against another catalog, or none.
 fn unknown_code_tool(name: &str, field: &str) -> LoadError {
-    LoadError::UnknownTool {
+    LoadError::ToolNotResolved {
         field: format!("{field}.tools"),
         tool: name.to_string(),
-        help: "register it in code (`starweaver_core::catalog::register`) or give the loader a resolver that knows it".to_string(),
     }
 }
 
@@ -386,8 +337,4 @@ fn names_of(toolset: &DynToolset) -> BTreeSet<String> {
         .iter()
         .map(|tool| tool.name().to_string())
         .collect()
-}
-
-fn join(names: &BTreeSet<String>) -> String {
-    names.iter().cloned().collect::<Vec<_>>().join(", ")
 }

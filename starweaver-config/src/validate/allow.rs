@@ -1,16 +1,20 @@
 //! Allow markers: a comment `# starweaver-check: allow(RULE)` alone on the line before a node
-//! silences that rule's diagnostics inside the node, for the deliberate exception a team has
+//! silences that rule's warnings inside the node, for the deliberate exception a team has
 //! reviewed. A marker that silences nothing is reported, so stale markers do not pile up.
+//!
+//! An error is never silenced: an error means the manifest cannot load as written, and a
+//! check that passed it would hand the loader a manifest it cannot build. An error a marker
+//! names stays an error, with a note saying the marker cannot allow it.
 
 use super::suggest;
-use crate::diagnostics::{Diagnostic, Rule};
+use crate::diagnostics::{Diagnostic, Rule, Severity};
 use crate::yaml::{Document, Node, Position};
 
 /// The marker's prefix, after the `#`.
 const PREFIX: &str = "starweaver-check:";
 
-/// Drops the diagnostics the document's markers allow, and adds one warning per marker rule
-/// that allowed nothing (or that names no rule).
+/// Drops the warnings the document's markers allow, notes on each error a marker names that it
+/// stays, and adds one warning per marker rule that matched nothing (or that names no rule).
 pub(super) fn apply(document: &Document, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut kept = diagnostics;
     kept.sort_by_key(|diagnostic| diagnostic.span.start);
@@ -39,9 +43,18 @@ pub(super) fn apply(document: &Document, diagnostics: Vec<Diagnostic>) -> Vec<Di
             let last = kept.partition_point(|d| d.span.start <= end);
             let mut any = false;
             for index in first..last.max(first) {
-                if kept[index].rule == rule {
+                if kept[index].rule != rule {
+                    continue;
+                }
+                any = true;
+                if kept[index].severity == Severity::Error {
+                    let line = comment.line();
+                    kept[index].notes.push(format!(
+                        "the `allow({rule})` marker on line {line} cannot allow it: an error \
+                         stops the manifest from loading, so only warnings can be allowed"
+                    ));
+                } else {
                     silenced[index] = true;
-                    any = true;
                 }
             }
             if !any {

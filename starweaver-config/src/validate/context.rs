@@ -103,6 +103,8 @@ pub struct CheckContext {
     catalog: Option<std::sync::Arc<BTreeSet<String>>>,
     definitions: Option<Definitions>,
     base_dir: Option<PathBuf>,
+    /// The manifest file, when the caller names it.
+    file: Option<PathBuf>,
     vars: BTreeSet<String>,
     model_ids: BTreeSet<String>,
     /// The environment variables taken as set; `None` reads the process environment.
@@ -165,6 +167,19 @@ impl CheckContext {
     #[must_use]
     pub fn with_base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.base_dir = Some(dir.into());
+        self
+    }
+
+    /// Checks the manifest file `path`: its folder becomes the base dir (as
+    /// [`Self::with_base_dir`]; a bare file name is in the current folder), and the checked
+    /// manifest remembers the path ([`super::Checked::file`]) for messages about it.
+    #[must_use]
+    pub fn with_file(mut self, path: impl Into<PathBuf>) -> Self {
+        let path = path.into();
+        if let Some(folder) = path.parent() {
+            self.base_dir = Some(folder.to_path_buf());
+        }
+        self.file = Some(path);
         self
     }
 
@@ -258,5 +273,11 @@ impl CheckContext {
     #[must_use]
     pub fn base_dir(&self) -> Option<&Path> {
         self.base_dir.as_deref()
+    }
+
+    /// The manifest file, when named with [`Self::with_file`].
+    #[must_use]
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
     }
 }

@@ -1,8 +1,10 @@
 //! The manifest checker: reads a file and reports every problem it finds, each with its line,
 //! column and rule, instead of stopping at the first.
 //!
-//! [`check`] is the entry point: it reads the file ([`crate::yaml::parse`]) and runs the passes
-//! over the tree. The first pass, [`structure`], compares the tree with the JSON Schema
+//! [`check_manifest`] is the entry point: it reads the file once ([`crate::yaml::parse`]), runs
+//! the passes over the tree, and, when no error is found, returns the [`Checked`] manifest that
+//! [`crate::load::load()`] takes; only the checker can make one, so every rule runs here and
+//! nowhere else. [`check`] gives the diagnostics alone. The first pass, [`structure`], compares the tree with the JSON Schema
 //! generated from [`crate::manifest::Manifest`], so the checker and the types cannot disagree
 //! about which keys exist, which are required and what values they take. The semantic pass
 //! then checks what the schema cannot say: duplicate toolset and tool names, references to
@@ -11,7 +13,9 @@
 //! code-tool names and the manifest's folder. [`check_bytes`] checks with an empty context.
 //!
 //! A comment `# starweaver-check: allow(RULE)` alone on the line before a node silences that
-//! rule inside the node; a marker that silences nothing is reported as a warning.
+//! rule's warnings inside the node; a marker that matches nothing is reported as a warning. A
+//! marker never silences an error (it stays, with a note), so no marker lets a manifest that
+//! cannot load reach the loader.
 //!
 //! ```
 //! use starweaver_config::diagnostics::Rule;
@@ -30,6 +34,7 @@
 //! ```
 
 mod allow;
+mod checked;
 mod choice;
 mod context;
 mod hint;
@@ -49,12 +54,15 @@ mod variants;
 mod version;
 mod walk;
 
+pub use checked::Checked;
 pub use context::{catalog_definitions, catalog_names, CatalogFileError, CheckContext};
 pub use json::to_json;
 pub use structure::structure;
 pub use syntax::too_large;
 
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Diagnostic, Rule, Severity};
+use crate::manifest::Manifest;
+use crate::script::ScriptModel;
 use crate::yaml;
 
 /// Checks a manifest file's bytes: every problem found, in source order; empty when the file is
@@ -68,8 +76,10 @@ pub fn check_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
 }
 
 /// Checks a manifest file's bytes with extra knowledge (a tool catalog, the manifest's folder):
-/// the structure pass, then the semantic rules, less what allow markers
-/// (`# starweaver-check: allow(RULE)` on the line before a node) silence, in source order.
+/// the structure pass, then the semantic rules, less the warnings allow markers
+/// (`# starweaver-check: allow(RULE)` on the line before a node) silence, in source order. An
+/// error a marker names is kept, with a note that the marker cannot allow it. The folder rules
+/// run only when the context names a folder; [`check_manifest`] always runs them.
 #[must_use]
 pub fn check(bytes: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
     check_document(bytes, context).1
@@ -88,18 +98,85 @@ fn cap_notes(diagnostic: &mut Diagnostic) {
     }
 }
 
-/// [`check`], also returning the tree it read (none for a file that is not YAML), so the reader
-/// builds the manifest from the same tree instead of parsing the file again.
-pub(crate) fn check_document(
+/// Checks a manifest file's bytes and, when no error is found, gives the checked manifest the
+/// loader takes ([`crate::load::load()`]): every diagnostic in source order (warnings too, so a
+/// host can show them), and `Some` only when none is an error.
+///
+/// The folder rules (a local environment's root, skill scopes, the `script` model's file) run
+/// against the context's folder ([`CheckContext::with_base_dir`] or
+/// [`CheckContext::with_file`]), or the current folder when it names none, since that is the
+/// folder the manifest then loads from. An `allow` marker silences warnings; an error it names
+/// stays an error (see [`check`]), so no marker lets a manifest that cannot load through.
+///
+/// ```
+/// use starweaver_config::diagnostics::Rule;
+/// use starweaver_config::validate::{check_manifest, CheckContext};
+///
+/// let (found, checked) = check_manifest(b"version: 1\nname: a\nmodel: {id: tset}\n", &CheckContext::new());
+/// assert_eq!(found[0].rule, Rule::UnknownModel);
+/// assert!(checked.is_none());
+/// ```
+#[must_use]
+pub fn check_manifest(bytes: &[u8], context: &CheckContext) -> (Vec<Diagnostic>, Option<Checked>) {
+    let here;
+    let context = if context.base_dir().is_some() {
+        context
+    } else {
+        here = context.clone().with_base_dir(".");
+        &here
+    };
+    let (document, mut found, script) = check_document(bytes, context);
+    if found.iter().any(|d| d.severity == Severity::Error) {
+        return (found, None);
+    }
+    // A file the checker could not read as YAML always has a `syntax` error.
+    let Some(document) = document else {
+        return (found, None);
+    };
+    match typed(&document.root) {
+        Ok(manifest) => {
+            let base_dir = context.base_dir().unwrap_or(std::path::Path::new("."));
+            let file = context.file().map(std::path::Path::to_path_buf);
+            let checked = Checked::new(manifest, &document.root, base_dir, file, script);
+            (found, Some(checked))
+        }
+        Err(diagnostic) => {
+            found.push(diagnostic);
+            (found, None)
+        }
+    }
+}
+
+/// The tree the checker passed, converted to JSON strictly and deserialized. A failure here is
+/// a rule the checker lacks: it comes back as one `invalid-value` diagnostic, never a panic.
+// One diagnostic, once per manifest: its size costs nothing worth a box.
+#[allow(clippy::result_large_err)]
+fn typed(root: &yaml::Node) -> Result<Manifest, Diagnostic> {
+    let json = to_json(root)?;
+    serde_json::from_value(json).map_err(|error| {
+        Diagnostic::error(
+            Rule::InvalidValue,
+            root.span,
+            format!("the manifest does not match the format: {error}"),
+        )
+        .with_help("fix the value named above; `starweaver check` shows the format's rules")
+    })
+}
+
+/// [`check`], also returning the tree it read (none for a file that is not YAML) and the
+/// `script` model's turns, so the checked manifest is built from what was checked instead of
+/// parsing the files again.
+fn check_document(
     bytes: &[u8],
     context: &CheckContext,
-) -> (Option<yaml::Document>, Vec<Diagnostic>) {
+) -> (Option<yaml::Document>, Vec<Diagnostic>, Option<ScriptModel>) {
     let document = match yaml::parse_with(bytes, context.budgets()) {
         Ok(document) => document,
-        Err(error) => return (None, vec![syntax::diagnostic(&error)]),
+        Err(error) => return (None, vec![syntax::diagnostic(&error)], None),
     };
     let mut found = structure(&document);
-    found.extend(semantic::semantic(&document, bytes, context));
+    let (semantic, script) = semantic::semantic(&document, bytes, context);
+    found.extend(semantic);
     // A reference that names nothing because an entry lost its name to a structural problem
     // is a note of that problem.
     let mut found = semantic::fold(&document, found);
@@ -107,5 +184,5 @@ pub(crate) fn check_document(
         cap_notes(diagnostic);
     }
     let found = allow::apply(&document, found);
-    (Some(document), found)
+    (Some(document), found, script)
 }

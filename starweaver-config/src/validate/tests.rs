@@ -213,7 +213,13 @@ fn large_manifests_get_every_semantic_diagnostic() {
     }
     let found = check(&text);
     let count_of = |rule: Rule| found.iter().filter(|d| d.rule == rule).count();
-    assert_eq!(count_of(Rule::UnknownToolset), 0);
+    // A marker cannot allow an error: each stays, noting the marker that named it.
+    assert_eq!(count_of(Rule::UnknownToolset), count);
+    assert!(found
+        .iter()
+        .filter(|d| d.rule == Rule::UnknownToolset)
+        .all(|d| d.severity == crate::diagnostics::Severity::Error
+            && d.notes.iter().any(|note| note.contains("cannot allow it"))));
     assert_eq!(count_of(Rule::UnknownTool), count);
     assert_eq!(count_of(Rule::UndefinedVariable), 50);
     assert!(found
@@ -424,4 +430,70 @@ fn large_cascades_fold_into_capped_notes() {
         noted[0].notes.last().map(String::as_str),
         Some("and 2981 more like these")
     );
+}
+
+/// An allow marker silences a warning, never an error: the error stays in the report with a
+/// note naming the marker, and the manifest gets no `Checked`, so it cannot reach the loader.
+#[test]
+fn an_allow_marker_cannot_let_an_error_through() {
+    use crate::diagnostics::Severity;
+    use crate::validate::check_manifest;
+    let text = "version: 1\nname: a\nmodel: {id: test}\n\
+                # starweaver-check: allow(unknown-toolset, shell-policy)\n\
+                toolsets: [{type: proxy, name: p, toolsets: [ghost]}]\n\
+                environment: {type: virtual}\n\
+                # starweaver-check: allow(shell-policy)\n\
+                shell: {allow_execute: true}\n";
+    let (found, checked) = check_manifest(text.as_bytes(), &CheckContext::new());
+    assert!(checked.is_none());
+    let rules: Vec<(Rule, Severity)> = found.iter().map(|d| (d.rule, d.severity)).collect();
+    // The toolsets marker's `shell-policy` matches nothing there, so it is reported idle; the
+    // shell's warning is silenced; the unknown toolset stays an error.
+    assert_eq!(
+        rules,
+        [
+            (Rule::ShellPolicy, Severity::Warning),
+            (Rule::UnknownToolset, Severity::Error)
+        ],
+        "{found:#?}"
+    );
+    assert!(
+        found[1].notes[0].contains("marker on line 4 cannot allow it"),
+        "{found:#?}"
+    );
+    // Without the error, the same markers let the manifest through.
+    let clean = text.replace("toolsets: [ghost]", "toolsets: []").replace(
+        "toolsets: [{type: proxy, name: p, toolsets: []}]",
+        "toolsets: []",
+    );
+    let (found, checked) = check_manifest(clean.as_bytes(), &CheckContext::new());
+    assert!(checked.is_some(), "{found:#?}");
+}
+
+/// The checked manifest keeps the folder it was checked in, the file, and where the parts a
+/// load failure can name sit, so a host can point such a failure at its line.
+#[test]
+fn a_checked_manifest_keeps_its_folder_file_and_places() {
+    use crate::validate::check_manifest;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.yaml");
+    let text = "version: 1\nname: a\nmodel: {id: test}\nenvironment: {type: virtual}\ntoolsets:\n  - {type: tools, name: g, tools: [lookup, fetch]}\n";
+    let context = CheckContext::new().with_file(&file);
+    let (_, checked) = check_manifest(text.as_bytes(), &context);
+    let checked = checked.unwrap();
+    assert_eq!(checked.base_dir(), dir.path());
+    assert_eq!(checked.file(), Some(file.as_path()));
+    let at = |field: &str| {
+        checked
+            .span(field)
+            .map(|span| (span.start.line, span.start.column))
+    };
+    assert_eq!(at("model.id"), Some((3, 13)));
+    assert_eq!(at("environment"), Some((4, 14)));
+    assert_eq!(at("toolsets[0]"), Some((6, 5)));
+    assert_eq!(at("toolsets[0].tools[1]"), Some((6, 44)));
+    assert_eq!(at("toolsets[1]"), None);
+    // A bare file name is in the current folder.
+    let (_, bare) = check_manifest(text.as_bytes(), &CheckContext::new().with_file("a.yaml"));
+    assert_eq!(bare.unwrap().base_dir(), std::path::Path::new("."));
 }

@@ -7,7 +7,8 @@
 use serde_json::Value as Json;
 
 use super::path::FieldPath;
-use super::{hint, kinds, variants};
+use super::variants::{self, Pick};
+use super::{hint, kinds};
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::yaml::{Node, Value};
 
@@ -51,7 +52,11 @@ impl Walker {
     /// choice, anything else takes the first branch whose type fits the node.
     fn alternatives(&mut self, node: &Node, options: &[Json]) {
         if variants::is_tagged(options) {
-            self.tagged(node, options);
+            match variants::pick(node, options, &self.path) {
+                Pick::NotMapping { expected, shown } => self.wrong_kind(node, expected, &shown),
+                Pick::Refused(diagnostic) => self.report(diagnostic),
+                Pick::Chosen(option) => self.node(node, option),
+            }
         } else if options.iter().all(|option| option.get("const").is_some()) {
             let allowed: Vec<&Json> = options.iter().filter_map(|o| o.get("const")).collect();
             self.one_of_values(node, &allowed);

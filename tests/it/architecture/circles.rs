@@ -20,11 +20,7 @@ use crate::common::sources::rust_files;
 /// Circles being dissolved on another branch, the only exceptions. Each
 /// entry must still be found: the test fails once it is gone, so the
 /// entry is deleted in the merge that dissolves the circle.
-// TEMPORARY: the config crate's `validate/variants.rs` <-> `walk.rs` is
-// being dissolved in parallel; delete this entry (leaving the list empty)
-// when that work is merged.
-const KNOWN_CIRCLES_PENDING_REMOVAL: &[&str] =
-    &["starweaver-config/src/validate/variants.rs <-> starweaver-config/src/validate/walk.rs"];
+const KNOWN_CIRCLES_PENDING_REMOVAL: &[&str] = &[];
 
 fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use starweaver::config::load::{load, read, LoadOptions};
+use starweaver::config::load::{load, LoadOptions};
+use starweaver::config::validate::{check_manifest, CheckContext};
 use starweaver::model::ModelResponse;
 use starweaver::{TestModel, ToolCallPart};
 
@@ -33,14 +34,15 @@ toolsets:\n  - type: shell\n    tools: [shell_exec]\n    approval_required: [she
 /// Writes a save file in `dir` holding a run that waits to approve `sleep SECONDS`.
 async fn save_a_waiting_sleep(dir: &Path) -> std::path::PathBuf {
     let manifest_path = dir.join("sleeper.yaml");
-    let manifest = read(MANIFEST.as_bytes()).unwrap();
+    let (_, checked) = check_manifest(MANIFEST.as_bytes(), &CheckContext::new().with_base_dir(dir));
+    let checked = checked.unwrap();
     let model = TestModel::scripted([ModelResponse::tool_calls([ToolCallPart::new(
         "call-1",
         "shell_exec",
         json!({"program": "sleep", "args": [SECONDS]}),
     )])]);
-    let options = LoadOptions::new(dir).with_model(Arc::new(model));
-    let mut session = load(&manifest, &options).await.unwrap().session;
+    let options = LoadOptions::new().with_model(Arc::new(model));
+    let mut session = load(&checked, &options).await.unwrap().session;
     let result = session.run("sleep a while").await.unwrap();
     assert!(result.is_waiting(), "{result:?}");
     assert_eq!(session.pending()[0].tool_name, "shell_exec");

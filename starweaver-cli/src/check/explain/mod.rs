@@ -59,7 +59,7 @@ pub fn run_explain(args: &CheckArgs) -> CheckOutcome {
     let mut failed = false;
     for report in &checked.reports {
         let warnings = report::json::to_value(std::slice::from_ref(report));
-        match assemble(report, &source, args.limit.budgets(), warnings) {
+        match assemble(report, &source, warnings) {
             Ok(explanation) => agents.push(explanation),
             Err(message) => {
                 failed = true;
@@ -241,12 +241,10 @@ toolsets:
         let manifest = cat_only_with("{mode: read-only, writable: [target, ./out/../build]}");
         let (root, agent) = explained_agent(&manifest);
         let under = |folder: &str| root.join(folder).display().to_string();
-        let policy = starweaver_config::load::sandbox_policy(
-            starweaver_config::load::read(manifest.as_bytes())
-                .unwrap()
-                .shell
-                .as_ref(),
-        );
+        let dir = tempfile::tempdir().unwrap();
+        let context = starweaver_config::validate::CheckContext::new().with_base_dir(dir.path());
+        let (_, checked) = starweaver_config::validate::check_manifest(manifest.as_bytes(), &context);
+        let policy = starweaver_config::load::sandbox_policy(checked.unwrap().manifest().shell.as_ref());
         let kernel = starweaver_core::environment::SandboxKernel::detect();
         assert_eq!(
             agent["shell"]["sandbox"],

@@ -26,19 +26,23 @@ pub(super) use cascade::fold;
 
 use super::CheckContext;
 use crate::diagnostics::Diagnostic;
+use crate::script::ScriptModel;
 use crate::yaml::Document;
 
-/// Every semantic diagnostic of the document, in no particular order.
+/// Every semantic diagnostic of the document, in no particular order, and the `script`
+/// model's turns when its file was read and every turn is well formed (the loader plays these,
+/// so the file is read once).
 pub(super) fn semantic(
     document: &Document,
     source: &[u8],
     context: &CheckContext,
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, Option<ScriptModel>) {
     let root = &document.root;
     let entries = toolsets::entries(root);
     let mut found = Vec::new();
     found.extend(model::check(root, context));
-    found.extend(script::check(root, &entries, context));
+    let (script_found, script) = script::check(root, &entries, context);
+    found.extend(script_found);
     found.extend(free_form::check(root));
     found.extend(duplicate::check(&entries));
     found.extend(tool_names::check(&entries));
@@ -50,5 +54,5 @@ pub(super) fn semantic(
     found.extend(environment::check(root, &entries, context));
     found.extend(skills::check(root, context));
     found.extend(template::check(root, source, context));
-    found
+    (found, script)
 }

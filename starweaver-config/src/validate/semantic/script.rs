@@ -28,7 +28,7 @@ use crate::paths::{script_file, FileProblem};
 use crate::script::model::read_script;
 use crate::script::parse::{document, turns, ParsedTurn, Problem, ProblemKind};
 use crate::script::template::Template;
-use crate::script::{ScriptError, ScriptTurn};
+use crate::script::{ScriptError, ScriptModel, ScriptTurn};
 use crate::validate::suggest;
 use crate::yaml::{Node, Position, Span, Value};
 
@@ -42,22 +42,29 @@ const CONTEXT_NAMES: [&str; 3] = ["calls", "prompt", "turn"];
 /// The template engine's built-in functions.
 const BUILTINS: [&str; 4] = ["range", "dict", "namespace", "debug"];
 
-/// Every problem of `model.id: script` and `model.script`.
-pub(super) fn check(root: &Node, entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagnostic> {
+/// Every problem of `model.id: script` and `model.script`, and the script's turns when they
+/// all read (named as the manifest names the file).
+pub(super) fn check(
+    root: &Node,
+    entries: &[Entry<'_>],
+    context: &CheckContext,
+) -> (Vec<Diagnostic>, Option<ScriptModel>) {
+    let nothing = (Vec::new(), None);
     let Some(model) = root.get("model") else {
-        return Vec::new();
+        return nothing;
     };
     let Some(id) = model.get("id") else {
-        return Vec::new();
+        return nothing;
     };
     let Some(id_text) = id.as_str() else {
-        return Vec::new();
+        return nothing;
     };
     let script = model
         .entry("script")
         .filter(|(_, value)| !matches!(value.value, Value::Null));
     match (id_text, script) {
-        ("script", None) => vec![Diagnostic::error(
+        ("script", None) => (
+            vec![Diagnostic::error(
             Rule::MissingField,
             id.span,
             "`model.script` is missing: the `script` model plays the turns of a file",
@@ -65,70 +72,82 @@ pub(super) fn check(root: &Node, entries: &[Entry<'_>], context: &CheckContext) 
         .with_help(
             "add `script: NAME.script.yaml` under `model:`, a file of turns beside the manifest",
         )],
+            None,
+        ),
         ("script", Some((_, value))) => match value.as_str() {
             Some(file) => script_checks(file, value.span, entries, context),
             // The structure pass reports a value that is not a string.
-            None => Vec::new(),
+            None => nothing,
         },
-        (other, Some((key, _))) => vec![Diagnostic::error(
-            Rule::InvalidValue,
-            key.span,
-            format!(
-                "`model.script` applies only to `id: script`, and `model.id` is `{}`",
-                short(other)
-            ),
-        )
-        .with_help("set `id: script` to play the script, or remove `script`")],
-        _ => Vec::new(),
+        (other, Some((key, _))) => (
+            vec![Diagnostic::error(
+                Rule::InvalidValue,
+                key.span,
+                format!(
+                    "`model.script` applies only to `id: script`, and `model.id` is `{}`",
+                    short(other)
+                ),
+            )
+            .with_help("set `id: script` to play the script, or remove `script`")],
+            None,
+        ),
+        _ => nothing,
     }
 }
 
-/// The file's problems, reported at `span` (the `model.script` value).
+/// The file's problems, reported at `span` (the `model.script` value), and its turns when
+/// every one is well formed.
 fn script_checks(
     file: &str,
     span: Span,
     entries: &[Entry<'_>],
     context: &CheckContext,
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, Option<ScriptModel>) {
     let Some(base_dir) = context.base_dir() else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let shown = short(file);
     let path = match script_file(base_dir, file) {
         Ok(path) => path,
         Err(FileProblem::OutsideFolder) => {
-            return vec![Diagnostic::error(
+            return (vec![Diagnostic::error(
                 Rule::PathEscape,
                 span,
                 format!("the script `{shown}` is outside the manifest's folder"),
             )
             .with_help(
                 "put the script beside the manifest (or in a folder inside it) and name it relative to the manifest",
-            )]
+            )], None)
         }
     };
     let bytes = match read_script(&path, &shown) {
         Ok(bytes) => bytes,
         Err(ScriptError::Read { reason, help, .. }) => {
-            return vec![Diagnostic::error(
-                Rule::InvalidValue,
-                span,
-                format!("cannot read the script `{shown}`: {reason}"),
+            return (
+                vec![Diagnostic::error(
+                    Rule::InvalidValue,
+                    span,
+                    format!("cannot read the script `{shown}`: {reason}"),
+                )
+                .with_help(help)],
+                None,
             )
-            .with_help(help)]
         }
         Err(other) => {
-            return vec![Diagnostic::error(
-                Rule::InvalidValue,
-                span,
-                other.to_string(),
-            )]
+            return (
+                vec![Diagnostic::error(
+                    Rule::InvalidValue,
+                    span,
+                    other.to_string(),
+                )],
+                None,
+            )
         }
     };
     let report = Report { file: shown, span };
     let parsed_document = match document(&bytes) {
         Ok(document) => document,
-        Err(problem) => return vec![report.problem(&problem)],
+        Err(problem) => return (vec![report.problem(&problem)], None),
     };
     let (parsed, problems) = turns(&parsed_document);
     let mut found: Vec<Diagnostic> = problems.iter().map(|p| report.problem(p)).collect();
@@ -171,7 +190,11 @@ fn script_checks(
         }
     }
     found.truncate(MAX_REPORTED);
-    found
+    // Well-formed turns are what the loader plays: the file is not read again.
+    let script = problems
+        .is_empty()
+        .then(|| ScriptModel::new(parsed.into_iter().map(|turn| turn.turn)).with_script_name(file));
+    (found, script)
 }
 
 /// How a script's diagnostics are worded and placed.
