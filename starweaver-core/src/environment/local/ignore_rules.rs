@@ -10,14 +10,15 @@
 //! the provider drops the cached rules it touches, and listing a
 //! directory drops them when its ignore files changed on disk since.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cap_std::fs::{Dir, Metadata, MetadataExt};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use super::errors::prefixes;
 use super::hooks::Hooks;
 use super::open::open_regular;
 use crate::environment::{file_name, join_path, parent_path};
@@ -47,8 +48,8 @@ const MAX_CACHED_DIRS: usize = 16_384;
 /// Bytes of ignore files cached before the cache starts over.
 const MAX_CACHED_BYTES: usize = 64 * 1024 * 1024;
 
-/// Directory verdicts cached before they start over.
-const MAX_CACHED_VERDICTS: usize = 65_536;
+/// Directory chains (see [`Chain`]) cached before they start over.
+const MAX_CACHED_CHAINS: usize = 65_536;
 
 /// What identifies one version of an ignore file on disk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,12 +80,39 @@ struct DirRules {
     bytes: usize,
 }
 
+/// What applies to the entries of one directory, so judging an entry
+/// takes one lookup (of its parent) however deep it lies.
+#[derive(Debug, Default)]
+struct Chain {
+    /// The directory is ignored, or one above it is: so is everything
+    /// below it.
+    ignored: bool,
+    /// The rules of the directory and of each one above it that hold
+    /// any pattern, deepest first, each with the length of its
+    /// directory's path (0 for the root) to cut entry paths down to
+    /// what it matches. Empty when `ignored`.
+    rules: Vec<(usize, Arc<DirRules>)>,
+}
+
 #[derive(Debug, Default)]
 struct Cache {
     rules: HashMap<String, Arc<DirRules>>,
     bytes: usize,
-    /// Whether a directory is ignored, its ancestors included.
-    ignored_dirs: HashMap<String, bool>,
+    /// Each directory's [`Chain`], built from its parent's.
+    chains: HashMap<String, Arc<Chain>>,
+}
+
+/// Numbers for [`IgnoreRules::epoch`], never the same twice in a
+/// process, so a chain a thread remembers from one tree or one state of
+/// its cache is never taken for another.
+static EPOCHS: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The chain this thread used last, with the epoch it belongs to and
+    /// its directory: a walker thread judges the entries of a directory
+    /// one after another, so most lookups need neither the lock nor a
+    /// hash of the path.
+    static LAST_CHAIN: RefCell<Option<(u64, String, Arc<Chain>)>> = const { RefCell::new(None) };
 }
 
 /// The rules of one tree, loaded lazily.
@@ -93,6 +121,9 @@ pub(super) struct IgnoreRules {
     use_global: bool,
     global: OnceLock<Gitignore>,
     cache: Mutex<Cache>,
+    /// Changes whenever cached chains may no longer hold (rules dropped
+    /// or read again), so threads stop reusing the one they remember.
+    epoch: AtomicU64,
 }
 
 impl Default for IgnoreRules {
@@ -108,6 +139,7 @@ impl IgnoreRules {
             use_global,
             global: OnceLock::new(),
             cache: Mutex::default(),
+            epoch: AtomicU64::new(EPOCHS.fetch_add(1, Ordering::Relaxed)),
         }
     }
 
@@ -128,13 +160,45 @@ impl IgnoreRules {
     /// True when the normalized `path` is ignored: a directory above it
     /// is, or the rules nearest to it say so.
     pub(super) fn is_ignored(&self, dir: &Dir, path: &str, is_dir: bool) -> bool {
-        if path.is_empty() {
+        let Some(parent) = parent_path(path) else {
             return false;
+        };
+        let chain = self.remembered_chain(dir, parent);
+        chain.ignored || self.matches(&chain, path, is_dir)
+    }
+
+    /// [`Self::chain`], through the one this thread used last when it is
+    /// the same directory's in the same epoch.
+    fn remembered_chain(&self, dir: &Dir, directory: &str) -> Arc<Chain> {
+        // Read before the lookup: if the chains are dropped meanwhile, the
+        // epoch stored with the result is already out of date.
+        let epoch = self.epoch.load(Ordering::Acquire);
+        let known = LAST_CHAIN.with_borrow(|last| match last {
+            Some((at, name, chain)) if *at == epoch && name == directory => Some(Arc::clone(chain)),
+            _ => None,
+        });
+        if let Some(chain) = known {
+            return chain;
         }
-        match parent_path(path) {
-            Some(parent) if !parent.is_empty() && self.dir_ignored(dir, parent) => true,
-            _ => self.matches(dir, path, is_dir),
-        }
+        let chain = self.chain(dir, directory);
+        LAST_CHAIN.with_borrow_mut(|last| match last {
+            Some((at, name, kept)) => {
+                *at = epoch;
+                name.clear();
+                name.push_str(directory);
+                *kept = Arc::clone(&chain);
+            }
+            None => *last = Some((epoch, directory.to_string(), Arc::clone(&chain))),
+        });
+        chain
+    }
+
+    /// Drops the cached chains and starts a new epoch, so no thread
+    /// reuses a chain built from rules that are gone.
+    fn drop_chains(&self, cache: &mut Cache) {
+        cache.chains.clear();
+        self.epoch
+            .store(EPOCHS.fetch_add(1, Ordering::Relaxed), Ordering::Release);
     }
 
     /// After a write or removal of `path` through the provider: drops
@@ -170,7 +234,7 @@ impl IgnoreRules {
     pub(super) fn clear(&self) {
         let mut cache = self.lock();
         cache.rules.clear();
-        cache.ignored_dirs.clear();
+        self.drop_chains(&mut cache);
         cache.bytes = 0;
     }
 
@@ -178,7 +242,7 @@ impl IgnoreRules {
         let mut cache = self.lock();
         if let Some(rules) = cache.rules.remove(directory) {
             cache.bytes = cache.bytes.saturating_sub(rules.bytes);
-            cache.ignored_dirs.clear();
+            self.drop_chains(&mut cache);
         }
     }
 
@@ -186,44 +250,66 @@ impl IgnoreRules {
         self.cache.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether the directory `directory` is ignored, its ancestors
-    /// included. Verdicts are cached: a walk asks for the same parents
-    /// over and over.
-    fn dir_ignored(&self, dir: &Dir, directory: &str) -> bool {
-        if let Some(&verdict) = self.lock().ignored_dirs.get(directory) {
-            return verdict;
-        }
-        for prefix in prefixes(directory) {
-            let known = self.lock().ignored_dirs.get(prefix).copied();
-            // A prefix is only ever judged once its ancestors were not
-            // ignored, so its verdict covers them.
-            let verdict = known.unwrap_or_else(|| self.matches(dir, prefix, true));
-            if known.is_none() {
-                let mut cache = self.lock();
-                if cache.ignored_dirs.len() >= MAX_CACHED_VERDICTS {
-                    cache.ignored_dirs.clear();
+    /// The [`Chain`] of `directory`: from the cache, or built from the
+    /// deepest cached directory above it down (each directory judged by
+    /// the rules above it, its own rules read only when it is not
+    /// ignored, as nothing below an ignored directory can be re-included).
+    fn chain(&self, dir: &Dir, directory: &str) -> Arc<Chain> {
+        let epoch = self.epoch.load(Ordering::Acquire);
+        let mut missing = Vec::new();
+        let mut above = None;
+        {
+            let cache = self.lock();
+            let mut current = Some(directory);
+            while let Some(at) = current {
+                if let Some(chain) = cache.chains.get(at) {
+                    above = Some(Arc::clone(chain));
+                    break;
                 }
-                cache.ignored_dirs.insert(prefix.to_string(), verdict);
-            }
-            if verdict {
-                return true;
+                missing.push(at);
+                current = parent_path(at);
             }
         }
-        false
+        let mut chain = above.unwrap_or_default();
+        for at in missing.into_iter().rev() {
+            // The root is never ignored; any other directory is judged by
+            // the chain of its parent.
+            let ignored = chain.ignored || (!at.is_empty() && self.matches(&chain, at, true));
+            let mut rules = Vec::new();
+            if !ignored {
+                let own = self.rules(dir, at);
+                if !own.matcher.is_empty() {
+                    rules.push((at.len(), own));
+                }
+                rules.extend(chain.rules.iter().cloned());
+            }
+            chain = Arc::new(Chain { ignored, rules });
+            let mut cache = self.lock();
+            // Built from rules dropped meanwhile: good for this lookup,
+            // but not kept, since dropping those rules again later could
+            // not find it.
+            if self.epoch.load(Ordering::Acquire) != epoch {
+                continue;
+            }
+            if cache.chains.len() >= MAX_CACHED_CHAINS {
+                cache.chains.clear();
+            }
+            cache.chains.insert(at.to_string(), Arc::clone(&chain));
+        }
+        chain
     }
 
-    /// What the rules nearest to `path` say, ignoring its ancestors'
-    /// verdicts: the deepest directory's rules first, then each one up to
-    /// the root, then the global excludes.
-    fn matches(&self, dir: &Dir, path: &str, is_dir: bool) -> bool {
-        let mut directory = parent_path(path);
-        while let Some(current) = directory {
-            let relative = if current.is_empty() {
+    /// What the rules of `chain` (the chain of the directory holding
+    /// `path`) say of `path`, ignoring its ancestors' verdicts: the
+    /// deepest directory's rules first, then each one up to the root,
+    /// then the global excludes.
+    fn matches(&self, chain: &Chain, path: &str, is_dir: bool) -> bool {
+        for (length, rules) in &chain.rules {
+            let relative = if *length == 0 {
                 path
             } else {
-                path.get(current.len() + 1..).unwrap_or(path)
+                path.get(length + 1..).unwrap_or(path)
             };
-            let rules = self.rules(dir, current);
             let verdict = rules.matcher.matched(relative, is_dir);
             if verdict.is_ignore() {
                 return true;
@@ -231,7 +317,6 @@ impl IgnoreRules {
             if verdict.is_whitelist() {
                 return false;
             }
-            directory = parent_path(current);
         }
         self.global().matched(path, is_dir).is_ignore()
     }
@@ -257,7 +342,7 @@ impl IgnoreRules {
             || cache.bytes.saturating_add(rules.bytes) > MAX_CACHED_BYTES
         {
             cache.rules.clear();
-            cache.ignored_dirs.clear();
+            self.drop_chains(&mut cache);
             cache.bytes = 0;
         }
         cache.bytes += rules.bytes;
@@ -287,13 +372,31 @@ fn load(dir: &Dir, directory: &str) -> DirRules {
     if directory.is_empty() {
         add(GIT_EXCLUDE);
     }
+    // The directory is opened once and each name looked up in it, rather
+    // than each path resolved from the root again.
+    let opened = if directory.is_empty() {
+        None
+    } else {
+        dir.open_dir(directory).ok()
+    };
+    let folder = if directory.is_empty() {
+        Some(dir)
+    } else {
+        opened.as_ref()
+    };
     let mut stamps = [None; 2];
     for (slot, name) in IGNORE_FILES.iter().enumerate() {
-        let path = join_path(directory, name);
         // Stamped before it is read: a change after the stamp is caught
         // by the next listing.
-        stamps[slot] = dir.symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
-        add(&path);
+        stamps[slot] = folder
+            .and_then(|folder| folder.symlink_metadata(name).ok())
+            .map(|m| Stamp::of(&m));
+        // Most directories have neither file: what `lstat` cannot find is
+        // not opened (one created in between has no stamp, so the next
+        // listing reads it).
+        if stamps[slot].is_some() {
+            add(&join_path(directory, name));
+        }
     }
     DirRules {
         matcher: builder.build().unwrap_or_else(|_| Gitignore::empty()),
@@ -433,6 +536,24 @@ mod tests {
             cached.is_some_and(|bytes| bytes <= MAX_IGNORE_FILE_BYTES),
             "{cached:?}"
         );
+    }
+
+    #[test]
+    fn a_thread_judging_two_trees_in_turn_keeps_them_apart() {
+        let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        write(first.path(), "sub/.gitignore", "a.txt\n");
+        write(second.path(), "sub/.gitignore", "b.txt\n");
+        let (first, second) = (local(first.path()), local(second.path()));
+        for _ in 0..2 {
+            // The same directory name in both trees, one after the other.
+            assert!(first.is_ignored("sub/a.txt", false));
+            assert!(!second.is_ignored("sub/a.txt", false));
+            assert!(!first.is_ignored("sub/b.txt", false));
+            assert!(second.is_ignored("sub/b.txt", false));
+        }
+        // Cleared rules are read again, on the thread that remembered them.
+        first.ignores.clear();
+        assert!(first.is_ignored("sub/a.txt", false));
     }
 
     #[tokio::test]

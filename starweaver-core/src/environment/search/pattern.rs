@@ -44,6 +44,13 @@ pub(crate) struct PathPattern {
     /// fast strategy (extension, literal, prefix) for common patterns
     /// such as `**/*.rs` instead of running a regex on every path.
     matcher: GlobSet,
+    /// For a bare pattern (no `/`, matching a file name at any depth):
+    /// the pattern alone, matched against the last segment. The same
+    /// matches, since a name holds no `/`; and with no separator to
+    /// respect, the set can pick a suffix or extension strategy for
+    /// patterns such as `*_test.rs` that would otherwise run a regex on
+    /// every path.
+    name: Option<GlobSet>,
     /// Leading literal directory segments: only that directory can hold
     /// matches, so walks start there.
     prefix: Vec<String>,
@@ -87,21 +94,16 @@ impl PathPattern {
                  choose a higher search path instead",
             ));
         }
-        let full = if anchored || body.contains('/') || body == "**" {
-            body
+        let bare = !(anchored || body.contains('/') || body == "**");
+        // A failure here only loses the shortcut: the full pattern below
+        // decides whether the pattern is valid.
+        let name = if bare {
+            glob_set(&body, false, case_insensitive).ok()
         } else {
-            format!("**/{body}")
+            None
         };
-        let glob = GlobBuilder::new(&full)
-            .literal_separator(true)
-            .backslash_escape(true)
-            .case_insensitive(case_insensitive)
-            .build()
-            .map_err(|error| invalid(&error.kind().to_string()))?;
-        let matcher = GlobSetBuilder::new()
-            .add(glob)
-            .build()
-            .map_err(|error| invalid(&error.kind().to_string()))?;
+        let full = if bare { format!("**/{body}") } else { body };
+        let matcher = glob_set(&full, true, case_insensitive).map_err(|error| invalid(&error))?;
         // Walk shortcuts only for plain patterns, where splitting on `/`
         // is exact (an alternation or class may hide a separator).
         let plain = !full.contains(['{', '[', '\\']);
@@ -118,6 +120,7 @@ impl PathPattern {
         };
         Ok(Self {
             matcher,
+            name,
             prefix,
             depth,
         })
@@ -125,7 +128,10 @@ impl PathPattern {
 
     /// True when the root-relative `relative` path matches.
     pub(crate) fn is_match(&self, relative: &str) -> bool {
-        self.matcher.is_match(relative)
+        match &self.name {
+            Some(name) => name.is_match(crate::environment::file_name(relative)),
+            None => self.matcher.is_match(relative),
+        }
     }
 
     /// Literal leading directories (see the field).
@@ -137,6 +143,25 @@ impl PathPattern {
     pub(crate) fn depth(&self) -> Option<usize> {
         self.depth
     }
+}
+
+/// A set of the one glob `pattern`, `\` escaping; `*` and `?` stay inside
+/// one segment when `literal_separator`.
+fn glob_set(
+    pattern: &str,
+    literal_separator: bool,
+    case_insensitive: bool,
+) -> Result<GlobSet, String> {
+    let glob = GlobBuilder::new(pattern)
+        .literal_separator(literal_separator)
+        .backslash_escape(true)
+        .case_insensitive(case_insensitive)
+        .build()
+        .map_err(|error| error.kind().to_string())?;
+    GlobSetBuilder::new()
+        .add(glob)
+        .build()
+        .map_err(|error| error.kind().to_string())
 }
 
 /// `pattern` split at the `/` that separate segments: not inside `{}`
@@ -196,6 +221,63 @@ mod tests {
         assert!(matches("./src/*.rs", "src/a.rs"));
         assert!(matches("src/", "src/a/b.rs"));
         assert!(matches("*.{rs,toml}", "x/Cargo.toml"));
+    }
+
+    #[test]
+    fn bare_patterns_match_names_as_the_full_pattern_matches_paths() {
+        let patterns = [
+            "*.rs",
+            "*_07.rs",
+            "file_0?.rs",
+            "[fm]*",
+            "*.{rs,toml}",
+            "a**b",
+            "**a",
+            "*",
+            "Cargo.toml",
+            ".env",
+            "[!f]*",
+            "\\*x",
+            "*.RS",
+        ];
+        let paths = [
+            "a.rs",
+            "src/a.rs",
+            "pkg/mod/file_07.rs",
+            "file_07.rs.bak",
+            "x/file_01.rs",
+            "m/a",
+            "f",
+            "ab",
+            "x/aXb",
+            "a/b",
+            "Cargo.toml",
+            "sub/Cargo.toml",
+            "d/.env",
+            "*x",
+            "d/*x",
+            "A.RS",
+            "x/a.rs/b",
+        ];
+        for case_insensitive in [false, true] {
+            for pattern in patterns {
+                let Ok(compiled) = PathPattern::new(pattern, case_insensitive) else {
+                    panic!("{pattern} compiles");
+                };
+                assert!(compiled.name.is_some(), "{pattern}");
+                for path in paths {
+                    assert_eq!(
+                        compiled.is_match(path),
+                        compiled.matcher.is_match(path),
+                        "{pattern} on {path} (case-insensitive: {case_insensitive})"
+                    );
+                }
+            }
+        }
+        for scoped in ["src/*.rs", "/a.rs", "./*.rs", "**", "src/", "{a/b,c}"] {
+            let compiled = PathPattern::new(scoped, false).ok();
+            assert!(compiled.is_some_and(|c| c.name.is_none()), "{scoped}");
+        }
     }
 
     #[test]
