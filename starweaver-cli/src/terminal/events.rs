@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 use starweaver_core::agent::AgentStreamEvent;
+use starweaver_core::context::ContextEventKind;
 use starweaver_core::model::{
     RequestNotice, RequestNoticeKind, ToolCallPart, ToolReturnKind, ToolReturnPart, Usage,
 };
-use starweaver_core::context::ContextEventKind;
 
 use super::style::Paint;
 use super::text::{inline_json, shorten, LINE_CHARS};

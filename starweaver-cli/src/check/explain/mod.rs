@@ -243,8 +243,10 @@ toolsets:
         let under = |folder: &str| root.join(folder).display().to_string();
         let dir = tempfile::tempdir().unwrap();
         let context = starweaver_config::validate::CheckContext::new().with_base_dir(dir.path());
-        let (_, checked) = starweaver_config::validate::check_manifest(manifest.as_bytes(), &context);
-        let policy = starweaver_config::load::sandbox_policy(checked.unwrap().manifest().shell.as_ref());
+        let (_, checked) =
+            starweaver_config::validate::check_manifest(manifest.as_bytes(), &context);
+        let policy =
+            starweaver_config::load::sandbox_policy(checked.unwrap().manifest().shell.as_ref());
         let kernel = starweaver_core::environment::SandboxKernel::detect();
         assert_eq!(
             agent["shell"]["sandbox"],
