@@ -30,4 +30,4 @@ pub mod ui;
 pub mod waits;
 
 pub use app::main;
-pub use check::check_main;
+pub use check::entry::check_main;

@@ -2,20 +2,20 @@
 //! checker over them, what to print and which exit status to give.
 //!
 //! The argument structs derive `clap::Args`, so the `starweaver` binary embeds them as
-//! subcommands; an application's own binary calls [`check_main`] instead, so the tools linked
+//! subcommands; an application's own binary calls [`crate::check_main`] instead, so the tools linked
 //! into it are the catalog. The checker itself, file collection, catalogs and the manifest
 //! schema are the manifest library's (`starweaver_config::check` and `validate`); this module
 //! holds what turns them into a command.
 
 mod command;
-mod entry;
+pub(crate) mod entry;
 mod explain;
 mod limit;
 mod schema;
 mod status;
 
 pub use command::{run_check, CheckArgs, CheckOutcome};
-pub use entry::{check_main, print_outcome};
+pub use entry::print_outcome;
 pub use explain::{
     load_checked, run_explain, Explanation, Explanations, FileFacts, ModelFacts, PathReach,
     RuntimeFacts, SandboxFacts, SandboxMode, ShellFacts, ShellReach, SkillFact, SkillFacts,
