@@ -436,7 +436,7 @@ fn parameters() -> ModelRequestParameters {
     let mut extra = serde_json::Map::new();
     extra.insert("parallel_tool_calls".into(), Value::Bool(true));
     ModelRequestParameters {
-        tools: tools(),
+        tools: tools().into_iter().map(std::sync::Arc::new).collect(),
         instructions: vec![
             "You are a careful code reviewer. Read before you answer; cite paths and lines.".into(),
         ],

@@ -110,7 +110,7 @@ fn adjusted(loaded: &LoadedAgent, listing: &[listing::Listed], all: bool) -> Vec
         tools: listing
             .iter()
             .filter(|row| all || row.first)
-            .map(|row| row.definition.clone())
+            .map(|row| std::sync::Arc::new(row.definition.clone()))
             .collect(),
         ..ModelRequestParameters::default()
     };

@@ -144,15 +144,19 @@ impl<'a> Recorder<'a> {
         self.keep || self.sink.is_some()
     }
 
-    pub(crate) fn emit(&mut self, event: AgentStreamEvent) {
+    /// Records one event. The event is built only when someone listens
+    /// (a sink, or kept records): a run nobody watches copies no call,
+    /// return or event for the stream. The sequence advances either way,
+    /// so numbering does not depend on who listens.
+    pub(crate) fn emit(&mut self, event: impl FnOnce() -> AgentStreamEvent) {
         if !self.is_active() {
-            self.sequence = self.sequence.saturating_add(1);
+            self.skip(1);
             return;
         }
         let record = AgentStreamRecord {
             sequence: self.sequence,
             run_id: self.run_id.clone(),
-            event,
+            event: event(),
         };
         self.sequence = self.sequence.saturating_add(1);
         if let Some(sink) = self.sink.as_mut() {
@@ -161,6 +165,11 @@ impl<'a> Recorder<'a> {
         if self.keep {
             self.records.push(record);
         }
+    }
+
+    /// Advances the sequence past `count` events nobody listens to.
+    pub(crate) fn skip(&mut self, count: u64) {
+        self.sequence = self.sequence.saturating_add(count);
     }
 
     pub(crate) fn into_records(self) -> Vec<AgentStreamRecord> {

@@ -1,5 +1,7 @@
 //! Request settings, usage and finish reasons.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::ToolDefinition;
@@ -53,8 +55,9 @@ impl ModelSettings {
 /// What a model sees besides the messages.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelRequestParameters {
-    /// Tools the model may call.
-    pub tools: Vec<ToolDefinition>,
+    /// Tools the model may call, shared with the registry that prepared
+    /// them (a request does not copy their schemas).
+    pub tools: Vec<Arc<ToolDefinition>>,
     /// System instructions, in order.
     pub instructions: Vec<String>,
     /// Settings.

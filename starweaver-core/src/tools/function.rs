@@ -176,8 +176,8 @@ impl<A> Tool for FunctionTool<A> {
     fn prepare_definition(
         &self,
         context: &AgentContext,
-        definition: ToolDefinition,
-    ) -> Option<ToolDefinition> {
+        definition: &Arc<ToolDefinition>,
+    ) -> Option<Arc<ToolDefinition>> {
         self.options.prepare(context, definition)
     }
 

@@ -77,14 +77,16 @@ impl ToolOptions {
             .is_none_or(|available| available(context))
     }
 
+    /// The definition for one request: the shared one unless a
+    /// `with_prepare_definition` closure changes (or hides) it.
     pub(crate) fn prepare(
         &self,
         context: &AgentContext,
-        definition: ToolDefinition,
-    ) -> Option<ToolDefinition> {
+        definition: &Arc<ToolDefinition>,
+    ) -> Option<Arc<ToolDefinition>> {
         match &self.prepare {
-            Some(prepare) => prepare(context, definition),
-            None => Some(definition),
+            Some(prepare) => prepare(context, ToolDefinition::clone(definition)).map(Arc::new),
+            None => Some(definition.clone()),
         }
     }
 

@@ -61,12 +61,15 @@ pub trait Tool: Send + Sync {
 
     /// Adjusts the definition for a request; `None` hides the tool for
     /// that request while keeping it registered.
+    ///
+    /// The definition is shared with the registry: a tool that keeps it
+    /// as it is returns the same `Arc`, so a request copies nothing.
     fn prepare_definition(
         &self,
         _context: &AgentContext,
-        definition: ToolDefinition,
-    ) -> Option<ToolDefinition> {
-        Some(definition)
+        definition: &Arc<ToolDefinition>,
+    ) -> Option<Arc<ToolDefinition>> {
+        Some(definition.clone())
     }
 
     /// Validates, and may normalise, raw JSON arguments before the call.

@@ -104,11 +104,15 @@ impl Tool for WrappedTool {
     fn prepare_definition(
         &self,
         context: &AgentContext,
-        definition: ToolDefinition,
-    ) -> Option<ToolDefinition> {
-        let mut prepared = self.inner.prepare_definition(context, definition)?;
-        prepared.name.clone_from(&self.definition.name);
-        Some(prepared)
+        definition: &Arc<ToolDefinition>,
+    ) -> Option<Arc<ToolDefinition>> {
+        let prepared = self.inner.prepare_definition(context, definition)?;
+        if prepared.name == self.definition.name {
+            return Some(prepared);
+        }
+        let mut renamed = Arc::unwrap_or_clone(prepared);
+        renamed.name.clone_from(&self.definition.name);
+        Some(Arc::new(renamed))
     }
 
     fn validate_arguments(

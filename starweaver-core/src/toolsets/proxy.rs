@@ -282,7 +282,8 @@ fn search(
                     {
                         return None;
                     }
-                    prepare_definition_in(&*tool.tool, context, tool.tool.definition())
+                    prepare_definition_in(&*tool.tool, context, &Arc::new(tool.tool.definition()))
+                        .map(Arc::unwrap_or_clone)
                 })
         }),
         None => inner

@@ -136,10 +136,13 @@ impl ToolAdapter {
 
     /// The plans of these definitions, in order (every request asks: a cached plan costs one
     /// comparison of the definition with the one it was made for).
-    pub(crate) fn plan_all<'a>(&self, definitions: &'a [ToolDefinition]) -> Vec<PlannedTool<'a>> {
+    pub(crate) fn plan_all<'a>(
+        &self,
+        definitions: &'a [Arc<ToolDefinition>],
+    ) -> Vec<PlannedTool<'a>> {
         definitions
             .iter()
-            .map(|definition| (definition, self.plan(definition)))
+            .map(|definition| (&**definition, self.plan(definition)))
             .collect()
     }
 }
@@ -277,10 +280,10 @@ mod tests {
         let nullable = definition(
             json!({"type": "object", "properties": {"limit": {"type": ["integer", "null"]}}, "required": ["limit"]}),
         );
-        let first = [optional];
+        let first = [Arc::new(optional)];
         let plans = Plans::of(&adapter.plan_all(&first));
         // Another request plans the same name with a schema whose null is meaningful.
-        let second = [nullable];
+        let second = [Arc::new(nullable)];
         let _ = adapter.plan_all(&second);
         let answer = || {
             starweaver_core::model::ModelResponse::tool_calls([

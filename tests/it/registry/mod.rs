@@ -119,10 +119,10 @@ fn gated(name: &str) -> FunctionTool {
 }
 
 /// The names of `definitions`.
-fn names(definitions: &[ToolDefinition]) -> Vec<String> {
+fn names<D: std::borrow::Borrow<ToolDefinition>>(definitions: &[D]) -> Vec<String> {
     definitions
         .iter()
-        .map(|definition| definition.name.clone())
+        .map(|definition| definition.borrow().name.clone())
         .collect()
 }
 

@@ -105,7 +105,7 @@ async fn auto_arguments_validate_against_every_first_party_tool() {
     for definition in &definitions {
         let model = TestModel::auto();
         let parameters = ModelRequestParameters {
-            tools: vec![definition.clone()],
+            tools: vec![std::sync::Arc::new(definition.clone())],
             ..ModelRequestParameters::default()
         };
         for messages in [&history[..1], &history[..]] {

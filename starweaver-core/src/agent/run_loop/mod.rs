@@ -130,7 +130,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 context.events.publish(event);
             }
         });
-        self.recorder.emit(AgentStreamEvent::RunStarted {
+        self.recorder.emit(|| AgentStreamEvent::RunStarted {
             run_id: progress.run_id.clone(),
         });
         self.lifecycle(true).await;
@@ -139,11 +139,11 @@ impl<'a, 'r> Run<'a, 'r> {
         // The terminal record comes last, after the toolsets closed.
         match &end {
             Ok(RunEnd::Completed { output, .. }) => {
-                self.recorder.emit(AgentStreamEvent::RunCompleted {
+                self.recorder.emit(|| AgentStreamEvent::RunCompleted {
                     output: output.clone(),
                 })
             }
-            Ok(RunEnd::Waiting(waiting)) => self.recorder.emit(AgentStreamEvent::Waiting {
+            Ok(RunEnd::Waiting(waiting)) => self.recorder.emit(|| AgentStreamEvent::Waiting {
                 requests: waiting.pending.clone(),
             }),
             Err(_) => {}
@@ -244,7 +244,7 @@ impl<'a, 'r> Run<'a, 'r> {
                     .report(self.config.model.as_ref(), &parameters, self.context);
             self.forward_events();
             reported?;
-            self.recorder.emit(AgentStreamEvent::ModelRequest {
+            self.recorder.emit(|| AgentStreamEvent::ModelRequest {
                 step: progress.step,
                 tools: parameters
                     .tools
@@ -317,7 +317,7 @@ impl<'a, 'r> Run<'a, 'r> {
             match event? {
                 ModelStreamEvent::TextDelta(delta) => {
                     text.push_str(&delta);
-                    self.recorder.emit(AgentStreamEvent::TextDelta { delta });
+                    self.recorder.emit(|| AgentStreamEvent::TextDelta { delta });
                 }
                 // The finished response carries the calls again.
                 ModelStreamEvent::ToolCall(call) => {
@@ -359,7 +359,7 @@ impl<'a, 'r> Run<'a, 'r> {
         calls: &[ToolCallPart],
     ) -> Vec<ToolReturnPart> {
         let reason = sequential_reason(&self.config.policy, &self.registry, calls);
-        self.recorder.emit(AgentStreamEvent::ToolBatch {
+        self.recorder.emit(|| AgentStreamEvent::ToolBatch {
             mode: if reason.is_some() {
                 "sequential"
             } else {
@@ -371,7 +371,7 @@ impl<'a, 'r> Run<'a, 'r> {
         });
         for call in calls {
             self.recorder
-                .emit(AgentStreamEvent::ToolCall { call: call.clone() });
+                .emit(|| AgentStreamEvent::ToolCall { call: call.clone() });
         }
         let contexts: Vec<ToolContext> = calls
             .iter()
@@ -388,7 +388,7 @@ impl<'a, 'r> Run<'a, 'r> {
             contexts,
             reason.is_some(),
             |_, part| {
-                recorder.emit(AgentStreamEvent::ToolReturn { part: part.clone() });
+                recorder.emit(|| AgentStreamEvent::ToolReturn { part: part.clone() });
                 forward(context, seen, recorder);
             },
         )
@@ -516,6 +516,14 @@ fn request_parts(returns: Vec<Option<ToolReturnPart>>) -> Vec<RequestPart> {
 /// Reports context events published since `seen` as `Custom` records.
 fn forward(context: &AgentContextHandle, seen: &mut usize, recorder: &mut Recorder<'_>) {
     let from = *seen;
+    if !recorder.is_active() {
+        // Nobody listens: count the new events without copying them.
+        let total = context.read(|context| context.events.events().len());
+        let fresh = total.saturating_sub(from);
+        *seen += fresh;
+        recorder.skip(fresh as u64);
+        return;
+    }
     let fresh: Vec<ContextEvent> = context.read(|context| {
         context
             .events
@@ -526,7 +534,7 @@ fn forward(context: &AgentContextHandle, seen: &mut usize, recorder: &mut Record
     });
     *seen += fresh.len();
     for event in fresh {
-        recorder.emit(AgentStreamEvent::Custom { event });
+        recorder.emit(|| AgentStreamEvent::Custom { event });
     }
 }
 

@@ -56,7 +56,7 @@ impl Run<'_, '_> {
             let call = &waiting.calls[index];
             let part = self.run_answer(call, answer).await;
             self.recorder
-                .emit(AgentStreamEvent::ToolReturn { part: part.clone() });
+                .emit(|| AgentStreamEvent::ToolReturn { part: part.clone() });
             self.forward_events();
             if let Some(slot) = returns.get_mut(index) {
                 *slot = Some(part);

@@ -56,7 +56,7 @@ impl Planned {
 /// Plans the next step from the history and the tools offered now.
 pub(super) fn plan(
     history: &History,
-    tools: &[ToolDefinition],
+    tools: &[std::sync::Arc<ToolDefinition>],
     instructions: &[String],
 ) -> Planned {
     let words = Words::of(&history.prompt);

@@ -55,7 +55,7 @@ fn shell_tool() -> ToolDefinition {
 
 fn parameters(tools: Vec<ToolDefinition>) -> ModelRequestParameters {
     ModelRequestParameters {
-        tools,
+        tools: tools.into_iter().map(std::sync::Arc::new).collect(),
         ..ModelRequestParameters::default()
     }
 }
@@ -670,7 +670,7 @@ fn a_handed_off_edit_with_nothing_found_goes_with_the_note_file() {
 fn a_second_search_asks_with_the_instructions_words() {
     let mut messages = vec![ModelMessage::Request(ModelRequest::user("What is this?"))];
     let parameters = ModelRequestParameters {
-        tools: proxy_tools(),
+        tools: proxy_tools().into_iter().map(std::sync::Arc::new).collect(),
         instructions: vec![
             "You help developers.\nPrefer exact lookup before answering.".to_string(),
         ],

@@ -1,6 +1,7 @@
 //! Context-aware exposure: which tools a model may see for one request.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -40,7 +41,11 @@ impl ToolRegistry {
     /// Definitions the model may see in this context, in name order.
     #[must_use]
     pub fn definitions_for_context(&self, context: &AgentContext) -> Vec<ToolDefinition> {
-        self.prepare(context, false).0
+        self.prepare(context, false)
+            .0
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect()
     }
 
     /// What [`Self::definitions_for_context`] exposed and left out.
@@ -59,7 +64,7 @@ impl ToolRegistry {
     pub fn prepare_definitions(
         &self,
         context: &mut AgentContext,
-    ) -> Result<Vec<ToolDefinition>, ToolsUnavailableError> {
+    ) -> Result<Vec<Arc<ToolDefinition>>, ToolsUnavailableError> {
         let (definitions, report) = self.prepare(context, false);
         if report.unavailable.is_empty() {
             return Ok(definitions);
@@ -90,7 +95,7 @@ impl ToolRegistry {
         &self,
         context: &AgentContext,
         full_report: bool,
-    ) -> (Vec<ToolDefinition>, AvailabilityReport) {
+    ) -> (Vec<Arc<ToolDefinition>>, AvailabilityReport) {
         let mut report = AvailabilityReport::default();
         let mut prepared = Vec::new();
         for (name, entry) in &self.entries {
@@ -107,7 +112,7 @@ impl ToolRegistry {
             } else if !super::is_available_in(&*entry.tool, context) {
                 report.unavailable.push(name.clone());
             } else if let Some(definition) =
-                super::prepare_definition_in(&*entry.tool, context, entry.definition.clone())
+                super::prepare_definition_in(&*entry.tool, context, &entry.definition)
             {
                 prepared.push((definition, &entry.facts));
             } else {
@@ -134,9 +139,9 @@ impl ToolRegistry {
 /// Tags are the tools' typed facts, not what a prepared definition's
 /// metadata shows.
 fn hide_covered_by_tags(
-    prepared: Vec<(ToolDefinition, &ToolFacts)>,
+    prepared: Vec<(Arc<ToolDefinition>, &ToolFacts)>,
     hidden: &mut Vec<String>,
-) -> Vec<ToolDefinition> {
+) -> Vec<Arc<ToolDefinition>> {
     if prepared
         .iter()
         .all(|(_, facts)| facts.hidden_by_tags.is_empty())
@@ -154,7 +159,7 @@ fn hide_covered_by_tags(
         .iter()
         .map(|(_, facts)| facts.tags.iter().map(String::as_str).collect())
         .collect();
-    let definitions: Vec<ToolDefinition> = prepared
+    let definitions: Vec<Arc<ToolDefinition>> = prepared
         .into_iter()
         .map(|(definition, _)| definition)
         .collect();
@@ -213,7 +218,7 @@ fn hide_covered_by_tags(
         if visible == Some(true) {
             kept.push(definition);
         } else {
-            hidden.push(definition.name);
+            hidden.push(definition.name.clone());
         }
     }
     kept

@@ -38,7 +38,7 @@ pub(crate) struct ToolsetDefaults {
 /// never again from metadata.
 pub(crate) struct ToolEntry {
     pub(crate) tool: DynTool,
-    pub(crate) definition: ToolDefinition,
+    pub(crate) definition: Arc<ToolDefinition>,
     pub(crate) facts: ToolFacts,
     pub(crate) toolset: Option<Arc<ToolsetDefaults>>,
     pub(crate) requirements: ToolDependencyRequirements,
@@ -49,7 +49,7 @@ pub(crate) struct ToolEntry {
 
 impl ToolEntry {
     fn new(tool: DynTool, toolset: Option<Arc<ToolsetDefaults>>) -> Self {
-        let definition = tool.definition();
+        let definition = Arc::new(tool.definition());
         let facts = tool.facts();
         let requirements = facts.dependency_requirements();
         let name = Arc::from(definition.name.as_str());
@@ -303,7 +303,7 @@ impl ToolRegistry {
     /// The registered (unprepared) definition of a tool.
     #[must_use]
     pub fn definition(&self, name: &str) -> Option<&ToolDefinition> {
-        self.entries.get(name).map(|entry| &entry.definition)
+        self.entries.get(name).map(|entry| &*entry.definition)
     }
 
     /// The typed facts of a registered tool: what the runtime follows
@@ -324,7 +324,7 @@ impl ToolRegistry {
     pub fn definitions(&self) -> Vec<ToolDefinition> {
         self.entries
             .values()
-            .map(|entry| entry.definition.clone())
+            .map(|entry| ToolDefinition::clone(&entry.definition))
             .collect()
     }
 
@@ -440,8 +440,8 @@ pub(crate) fn is_usable_in(tool: &dyn Tool, toolset: Option<&str>, context: &Age
 pub(crate) fn prepare_definition_in(
     tool: &dyn Tool,
     context: &AgentContext,
-    definition: ToolDefinition,
-) -> Option<ToolDefinition> {
+    definition: &Arc<ToolDefinition>,
+) -> Option<Arc<ToolDefinition>> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         tool.prepare_definition(context, definition)
     }))
