@@ -10,12 +10,30 @@ use crate::model::ModelResponse;
 /// return). Linear in the number of calls: each base remembers its next
 /// suffix, so a response with many repeats does not probe from 2 again.
 pub(super) fn unique_call_ids(response: &mut ModelResponse, step: u32) {
+    if already_unique(response) {
+        return;
+    }
     let mut ids = CallIds::new(response.calls().map(|call| call.id.as_str()));
     for (index, part) in response.parts.iter_mut().enumerate() {
         if let crate::model::ResponsePart::ToolCall(call) = part {
             call.id = ids.assign(std::mem::take(&mut call.id), step, index);
         }
     }
+}
+
+/// Most responses: a few calls, each with its own non-empty id, which
+/// [`unique_call_ids`] would keep as they are. Checked without allocating
+/// for up to 16 calls (pairwise; more go the general way).
+fn already_unique(response: &ModelResponse) -> bool {
+    let count = response.calls().count();
+    count <= 16
+        && response.calls().enumerate().all(|(index, call)| {
+            !call.id.is_empty()
+                && response
+                    .calls()
+                    .take(index)
+                    .all(|earlier| earlier.id != call.id)
+        })
 }
 
 /// The id bookkeeping of [`unique_call_ids`] for one response.
@@ -87,6 +105,16 @@ mod tests {
 
     fn ids(response: &ModelResponse) -> Vec<String> {
         response.calls().map(|call| call.id.clone()).collect()
+    }
+
+    #[test]
+    fn distinct_ids_the_model_sent_are_kept_as_they_are() {
+        let mut sent = response(&["a", "b", "c"]);
+        assert!(super::already_unique(&sent));
+        unique_call_ids(&mut sent, 1);
+        assert_eq!(ids(&sent), ["a", "b", "c"]);
+        assert!(!super::already_unique(&response(&["a", "a"])));
+        assert!(!super::already_unique(&response(&["a", ""])));
     }
 
     #[test]
