@@ -124,13 +124,19 @@ impl ToolDependencyRequirements {
     /// requested. Unknown fields are ignored.
     #[must_use]
     pub fn from_metadata(metadata: &JsonMap) -> Self {
-        match metadata.get(TOOL_DEPENDENCIES_METADATA_KEY) {
-            None => Self::legacy(),
-            Some(value) => serde_json::from_value::<Self>(value.clone()).unwrap_or_else(|_| Self {
-                profile: ToolDependencyProfile::Strict,
-                ..Self::default()
-            }),
-        }
+        metadata
+            .get(TOOL_DEPENDENCIES_METADATA_KEY)
+            .map_or_else(Self::legacy, Self::from_metadata_value)
+    }
+
+    /// Reads the value of [`TOOL_DEPENDENCIES_METADATA_KEY`]: a malformed
+    /// value fails closed to Strict with nothing requested. The one place
+    /// that rule lives.
+    pub(crate) fn from_metadata_value(value: &Value) -> Self {
+        Self::deserialize(value).unwrap_or_else(|_| Self {
+            profile: ToolDependencyProfile::Strict,
+            ..Self::default()
+        })
     }
 
     /// True when the tool asks for any mutable context capability (such

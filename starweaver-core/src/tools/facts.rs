@@ -94,9 +94,7 @@ impl ToolFacts {
             TAGS_METADATA_KEY => self.tags = dedup(strings(value)),
             HIDDEN_BY_TAGS_METADATA_KEY => self.hidden_by_tags = dedup(strings(value)),
             TOOL_DEPENDENCIES_METADATA_KEY => {
-                let mut single = JsonMap::new();
-                single.insert(key.to_string(), value.clone());
-                self.dependencies = Some(ToolDependencyRequirements::from_metadata(&single));
+                self.dependencies = Some(ToolDependencyRequirements::from_metadata_value(value));
             }
             _ => {}
         }
