@@ -25,8 +25,9 @@ pub use file_tree::{
     DEFAULT_FILE_TREE_MAX_ENTRIES,
 };
 pub use local::{
-    LocalEnvironmentProvider, SandboxKernel, SandboxMode, SandboxPolicy, SandboxReads,
-    SandboxReport, LANDLOCK_ABI_FOR_NETWORK, LANDLOCK_ABI_FOR_SCOPES, LANDLOCK_ABI_FOR_WRITES,
+    LocalEnvironmentProvider, SandboxKernel, SandboxLauncher, SandboxMode, SandboxPolicy,
+    SandboxReads, SandboxReport, LANDLOCK_ABI_FOR_NETWORK, LANDLOCK_ABI_FOR_SCOPES,
+    LANDLOCK_ABI_FOR_WRITES,
 };
 pub use path::{
     file_name, join_path, normalize_path, normalize_path_with, parent_path, PathLimits,

@@ -26,7 +26,7 @@ use ignore_rules::IgnoreRules;
 use process::Processes;
 use sandbox::Sandbox;
 pub use sandbox::{
-    SandboxKernel, SandboxMode, SandboxPolicy, SandboxReads, SandboxReport,
+    SandboxKernel, SandboxLauncher, SandboxMode, SandboxPolicy, SandboxReads, SandboxReport,
     LANDLOCK_ABI_FOR_NETWORK, LANDLOCK_ABI_FOR_SCOPES, LANDLOCK_ABI_FOR_WRITES,
 };
 

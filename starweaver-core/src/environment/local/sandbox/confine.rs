@@ -82,7 +82,9 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    fn new(
+    /// What `policy` on `kernel` needs, prepared once, with `root` as the
+    /// folder writes are confined to.
+    pub(super) fn new(
         policy: &SandboxPolicy,
         kernel: &SandboxKernel,
         root: &Dir,

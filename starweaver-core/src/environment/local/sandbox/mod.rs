@@ -7,6 +7,7 @@
 mod confine;
 mod detect;
 mod kernel;
+mod launcher;
 #[cfg(target_os = "linux")]
 mod linux;
 mod policy;
@@ -16,5 +17,6 @@ pub(crate) use confine::{Prepared, Sandbox};
 pub use kernel::{
     SandboxKernel, LANDLOCK_ABI_FOR_NETWORK, LANDLOCK_ABI_FOR_SCOPES, LANDLOCK_ABI_FOR_WRITES,
 };
+pub use launcher::SandboxLauncher;
 pub use policy::{SandboxMode, SandboxPolicy, SandboxReads};
 pub use report::SandboxReport;
