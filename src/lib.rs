@@ -109,6 +109,11 @@ pub mod config {
 #[cfg(feature = "cli")]
 pub use starweaver_cli as cli;
 
+/// MCP (`mcp` feature): any MCP server's tools as a toolset
+/// ([`mcp::client::McpToolset`]), on the official Rust SDK.
+#[cfg(feature = "mcp")]
+pub use starweaver_mcp as mcp;
+
 /// The README's examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

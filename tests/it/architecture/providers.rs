@@ -14,7 +14,7 @@ const HTTP_CRATES: &[&str] = &["reqwest", "hyper", "eventsource-stream"];
 
 /// Every package reachable from `from` along normal dependencies (not dev, not build) in
 /// the resolved graph of `metadata`, by name.
-fn normal_closure(metadata: &Value, from: &str) -> BTreeSet<String> {
+pub(super) fn normal_closure(metadata: &Value, from: &str) -> BTreeSet<String> {
     let nodes: BTreeMap<&str, &Value> = metadata["resolve"]["nodes"]
         .as_array()
         .unwrap()

@@ -1,0 +1,89 @@
+"""A small MCP server over stdio that misbehaves on request.
+
+Usage: hostile_server.py MODE [LABEL]. Modes:
+  flood     writes 10 MiB to stderr before it answers anything
+  silent    never answers `initialize`
+  exit      writes a reason to stderr and exits with status 3 at once
+  normal    behaves
+Every mode that answers offers the tools `pid` (its process id), `echo`
+(answers LABEL and its own name), `slow` (sleeps 30 s), `huge` (a 100 MiB
+text), `die` (writes last words to stderr and exits with status 7), and
+the names `files.read` and a 90-character one.
+"""
+
+import json
+import os
+import sys
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "normal"
+LABEL = sys.argv[2] if len(sys.argv) > 2 else "server"
+LONG = "long" * 15 + "." + "x" * 29
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def text(request_id, value):
+    send({"jsonrpc": "2.0", "id": request_id,
+          "result": {"content": [{"type": "text", "text": value}]}})
+
+
+TOOLS = [
+    {"name": name, "inputSchema": {"type": "object", "properties": {}}}
+    for name in ["pid", "echo", "slow", "huge", "die", "files.read", LONG]
+]
+
+if MODE == "exit":
+    sys.stderr.write("cannot start: the config file is missing\n")
+    sys.exit(3)
+if MODE == "flood":
+    line = "e" * 1023 + "\n"
+    for _ in range(10 * 1024):
+        sys.stderr.write(line)
+    sys.stderr.write("flood over\n")
+    sys.stderr.flush()
+
+for raw in sys.stdin:
+    try:
+        message = json.loads(raw)
+    except ValueError:
+        continue
+    method = message.get("method")
+    request_id = message.get("id")
+    if method == "initialize":
+        if MODE == "silent":
+            sys.stderr.write("waiting forever\n")
+            sys.stderr.flush()
+            continue
+        send({"jsonrpc": "2.0", "id": request_id, "result": {
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "hostile", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS}})
+    elif method == "tools/call":
+        name = message["params"]["name"]
+        if name == "pid":
+            text(request_id, str(os.getpid()))
+        elif name == "slow":
+            time.sleep(30)
+            text(request_id, "slept")
+        elif name == "huge":
+            sys.stdout.write('{"jsonrpc": "2.0", "id": %s, "result": {"content": '
+                             '[{"type": "text", "text": "' % json.dumps(request_id))
+            chunk = "y" * (1024 * 1024)
+            for _ in range(100):
+                sys.stdout.write(chunk)
+            sys.stdout.write('"}]}}\n')
+            sys.stdout.flush()
+        elif name == "die":
+            sys.stderr.write("last words: the disk is on fire\n")
+            sys.stderr.flush()
+            os._exit(7)
+        else:
+            text(request_id, LABEL + " " + name)
+    elif request_id is not None:
+        send({"jsonrpc": "2.0", "id": request_id, "result": {}})
