@@ -227,3 +227,51 @@ async fn exiting_the_toolset_stops_the_server_and_entering_starts_it_again() {
     toolset.enter_with_context(&mut context).await.unwrap();
     assert_ne!(pid(&toolset).await, first);
 }
+
+#[tokio::test]
+async fn a_stdio_server_with_a_sandbox_writes_only_inside_its_folder() {
+    if !crate::sandbox::enforced() {
+        return;
+    }
+    let Some(spec) = server("boxed", "normal") else {
+        return;
+    };
+    let root = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let starweaver::mcp::client::McpTransport::Stdio { command, args, .. } = spec.transport else {
+        unreachable!()
+    };
+    let spec = McpServerSpec::stdio("boxed", command, args, root.path())
+        .with_sandbox(starweaver::environment::SandboxPolicy::workspace_write());
+    let toolset = McpToolset::new(spec);
+    toolset.start().await.unwrap();
+    let inside = root.path().join("inside.txt");
+    let wrote = call(&toolset, "write", json!({"path": inside}))
+        .await
+        .unwrap();
+    assert_eq!(wrote.content, json!("wrote"));
+    assert_eq!(std::fs::read_to_string(&inside).unwrap(), "written");
+    let escape = outside.path().join("escape.txt");
+    let refused = call(&toolset, "write", json!({"path": escape}))
+        .await
+        .unwrap();
+    assert!(
+        refused.content.as_str().unwrap().starts_with("refused:"),
+        "{}",
+        refused.content
+    );
+    assert!(!escape.exists());
+    // Unsandboxed (the default), the same server writes where it likes.
+    let Some(open) = server("open", "normal") else {
+        return;
+    };
+    let open = McpToolset::new(open);
+    open.start().await.unwrap();
+    assert_eq!(
+        call(&open, "write", json!({"path": escape}))
+            .await
+            .unwrap()
+            .content,
+        json!("wrote")
+    );
+}

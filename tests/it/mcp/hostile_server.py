@@ -8,7 +8,8 @@ Usage: hostile_server.py MODE [LABEL]. Modes:
 Every mode that answers offers the tools `pid` (its process id), `echo`
 (answers LABEL and its own name), `slow` (sleeps 30 s), `huge` (a 100 MiB
 text), `die` (writes last words to stderr and exits with status 7), and
-the names `files.read` and a 90-character one.
+`write` (writes the file at `path`, or answers why not), and the names
+`files.read` and a 90-character one.
 """
 
 import json
@@ -34,7 +35,7 @@ def text(request_id, value):
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object", "properties": {}}}
     for name in ["pid", "echo", "slow", "huge", "die", "files.read", LONG]
-]
+] + [{"name": "write", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
 
 if MODE == "exit":
     sys.stderr.write("cannot start: the config file is missing\n")
@@ -79,6 +80,13 @@ for raw in sys.stdin:
                 sys.stdout.write(chunk)
             sys.stdout.write('"}]}}\n')
             sys.stdout.flush()
+        elif name == "write":
+            try:
+                with open(message["params"]["arguments"]["path"], "w") as target:
+                    target.write("written")
+                text(request_id, "wrote")
+            except OSError as error:
+                text(request_id, "refused: " + str(error))
         elif name == "die":
             sys.stderr.write("last words: the disk is on fire\n")
             sys.stderr.flush()
