@@ -161,8 +161,13 @@ impl Connection {
         })
     }
 
-    /// Every tool the server lists (all pages), within `timeout`.
-    pub(crate) async fn list_tools(&self, timeout: Duration) -> Result<Vec<ServerTool>, McpError> {
+    /// Every tool the server lists (all pages), within `timeout`; past it,
+    /// the error names `bound`, the startup bound it is part of.
+    pub(crate) async fn list_tools(
+        &self,
+        timeout: Duration,
+        bound: Duration,
+    ) -> Result<Vec<ServerTool>, McpError> {
         self.stale.store(false, Ordering::Release);
         let listing = self.service.peer().list_all_tools();
         let outcome = match &self.process {
@@ -177,7 +182,7 @@ impl Connection {
             Ok(Err(error)) => Err(self.broken(&error, "tools/list").await),
             Err(_) => Err(McpError::StartupTimeout {
                 toolset: self.toolset.clone(),
-                timeout,
+                timeout: bound,
                 stderr: self.stderr(),
             }),
         }

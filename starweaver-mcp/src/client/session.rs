@@ -65,6 +65,9 @@ impl Snapshot {
 
 #[derive(Default)]
 struct Live {
+    /// Started (and not stopped since): a connection that is gone is
+    /// restarted; before that, the first use starts it once.
+    started: bool,
     connection: Option<Arc<Connection>>,
     /// Why the server last failed.
     last_failure: Option<String>,
@@ -117,14 +120,21 @@ impl Session {
         self.unavailable.store(false, Ordering::Release);
         if let Some(connection) = &live.connection {
             if !connection.is_dead() {
+                live.started = true;
                 return Ok(());
             }
         }
+        self.start_once(&mut live).await.map(drop)
+    }
+
+    /// One start, no retries: what entry and a first use do.
+    async fn start_once(&self, live: &mut Live) -> Result<Arc<Connection>, McpError> {
         live.connection = None;
         match self.connect().await {
             Ok(connection) => {
-                live.connection = Some(connection);
-                Ok(())
+                live.started = true;
+                live.connection = Some(Arc::clone(&connection));
+                Ok(connection)
             }
             Err(error) => {
                 live.last_failure = Some(error.to_string());
@@ -135,7 +145,11 @@ impl Session {
 
     /// Closes the connection and stops the server's process group.
     pub(crate) async fn stop(&self) {
-        let taken = self.live.lock().await.connection.take();
+        let taken = {
+            let mut live = self.live.lock().await;
+            live.started = false;
+            live.connection.take()
+        };
         if let Some(connection) = taken {
             // A call still holding it keeps it until it returns; the last
             // holder's drop kills the group.
@@ -212,6 +226,9 @@ impl Session {
     /// are used up.
     async fn connection(&self) -> Result<Arc<Connection>, McpError> {
         let mut live = self.live.lock().await;
+        if !live.started {
+            return self.start_once(&mut live).await;
+        }
         if let Some(connection) = &live.connection {
             if !connection.is_dead() {
                 let connection = Arc::clone(connection);
@@ -257,17 +274,32 @@ impl Session {
         }
     }
 
-    /// Starts the server and lists its tools within the startup bound.
+    /// Starts the server and lists its tools, both within the startup
+    /// bound.
     async fn connect(&self) -> Result<Arc<Connection>, McpError> {
-        let connection = Connection::open(&self.spec, self.spec.startup_timeout).await?;
+        let bound = self.spec.startup_timeout;
+        let started = tokio::time::Instant::now();
+        let connection = Connection::open(&self.spec, bound).await?;
         let connection = Arc::new(connection);
-        self.list(&connection).await?;
+        let left = bound.saturating_sub(started.elapsed());
+        self.list_within(&connection, left, bound).await?;
         Ok(connection)
     }
 
     /// Lists the server's tools and replaces the snapshot.
     async fn list(&self, connection: &Connection) -> Result<(), McpError> {
-        let listed = connection.list_tools(self.spec.startup_timeout).await?;
+        let bound = self.spec.startup_timeout;
+        self.list_within(connection, bound, bound).await
+    }
+
+    /// Lists within `left` (reported as the whole `bound` when it passes).
+    async fn list_within(
+        &self,
+        connection: &Connection,
+        left: Duration,
+        bound: Duration,
+    ) -> Result<(), McpError> {
+        let listed = connection.list_tools(left, bound).await?;
         let snapshot = offer(&self.spec, &listed)?;
         *self
             .snapshot

@@ -18,7 +18,9 @@ use super::{McpError, McpServerSpec, McpToolInfo};
 /// the tools, all within the spec's startup bound; a failure there leaves
 /// the toolset unavailable, under the run's `unavailable_tools` policy.
 /// Exiting it stops the server and its process group, and so does
-/// dropping the last clone. Clones share one server.
+/// dropping the last clone. Clones share one server. A server that failed
+/// past its restarts hides its tools for the rest of the run; the next
+/// entry tries it again.
 #[derive(Clone)]
 pub struct McpToolset {
     session: Arc<Session>,
@@ -92,10 +94,6 @@ impl Toolset for McpToolset {
             .iter()
             .map(|offered| Arc::new(McpTool::new(&self.session, Arc::clone(offered))) as DynTool)
             .collect()
-    }
-
-    fn is_available(&self, _context: &AgentContext) -> bool {
-        !self.session.is_unavailable()
     }
 
     fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {

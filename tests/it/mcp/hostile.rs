@@ -275,3 +275,49 @@ async fn a_stdio_server_with_a_sandbox_writes_only_inside_its_folder() {
         json!("wrote")
     );
 }
+
+#[tokio::test]
+async fn a_server_that_fails_past_its_restarts_makes_its_tools_unavailable() {
+    let Some(spec) = server("failing", "normal") else {
+        return;
+    };
+    let marker = tempfile::tempdir().unwrap();
+    let marker = marker.path().join("broken");
+    let toolset = McpToolset::new(spec.with_env("FAIL_IF", marker.to_string_lossy()));
+    toolset.start().await.unwrap();
+    let echo = super::tool(&toolset, "echo");
+    let context = starweaver::AgentContext::default();
+    assert!(echo.is_available(&context));
+    std::fs::write(&marker, "").unwrap();
+    assert!(call(&toolset, "die", json!({})).await.is_err());
+    let error = call(&toolset, "echo", json!({}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("unavailable after 3 restarts"), "{error}");
+    assert!(error.contains("exited with status 3"), "{error}");
+    assert!(!echo.is_available(&context));
+    // Entering again (the next run) tries once more.
+    std::fs::remove_file(&marker).unwrap();
+    toolset.start().await.unwrap();
+    assert!(echo.is_available(&context));
+}
+
+#[tokio::test]
+async fn a_server_sees_the_scrubbed_base_environment_and_its_own_variables() {
+    let Some(spec) = server("env", "normal") else {
+        return;
+    };
+    let toolset = McpToolset::new(spec.with_env("MCP_TEST_SETTING", "on"));
+    toolset.start().await.unwrap();
+    let names = call(&toolset, "env", json!({})).await.unwrap();
+    let names: Vec<&str> = names.content.as_str().unwrap().split(' ').collect();
+    assert!(names.contains(&"MCP_TEST_SETTING"), "{names:?}");
+    assert!(names.contains(&"PATH"), "{names:?}");
+    // Cargo sets these for the test process; the server never sees them.
+    assert!(std::env::var_os("CARGO_PKG_NAME").is_some());
+    assert!(
+        !names.iter().any(|name| name.starts_with("CARGO")),
+        "{names:?}"
+    );
+}

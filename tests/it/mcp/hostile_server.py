@@ -1,6 +1,7 @@
 """A small MCP server over stdio that misbehaves on request.
 
-Usage: hostile_server.py MODE [LABEL]. Modes:
+Usage: hostile_server.py MODE [LABEL]. With FAIL_IF set to a path that
+exists, it refuses to start (status 3). Modes:
   flood     writes 10 MiB to stderr before it answers anything
   silent    never answers `initialize`
   exit      writes a reason to stderr and exits with status 3 at once
@@ -8,7 +9,7 @@ Usage: hostile_server.py MODE [LABEL]. Modes:
 Every mode that answers offers the tools `pid` (its process id), `echo`
 (answers LABEL and its own name), `slow` (sleeps 30 s), `huge` (a 100 MiB
 text), `die` (writes last words to stderr and exits with status 7), and
-`write` (writes the file at `path`, or answers why not), and the names
+`env` (its variables' names), `write` (writes the file at `path`, or answers why not), and the names
 `files.read` and a 90-character one.
 """
 
@@ -35,8 +36,13 @@ def text(request_id, value):
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object", "properties": {}}}
     for name in ["pid", "echo", "slow", "huge", "die", "files.read", LONG]
-] + [{"name": "write", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+] + [{"name": "env", "inputSchema": {"type": "object", "properties": {}}},
+     {"name": "write", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
 
+FAIL_IF = os.environ.get("FAIL_IF")
+if FAIL_IF and os.path.exists(FAIL_IF):
+    sys.stderr.write("refusing to start: " + FAIL_IF + " exists\n")
+    sys.exit(3)
 if MODE == "exit":
     sys.stderr.write("cannot start: the config file is missing\n")
     sys.exit(3)
@@ -80,6 +86,8 @@ for raw in sys.stdin:
                 sys.stdout.write(chunk)
             sys.stdout.write('"}]}}\n')
             sys.stdout.flush()
+        elif name == "env":
+            text(request_id, " ".join(sorted(os.environ)))
         elif name == "write":
             try:
                 with open(message["params"]["arguments"]["path"], "w") as target:
