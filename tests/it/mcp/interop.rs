@@ -1,14 +1,17 @@
 //! The client against servers nobody here wrote, installed from the
 //! registries: `@modelcontextprotocol/server-everything` (npm) over stdio
-//! and streamable HTTP, and `mcp-server-time` (PyPI).
+//! and streamable HTTP, `mcp-server-time` (PyPI), and a server written on
+//! the Python SDK (`mcp`, PyPI) over streamable HTTP, restarted under the
+//! client to show a lost session initialized again.
 //!
 //! They are looked for under `STARWEAVER_INTEROP_DIR`, the folder they
 //! were installed into:
 //! - `npm install --prefix "$STARWEAVER_INTEROP_DIR" @modelcontextprotocol/server-everything@2026.8.31`
 //!   (run as `node $DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js`);
 //! - `python3 -m venv "$STARWEAVER_INTEROP_DIR/venv"` and
-//!   `"$STARWEAVER_INTEROP_DIR/venv/bin/pip" install mcp-server-time`
-//!   (run as `$DIR/venv/bin/mcp-server-time`).
+//!   `"$STARWEAVER_INTEROP_DIR/venv/bin/pip" install mcp==2.3.0 mcp-server-time`
+//!   (run as `$DIR/venv/bin/mcp-server-time`, and `$DIR/venv/bin/python`
+//!   for a server on the Python SDK, `python_server.py`).
 //!
 //! Without them the tests skip with a one-line notice, unless
 //! `STARWEAVER_INTEROP_TESTS=required` (CI), where a missing server fails.
@@ -172,16 +175,97 @@ async fn server_everything_over_stdio() {
     exercise_everything(&McpToolset::new(spec)).await;
 }
 
+/// A free loopback port.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Waits for a line of `child`'s stderr containing `ready`, then keeps
+/// draining it.
+async fn wait_for(child: &mut tokio::process::Child, ready: &str) {
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let found = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.contains(ready) {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(found, Ok(true), "the server never said `{ready}`");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+}
+
+fn python_sdk_server(python: &std::path::Path, port: u16) -> tokio::process::Child {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/python_server.py");
+    tokio::process::Command::new(python)
+        .arg(script)
+        .arg(port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_python_sdk_server_over_http_and_a_lost_session_initialized_again() {
+    let Some(python) = installed("venv/bin/python", "the Python MCP SDK") else {
+        return;
+    };
+    let has_sdk = std::process::Command::new(&python)
+        .args(["-c", "import mcp.server.mcpserver"])
+        .status()
+        .is_ok_and(|status| status.success());
+    assert!(
+        has_sdk,
+        "the venv under STARWEAVER_INTEROP_DIR has no `mcp` 2.x"
+    );
+    let port = free_port();
+    let mut server = python_sdk_server(&python, port);
+    wait_for(&mut server, "Uvicorn running").await;
+    let spec = McpServerSpec::http("py", format!("http://127.0.0.1:{port}/mcp"))
+        .with_startup_timeout(Duration::from_secs(30));
+    let toolset = McpToolset::new(spec);
+    toolset.start().await.unwrap();
+    assert_eq!(names(&toolset), ["add", "echo"]);
+    let echoed = call(&toolset, "echo", json!({"text": "first"}))
+        .await
+        .unwrap();
+    assert!(
+        echoed.content.to_string().contains("first"),
+        "{}",
+        echoed.content
+    );
+    // A new server process knows no session: it answers 404 "Session not
+    // found", and the client initializes once more and retries.
+    server.kill().await.unwrap();
+    let mut server = python_sdk_server(&python, port);
+    wait_for(&mut server, "Uvicorn running").await;
+    let again = call(&toolset, "echo", json!({"text": "second"}))
+        .await
+        .unwrap();
+    assert!(
+        again.content.to_string().contains("second"),
+        "{}",
+        again.content
+    );
+    toolset.stop().await;
+    server.kill().await.unwrap();
+}
+
 #[tokio::test]
 async fn server_everything_over_streamable_http() {
     let Some((node, script)) = everything() else {
         return;
     };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let mut server = tokio::process::Command::new(node)
         .args(["--require", &loopback_preload()])
         .arg(&script)
