@@ -212,3 +212,25 @@ async fn a_run_enters_the_toolset_calls_its_tools_and_stops_it() {
     assert_eq!(returns[0].content, json!("from the model"));
     assert_eq!(*seen.connections.lock().unwrap(), 1);
 }
+
+#[tokio::test]
+async fn an_mcp_toolset_behind_tool_search_is_found_and_called() {
+    let (spec, _) = spec("test");
+    let toolset = McpToolset::new(spec.with_prefix("ev"));
+    let model = batch_model(vec![
+        vec![call_part(
+            "s1",
+            "tool_search",
+            json!({"query": "echoes text"}),
+        )],
+        vec![call_part("c1", "ev_echo", json!({"text": "found"}))],
+    ]);
+    let agent = AgentBuilder::new(model)
+        .toolset(&starweaver::tool_search_toolset(vec![toolset]))
+        .build();
+    let mut session = AgentSession::new(agent);
+    let result = session.run("search, then echo").await.unwrap();
+    let returns = tool_returns(&result.messages);
+    assert_eq!(returns[1].kind, ToolReturnKind::Success, "{:?}", returns);
+    assert_eq!(returns[1].content, json!("found"));
+}
