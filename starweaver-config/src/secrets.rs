@@ -149,7 +149,13 @@ mod tests {
 
     #[test]
     fn a_name_is_secret_when_its_last_word_is_a_secret_word() {
-        for name in ["GITHUB_TOKEN", "apiKey", "APIKey", "db-password", "aws_secret"] {
+        for name in [
+            "GITHUB_TOKEN",
+            "apiKey",
+            "APIKey",
+            "db-password",
+            "aws_secret",
+        ] {
             assert!(is_secret_name(name), "{name}");
         }
         for name in ["keyring", "key_name", "LOG_LEVEL", "tokens_used", ""] {

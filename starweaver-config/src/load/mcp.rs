@@ -107,6 +107,9 @@ mod tests {
         let error = host_values("gh", [("A", "GITHUB_TOKEN"), ("B", "NOPE")], host)
             .unwrap_err()
             .to_string();
-        assert!(error.contains("`NOPE`") && error.contains("`gh`"), "{error}");
+        assert!(
+            error.contains("`NOPE`") && error.contains("`gh`"),
+            "{error}"
+        );
     }
 }

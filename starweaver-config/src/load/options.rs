@@ -102,7 +102,10 @@ impl LoadOptions {
     #[must_use]
     pub fn with_mcp(
         mut self,
-        builder: impl Fn(&crate::manifest::McpToolsetSpec, &std::path::Path) -> Result<starweaver_core::tools::DynToolset, super::LoadError>
+        builder: impl Fn(
+                &crate::manifest::McpToolsetSpec,
+                &std::path::Path,
+            ) -> Result<starweaver_core::tools::DynToolset, super::LoadError>
             + Send
             + Sync
             + 'static,

@@ -87,15 +87,16 @@ fn every_variant(dir: &Path) -> Vec<LoadError> {
     );
     // An MCP server in a build without the client.
     let mcp = checked(
-        &format!("{head}toolsets: [{{type: mcp, name: everything, command: mcp-server-everything}}]\n"),
+        &format!(
+            "{head}toolsets: [{{type: mcp, name: everything, command: mcp-server-everything}}]\n"
+        ),
         &here,
     );
     let found = vec![
         refused(&host, &LoadOptions::new()),
         refused(&mcp, &LoadOptions::new()),
         // The client reads `env_from` when it builds the toolset; made here through the reader.
-        super::host_values("everything", [("GITHUB_TOKEN", "GITHUB_TOKEN")], |_| None)
-            .unwrap_err(),
+        super::host_values("everything", [("GITHUB_TOKEN", "GITHUB_TOKEN")], |_| None).unwrap_err(),
         refused(&template, &LoadOptions::new().with_var("n", "x")),
         refused(&tools, &LoadOptions::new().with_tools(|_| None)),
         {
@@ -159,7 +160,13 @@ fn mcp_toolsets_load_through_the_hosts_builder_and_sit_behind_search_and_proxy()
     let kinds: Vec<(&str, &str, String)> = loaded
         .toolsets
         .iter()
-        .map(|summary| (summary.name.as_str(), summary.kind, format!("{:?}", summary.reach)))
+        .map(|summary| {
+            (
+                summary.name.as_str(),
+                summary.kind,
+                format!("{:?}", summary.reach),
+            )
+        })
         .collect();
     assert_eq!(
         kinds,

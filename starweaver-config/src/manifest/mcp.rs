@@ -162,6 +162,13 @@ impl McpToolsetSpec {
         manifest_relative(base_dir, self.cwd.as_deref().unwrap_or("."))
     }
 
+    /// The name the model sees the server's tool `tool` by: the prefix joined with `_`, mapped
+    /// to the provider rule the way the MCP client maps it ([`starweaver_names::map_tool_name`]).
+    #[must_use]
+    pub fn model_name(&self, tool: &str) -> String {
+        starweaver_names::map_tool_name(self.prefix.as_deref(), tool)
+    }
+
     /// How long the server has to start and list its tools.
     #[must_use]
     pub fn startup_timeout(&self) -> Duration {

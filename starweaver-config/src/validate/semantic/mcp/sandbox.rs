@@ -11,7 +11,6 @@ use super::settings::set;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::paths::{manifest_relative, writable_folder};
 
-
 /// Every problem of the entry's `sandbox`.
 pub(super) fn check(entry: &Entry<'_>, context: &CheckContext) -> Vec<Diagnostic> {
     let mut found = Vec::new();
@@ -19,7 +18,10 @@ pub(super) fn check(entry: &Entry<'_>, context: &CheckContext) -> Vec<Diagnostic
     let (Some((_, sandbox)), Some(_)) = (set(entry, "sandbox"), set(entry, "command")) else {
         return found;
     };
-    if let Some(mode) = sandbox.get("mode").filter(|mode| mode.as_str() == Some("off")) {
+    if let Some(mode) = sandbox
+        .get("mode")
+        .filter(|mode| mode.as_str() == Some("off"))
+    {
         found.push(
             Diagnostic::warning(
                 Rule::SandboxOff,
@@ -61,4 +63,3 @@ fn escape(text: &str, span: crate::yaml::Span) -> Diagnostic {
     )
     .with_help("name a folder inside `cwd`, relative to it (`cache`), or widen `cwd`")
 }
-

@@ -71,7 +71,9 @@ pub(super) fn check(entry: &Entry<'_>, context: &CheckContext) -> Vec<Diagnostic
                             folder.display()
                         ),
                     )
-                    .with_help("point `cwd` at an existing folder, relative to the manifest's folder"),
+                    .with_help(
+                        "point `cwd` at an existing folder, relative to the manifest's folder",
+                    ),
                 );
             }
         }
@@ -126,7 +128,9 @@ fn prefix_problem(prefix: &Node) -> Option<Diagnostic> {
     let text = prefix.as_str()?;
     let bad = text.chars().find(|c| !starweaver_names::is_name_char(*c));
     let message = match bad {
-        _ if text.is_empty() => "`prefix` is empty: it would start every tool name with `_`".to_string(),
+        _ if text.is_empty() => {
+            "`prefix` is empty: it would start every tool name with `_`".to_string()
+        }
         Some(c) => format!(
             "`prefix` `{}` holds {c:?}, which tool names cannot: the model would see it as `_`",
             short(text)
