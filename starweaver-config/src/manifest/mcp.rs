@@ -102,7 +102,7 @@ pub struct McpToolsetSpec {
 
 /// `approval_required` of an `mcp` toolset: a list of the server's tool names, `true` or
 /// `false`, or `destructive`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum McpApprovalRequired {
     /// `true`: every tool of the server; `false`: none.
@@ -113,6 +113,32 @@ pub enum McpApprovalRequired {
     Annotated(McpApprovalHint),
 }
 
+/// Written by hand so the three words share one choice: a value that is none of them is told
+/// `true`, `false` or `destructive`, not only the one word that is a string.
+impl JsonSchema for McpApprovalRequired {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "McpApprovalRequired".into()
+    }
+
+    fn json_schema(_generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "`approval_required` of an `mcp` toolset: a list of the server's tool names, `true` or `false`, or `destructive`.",
+            "anyOf": [
+                {
+                    "description": "These tools, by the server's own names (before any `prefix`).",
+                    "type": "array",
+                    "items": {"type": "string"}
+                },
+                {
+                    "description": "`true`: every tool of the server; `false`: none; `destructive`: the tools whose annotations do not say they are safe.",
+                    "type": ["boolean", "string"],
+                    "enum": [true, false, "destructive"]
+                }
+            ]
+        })
+    }
+}
+
 impl Default for McpApprovalRequired {
     fn default() -> Self {
         Self::Tools(Vec::new())
@@ -120,7 +146,7 @@ impl Default for McpApprovalRequired {
 }
 
 /// The one word `approval_required` of an `mcp` toolset may be instead of a list.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum McpApprovalHint {
     /// Tools marked neither `readOnlyHint: true` nor `destructiveHint: false` (unmarked tools
