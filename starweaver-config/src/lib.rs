@@ -19,6 +19,7 @@ pub mod paths;
 pub mod providers;
 pub mod reference;
 pub mod script;
+pub mod secrets;
 pub mod template;
 pub mod validate;
 pub mod yaml;

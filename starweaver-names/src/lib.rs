@@ -9,7 +9,10 @@
 //! its own words, from the [`NameProblem`] it gets back.
 //!
 //! It has no dependencies so that the proc-macro crate can use it without
-//! building the runtime for the host.
+//! building the runtime for the host. Its `mapping` feature adds
+//! [`map_tool_name`], the one mapping of foreign tool names (an MCP
+//! server's) to names that follow the rule, which the manifest checker and
+//! the MCP client share; it needs SHA-256.
 //!
 //! ```
 //! use starweaver_names::{name_problem, NameProblem};
@@ -17,6 +20,12 @@
 //! assert_eq!(name_problem("read_file"), None);
 //! assert_eq!(name_problem("read file"), Some(NameProblem::BadChar(' ')));
 //! ```
+
+#[cfg(feature = "mapping")]
+mod mapping;
+
+#[cfg(feature = "mapping")]
+pub use mapping::{map_tool_name, PREFIX_SEPARATOR, REPLACEMENT, SHORT_HASH_DIGITS};
 
 /// Longest name providers accept, in characters.
 pub const MAX_TOOL_NAME_CHARS: usize = 64;

@@ -183,6 +183,7 @@ fn together_the_manifests_use_every_first_party_feature() {
             ToolsetSpec::Proxy(_) => "proxy",
             ToolsetSpec::Search(_) => "search",
             ToolsetSpec::Deferred(_) => "deferred",
+            ToolsetSpec::Mcp(_) => "mcp",
         })
         .collect();
     let expected: BTreeSet<&str> = [

@@ -8,7 +8,7 @@ use serde_json::json;
 use starweaver::config::load::{load, LoadOptions};
 use starweaver::config::reference::markdown;
 use starweaver::config::validate::{check, check_manifest, CheckContext};
-use starweaver::{string_tool, DynTool, ToolResult};
+use starweaver::{string_tool, DynTool, StaticToolset, ToolResult};
 
 fn committed_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/manifest.md")
@@ -80,7 +80,10 @@ async fn every_yaml_example_checks_clean_reads_and_loads() {
         assert!(found.is_empty(), "{found:#?}\nin:\n{block}");
         let (_, checked) = check_manifest(block.as_bytes(), &context);
         let checked = checked.unwrap();
-        let options = LoadOptions::new().with_tools(example_tool);
+        // An MCP server's toolset is a stand-in by its name: loading starts no server.
+        let options = LoadOptions::new()
+            .with_tools(example_tool)
+            .with_mcp(|spec, _| Ok(Arc::new(StaticToolset::new(spec.name.clone()))));
         let loaded = load(&checked, &options).await.unwrap();
         assert!(loaded.instructions.is_some() || checked.manifest().instructions.is_none());
     }
@@ -90,7 +93,7 @@ async fn every_yaml_example_checks_clean_reads_and_loads() {
     let (_, full) = check_manifest(blocks.last().unwrap().as_bytes(), &context);
     assert_eq!(
         full.unwrap().manifest().toolsets.len(),
-        7,
+        8,
         "the full example shows every toolset type"
     );
 }

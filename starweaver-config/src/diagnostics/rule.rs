@@ -43,11 +43,14 @@ pub enum Rule {
     MissingApiKey,
     /// A tool whose argument schema the manifest's model provider cannot take as declared.
     SchemaCompat,
+    /// A value written into the manifest that looks like a secret (an MCP server's `env`, a
+    /// password in its `url`).
+    LiteralSecret,
 }
 
 impl Rule {
     /// Every rule, in documentation order.
-    pub const ALL: [Self; 18] = [
+    pub const ALL: [Self; 19] = [
         Self::Syntax,
         Self::UnknownField,
         Self::MissingField,
@@ -66,6 +69,7 @@ impl Rule {
         Self::PathEscape,
         Self::MissingApiKey,
         Self::SchemaCompat,
+        Self::LiteralSecret,
     ];
 
     /// The rule's stable kebab-case name (`unknown-field`).
@@ -90,6 +94,7 @@ impl Rule {
             Self::PathEscape => "path-escape",
             Self::MissingApiKey => "missing-api-key",
             Self::SchemaCompat => "schema-compat",
+            Self::LiteralSecret => "literal-secret",
         }
     }
 

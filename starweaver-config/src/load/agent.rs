@@ -92,7 +92,7 @@ pub async fn load(checked: &Checked, options: &LoadOptions) -> Result<LoadedAgen
     if let Some(text) = &instructions {
         builder = builder.instructions(text.clone());
     }
-    let built = build(&manifest.toolsets, &options.tools)?;
+    let built = build(&manifest.toolsets, options, base_dir)?;
     let mut registry = ToolRegistry::new();
     for toolset in &built.exposed {
         registry.insert_toolset(toolset);

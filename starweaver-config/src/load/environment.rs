@@ -10,7 +10,7 @@ use starweaver_core::environment::{
 
 use super::LoadError;
 use crate::manifest::{
-    EnvironmentKind, EnvironmentSpec, SandboxModeSpec, SandboxReadSpec, ShellSpec,
+    EnvironmentKind, EnvironmentSpec, SandboxModeSpec, SandboxReadSpec, SandboxSpec, ShellSpec,
 };
 use crate::paths::environment_root;
 
@@ -43,7 +43,14 @@ pub fn policy(shell: Option<&ShellSpec>) -> ShellPolicy {
 /// section or no `sandbox` in it means the core default (writes only inside the root, no
 /// network, refused where the kernel cannot enforce it).
 pub fn sandbox_policy(shell: Option<&ShellSpec>) -> SandboxPolicy {
-    let Some(spec) = shell.and_then(|shell| shell.sandbox.as_ref()) else {
+    sandbox_policy_of(shell.and_then(|shell| shell.sandbox.as_ref()))
+}
+
+/// The kernel sandbox one `sandbox:` section declares (`shell.sandbox`, or an `mcp` toolset's);
+/// `None` is the core default, the same as an empty section.
+#[must_use]
+pub fn sandbox_policy_of(spec: Option<&SandboxSpec>) -> SandboxPolicy {
+    let Some(spec) = spec else {
         return SandboxPolicy::default();
     };
     let mode = match spec.mode {

@@ -50,6 +50,21 @@ pub enum LoadError {
         /// The name as written.
         tool: String,
     },
+    /// A `type: mcp` toolset in a build without the MCP client.
+    #[error("toolset `{name}` is an MCP server, and this build has no MCP support; build with the `mcp` feature of starweaver (it is on for the `starweaver` binary)")]
+    McpNotBuilt {
+        /// The toolset's name.
+        name: String,
+    },
+    /// A host variable an `mcp` toolset takes a value from (`env_from`, `headers_from_env`) is
+    /// not set.
+    #[error("toolset `{toolset}` passes the host variable `{variable}` to its MCP server, and it is not set; set it where the agent runs")]
+    HostVariable {
+        /// The toolset's name.
+        toolset: String,
+        /// The variable's name.
+        variable: String,
+    },
     /// Scanning the skill scopes failed when the agent was assembled.
     #[error("cannot scan the skills under `{scope}`: {message}")]
     Skills {

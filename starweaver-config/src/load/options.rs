@@ -8,6 +8,8 @@ use std::sync::Arc;
 use starweaver_core::model::DynModel;
 use starweaver_core::tools::DynTool;
 
+use super::mcp::{mcp_toolset, McpBuilder};
+
 /// Finds a code tool by name for `tools` and `deferred` toolsets; the catalog by default.
 pub type ToolResolver = Arc<dyn Fn(&str) -> Option<DynTool> + Send + Sync>;
 
@@ -27,6 +29,9 @@ pub struct LoadOptions {
     /// The most model requests a run may make, over the manifest's `runtime.max_steps`
     /// (`starweaver run --max-steps`).
     pub max_steps: Option<NonZeroU32>,
+    /// Builds the toolset of each `type: mcp` entry: [`mcp_toolset`] unless the host gives a
+    /// builder of its own (a stand-in for a host that must start no server).
+    pub mcp: McpBuilder,
 }
 
 impl fmt::Debug for LoadOptions {
@@ -49,6 +54,7 @@ impl Default for LoadOptions {
             tools: Arc::new(starweaver_core::catalog::get),
             model: None,
             max_steps: None,
+            mcp: Arc::new(mcp_toolset),
         }
     }
 }
@@ -88,6 +94,23 @@ impl LoadOptions {
     #[must_use]
     pub fn with_model(mut self, model: DynModel) -> Self {
         self.model = Some(model);
+        self
+    }
+
+    /// Builds `type: mcp` toolsets with `builder` instead of [`mcp_toolset`]: `builder` gets
+    /// each entry and the manifest's folder.
+    #[must_use]
+    pub fn with_mcp(
+        mut self,
+        builder: impl Fn(
+                &crate::manifest::McpToolsetSpec,
+                &std::path::Path,
+            ) -> Result<starweaver_core::tools::DynToolset, super::LoadError>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.mcp = Arc::new(builder);
         self
     }
 

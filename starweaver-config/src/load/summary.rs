@@ -63,6 +63,7 @@ pub(super) fn kind_of(spec: &ToolsetSpec) -> &'static str {
         ToolsetSpec::Proxy(_) => "proxy",
         ToolsetSpec::Search(_) => "search",
         ToolsetSpec::Deferred(_) => "deferred",
+        ToolsetSpec::Mcp(_) => "mcp",
     }
 }
 

@@ -22,6 +22,8 @@ fn variant(error: &LoadError) -> &'static str {
         LoadError::Environment { .. } => "environment",
         LoadError::ToolNotResolved { .. } => "tool-not-resolved",
         LoadError::Skills { .. } => "skills",
+        LoadError::McpNotBuilt { .. } => "mcp-not-built",
+        LoadError::HostVariable { .. } => "host-variable",
     }
 }
 
@@ -83,8 +85,18 @@ fn every_variant(dir: &Path) -> Vec<LoadError> {
         &format!("{head}toolsets: [{{type: tools, name: g, tools: [lookup]}}]\n"),
         &here.clone().with_catalog(["lookup"]),
     );
+    // An MCP server in a build without the client.
+    let mcp = checked(
+        &format!(
+            "{head}toolsets: [{{type: mcp, name: everything, command: mcp-server-everything}}]\n"
+        ),
+        &here,
+    );
     let found = vec![
         refused(&host, &LoadOptions::new()),
+        refused(&mcp, &LoadOptions::new()),
+        // The client reads `env_from` when it builds the toolset; made here through the reader.
+        super::host_values("everything", [("GITHUB_TOKEN", "GITHUB_TOKEN")], |_| None).unwrap_err(),
         refused(&template, &LoadOptions::new().with_var("n", "x")),
         refused(&tools, &LoadOptions::new().with_tools(|_| None)),
         {
@@ -108,6 +120,65 @@ fn every_variant(dir: &Path) -> Vec<LoadError> {
     ));
     assert!(loaded.is_ok());
     found
+}
+
+/// An MCP toolset needs no environment, and a host that must start no server builds a stand-in
+/// by its name, which a search and a proxy wrap like any toolset.
+#[test]
+fn mcp_toolsets_load_through_the_hosts_builder_and_sit_behind_search_and_proxy() {
+    use starweaver_core::toolsets::StaticToolset;
+
+    let dir = tempfile::tempdir().unwrap();
+    let text = "version: 1\nname: a\nmodel: {id: test}\ntoolsets:
+  - {type: mcp, name: ev, command: mcp-server-everything, cwd: sub, prefix: ev}
+  - {type: mcp, name: time, command: mcp-server-time}
+  - {type: mcp, name: docs, url: 'http://127.0.0.1:3001/mcp'}
+  - {type: search, name: find, toolsets: [time]}
+  - {type: proxy, name: remote, toolsets: [docs]}
+";
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let checked = checked(text, &CheckContext::new().with_base_dir(dir.path()));
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let options = LoadOptions::new().with_mcp(move |spec, base| {
+        record
+            .lock()
+            .unwrap()
+            .push((spec.name.clone(), spec.cwd_in(base)));
+        Ok(Arc::new(StaticToolset::new(spec.name.clone())))
+    });
+    let loaded = runtime().block_on(load(&checked, &options)).unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            ("ev".to_string(), dir.path().join("sub")),
+            ("time".to_string(), dir.path().join(".")),
+            ("docs".to_string(), dir.path().join(".")),
+        ]
+    );
+    let kinds: Vec<(&str, &str, String)> = loaded
+        .toolsets
+        .iter()
+        .map(|summary| {
+            (
+                summary.name.as_str(),
+                summary.kind,
+                format!("{:?}", summary.reach),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("ev", "mcp", "Direct".to_string()),
+            ("time", "mcp", "Search(\"find\")".to_string()),
+            ("docs", "mcp", "Proxy(\"remote\")".to_string()),
+            ("find", "search", "Direct".to_string()),
+            ("remote", "proxy", "Direct".to_string()),
+        ]
+    );
+    assert!(loaded.environment_root.is_none());
 }
 
 /// Every message and help the checker gives for the manifests its corpus refuses.

@@ -1,10 +1,12 @@
 //! `toolsets:` to runtime toolsets: each entry becomes a named static toolset (bundle tools or
 //! code tools, with its instructions, timeout and retries), then is gated for approval and
-//! prefixed as declared. Toolsets a `proxy` or `search` names are reachable only through it.
+//! prefixed as declared; an `mcp` entry becomes the MCP client's toolset, which prefixes and
+//! gates its own tools. Toolsets a `proxy` or `search` names are reachable only through it.
 //! Every entry's [`ToolsetSummary`] is recorded from the toolsets as built, so what a host
 //! shows is what the agent has.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::sync::Arc;
 
 use starweaver_core::bundles::{filesystem_tools, shell_tools, user_input_tools};
@@ -16,7 +18,7 @@ use starweaver_core::toolsets::{
 };
 
 use super::summary::{hide, keep_own, kind_of, summarize, Reach, ToolSummary, ToolsetSummary};
-use super::{LoadError, ToolResolver};
+use super::{LoadError, LoadOptions, ToolResolver};
 use crate::manifest::{ApprovalRequired, ToolsetSpec};
 
 /// The filesystem tools a `read_only: true` toolset keeps.
@@ -68,14 +70,19 @@ macro_rules! wrapper {
     };
 }
 
-/// Builds every toolset.
-pub(super) fn build(specs: &[ToolsetSpec], resolve: &ToolResolver) -> Result<Built, LoadError> {
+/// Builds every toolset, in the manifest's folder `base_dir` (where `mcp` servers run by
+/// default).
+pub(super) fn build(
+    specs: &[ToolsetSpec],
+    options: &LoadOptions,
+    base_dir: &Path,
+) -> Result<Built, LoadError> {
     let mut named: BTreeMap<String, DynToolset> = BTreeMap::new();
     let mut order: Vec<(String, Option<DynToolset>)> = Vec::new();
     let mut summaries = Vec::new();
     for (index, spec) in specs.iter().enumerate() {
         let field = format!("toolsets[{index}]");
-        let (name, built, tools) = match plain(spec, &field, resolve)? {
+        let (name, built, tools) = match plain(spec, &field, options, base_dir)? {
             Some((name, (toolset, tools))) => (name, Some(toolset), tools),
             None => (wrapper_name(spec).to_string(), None, Vec::new()),
         };
@@ -161,8 +168,10 @@ fn wrapper_name(spec: &ToolsetSpec) -> &str {
 fn plain(
     spec: &ToolsetSpec,
     field: &str,
-    resolve: &ToolResolver,
+    options: &LoadOptions,
+    base_dir: &Path,
 ) -> Result<Option<(String, Wrapped)>, LoadError> {
+    let resolve = &options.tools;
     let (name, tools, instructions, common) = match spec {
         ToolsetSpec::Tools(t) => (
             t.name.clone(),
@@ -211,6 +220,12 @@ fn plain(
                 Vec::new(),
                 common!(d),
             )
+        }
+        ToolsetSpec::Mcp(server) => {
+            // The client maps, prefixes and gates its tools itself.
+            let toolset = (options.mcp)(server, base_dir)?;
+            let tools = summarize(&toolset, &toolset);
+            return Ok(Some((server.name.clone(), (toolset, tools))));
         }
         ToolsetSpec::Proxy(_) | ToolsetSpec::Search(_) => return Ok(None),
     };

@@ -8,6 +8,7 @@
 //! omitted allowlist is not "everything" unless execution is on.
 
 mod environment;
+mod mcp;
 mod model;
 mod runtime;
 mod shell;
@@ -20,6 +21,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use environment::{EnvironmentKind, EnvironmentSpec};
+pub use mcp::{
+    McpApprovalHint, McpApprovalRequired, McpToolsetSpec, McpTransportSpec, MCP_CALL_TIMEOUT_MS,
+    MCP_STARTUP_TIMEOUT_MS,
+};
 pub use model::ModelSpec;
 pub use runtime::{RuntimeSpec, ToolExecution, UnavailableTools};
 pub use shell::{SandboxModeSpec, SandboxReadSpec, SandboxSpec, ShellSpec};

@@ -10,7 +10,7 @@ fn the_documented_manifest_reads_into_the_types() {
     let manifest: Manifest = serde_saphyr::from_str(FULL).unwrap();
     assert_eq!(manifest.version, MANIFEST_VERSION);
     assert_eq!(manifest.model.id, "test");
-    assert_eq!(manifest.toolsets.len(), 7);
+    assert_eq!(manifest.toolsets.len(), 8);
     assert!(
         matches!(&manifest.toolsets[0], ToolsetSpec::Tools(tools) if tools.tools == ["lookup"])
     );

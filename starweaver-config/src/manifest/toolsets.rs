@@ -4,6 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::mcp::McpToolsetSpec;
+
 /// Which tools of a toolset need approval: a list of names, or `true`
 /// for all.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -211,4 +213,7 @@ pub enum ToolsetSpec {
     /// Deferred tools: the model's calls are handed to an external worker,
     /// and the run waits for their results.
     Deferred(DeferredToolsetSpec),
+    /// An MCP server's tools: a local program over standard input and output (`command`), or
+    /// a streamable HTTP endpoint (`url`). Needs no `environment`.
+    Mcp(McpToolsetSpec),
 }

@@ -37,7 +37,11 @@ pub(super) fn allowed_values(schema: &Value, root: &Value) -> Option<Vec<(String
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         return values
             .iter()
-            .map(|value| value.as_str().map(|text| (text.to_string(), String::new())))
+            .map(|value| match value {
+                Value::String(text) => Some((text.clone(), String::new())),
+                Value::Bool(flag) => Some((flag.to_string(), String::new())),
+                _ => None,
+            })
             .collect();
     }
     alternatives(schema)?

@@ -146,22 +146,23 @@ fn rule_summary(rule: Rule) -> &'static str {
     match rule {
         Rule::Syntax => "the file is not valid UTF-8 YAML, or breaks a reading limit (size, nesting depth, alias expansion)",
         Rule::UnknownField => "a key the format does not have at that place (with a did-you-mean)",
-        Rule::MissingField => "a required key is absent (`version`, `name`, `model.id`, or a toolset's `name`, `tools`, `toolsets`)",
-        Rule::InvalidValue => "a value has the wrong type or is not one of the allowed values (which the message lists), or a setting that cannot apply where it is (`root` or `shell.sandbox` in a virtual environment)",
+        Rule::MissingField => "a required key is absent (`version`, `name`, `model.id`, or a toolset's `name`, `tools`, `toolsets`; an `mcp` toolset's `command` or `url`)",
+        Rule::InvalidValue => "a value has the wrong type or is not one of the allowed values (which the message lists), or a setting that cannot apply where it is (`root` or `shell.sandbox` in a virtual environment; an `mcp` toolset with both `command` and `url`, a `url` that is not `http(s)`, a local server's settings on an HTTP one or the reverse, a `cwd` that is not a folder)",
         Rule::UnsupportedVersion => "`version` is not `1`",
-        Rule::DuplicateName => "two toolsets share a name, or two tools would reach the model under one name (after prefixes, through proxies and search)",
+        Rule::DuplicateName => "two toolsets share a name, or two tools would reach the model under one name (after prefixes, through proxies and search; an MCP server's names as the client maps them, where its `tools:` lists them)",
         Rule::UnknownTool => "a tool name that the catalog, the bundle or the toolset does not have (with a did-you-mean)",
         Rule::UnknownToolset => "a proxy or search names a toolset that no entry declares",
         Rule::UnknownModel => "`model.id` names no known provider (`test`, `openai:<model>`, `anthropic:<model>`), or a provider this build was made without",
         Rule::Template => "the instructions template does not parse (reported at its line)",
         Rule::UndefinedVariable => "the instructions use a variable that `vars` does not declare",
         Rule::ShellPolicy => "a program name with a space, slash or shell metacharacter; a shell toolset while execution is off; any program allowed (a warning)",
-        Rule::SandboxOff => "`shell.sandbox.mode: off`: commands run without a kernel sandbox, so they can write anywhere the user can and use the network (a warning)",
+        Rule::SandboxOff => "`sandbox.mode: off` (the shell's, or an MCP server's): commands run without a kernel sandbox, so they can write anywhere the user can and use the network (a warning)",
         Rule::ShellCanWrite => "a filesystem toolset with `read_only: true` beside a shell whose sandbox lets commands change files (`workspace-write`, the default, or `off`) (a warning)",
         Rule::SkillScope => "a skill scope folder is missing or holds a malformed `SKILL.md`",
-        Rule::PathEscape => "a skill scope or the `script` model's file leaves the manifest's folder, or a `shell.sandbox.writable` folder leaves the environment root",
+        Rule::PathEscape => "a skill scope or the `script` model's file leaves the manifest's folder, or a `shell.sandbox.writable` folder leaves the environment root, or an MCP server's `sandbox.writable` folder leaves its `cwd`",
         Rule::MissingApiKey => "the variable that should hold the model's API key (`model.api_key_env`, or the provider's usual one) is not set where `check` runs (a warning: the run would fail)",
         Rule::SchemaCompat => "a tool's argument schema cannot be sent to the `model.id` provider (an error: the run would leave the tool out), or loses meaning under OpenAI strict mode (a warning listing each loss)",
+        Rule::LiteralSecret => "a value written into the manifest looks like a secret: an MCP server's `env` value (by the variable's name or the value's shape) or a password in its `url` (a warning: pass it from the host with `env_from` or `headers_from_env`)",
     }
 }
 

@@ -7,6 +7,7 @@ mod explain;
 mod formats;
 mod help;
 mod limits;
+mod mcp;
 mod sandbox;
 mod schema;
 mod walking;

@@ -10,6 +10,9 @@ use crate::check::CheckArgs;
 use crate::report::FileReport;
 use starweaver_config::load::{load, LoadOptions, LoadedAgent};
 use starweaver_config::manifest::Manifest;
+use starweaver_core::tools::DynToolset;
+use starweaver_core::toolsets::StaticToolset;
+use std::sync::Arc;
 
 /// Loads a manifest the check accepted, with the code tools `args` gives (stand-ins from
 /// `--catalog`, the binary's own tools, or unverified stand-ins), so a host can show what the
@@ -23,7 +26,16 @@ pub fn load_checked(
     args: &CheckArgs,
 ) -> Result<(Manifest, LoadedAgent), String> {
     let source = ToolSource::of(args).map_err(|error| error.to_string())?;
-    load_with(report, &source)
+    load_with(report, &source, Servers::Start)
+}
+
+/// What the loader builds for `type: mcp` toolsets.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Servers {
+    /// The MCP client's toolsets (`starweaver tools` lists what the servers offer).
+    Start,
+    /// Empty stand-ins by name: explaining starts no server and reads no host variable.
+    StandIn,
 }
 
 /// The explanation of one checked file, or a message saying why its agent cannot be assembled.
@@ -32,21 +44,36 @@ pub(super) fn assemble(
     source: &ToolSource,
     warnings: serde_json::Value,
 ) -> Result<Explanation, String> {
-    let (manifest, loaded) = load_with(report, source)?;
+    let (manifest, loaded) = load_with(report, source, Servers::StandIn)?;
+    let base_dir = report
+        .checked
+        .as_ref()
+        .map_or(std::path::Path::new("."), |checked| checked.base_dir());
     let context = Context {
         file: &report.path,
         verified: source.verified(),
         warnings,
+        base_dir,
     };
     Ok(explain(&manifest, &loaded, context))
 }
 
 /// Loads the checked manifest of `report` in the folder it was checked in.
-fn load_with(report: &FileReport, source: &ToolSource) -> Result<(Manifest, LoadedAgent), String> {
+fn load_with(
+    report: &FileReport,
+    source: &ToolSource,
+    servers: Servers,
+) -> Result<(Manifest, LoadedAgent), String> {
     let Some(checked) = &report.checked else {
         return Err("the manifest does not check".to_string());
     };
-    let options = source.apply(LoadOptions::new());
+    let mut options = source.apply(LoadOptions::new());
+    if servers == Servers::StandIn {
+        options = options.with_mcp(|spec, _| {
+            let toolset: DynToolset = Arc::new(StaticToolset::new(spec.name.clone()));
+            Ok(toolset)
+        });
+    }
     // Its own thread and runtime, so a caller already inside an async runtime can load too.
     let loaded = std::thread::scope(|scope| {
         scope

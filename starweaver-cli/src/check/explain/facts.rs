@@ -38,6 +38,9 @@ pub struct Explanation {
     pub files: FileFacts,
     /// The skills that load, when `skills:` is set.
     pub skills: Option<SkillFacts>,
+    /// The MCP servers (`type: mcp` toolsets), in manifest order: what each runs or connects
+    /// to, and whether it is sandboxed.
+    pub servers: Vec<ServerFacts>,
     /// The run's limits.
     pub runtime: RuntimeFacts,
     /// The check's warnings for the file, as `--format json` reports diagnostics.
@@ -295,4 +298,52 @@ pub struct RuntimeFacts {
     pub timeout_ms: Option<u64>,
     /// Default tool retry budget (`null`: the tools' own).
     pub max_retries: Option<u32>,
+}
+
+/// One MCP server of the agent.
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerFacts {
+    /// The toolset's name.
+    pub name: String,
+    /// `stdio` (a local program) or `http` (a streamable HTTP endpoint).
+    pub transport: &'static str,
+    /// The program a local server runs, as written (looked up on `PATH` when it is a name).
+    pub command: Option<String>,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The folder it runs in, absolute.
+    pub cwd: Option<String>,
+    /// The endpoint an HTTP server is reached at.
+    pub url: Option<String>,
+    /// Variables set with literal values, by name (values are not shown).
+    pub env: Vec<String>,
+    /// Host variables passed to it by name.
+    pub env_from: Vec<String>,
+    /// HTTP headers sent from host variables, by header name.
+    pub headers: Vec<String>,
+    /// The server tools it is limited to (`null`: every tool the server lists), with the name
+    /// the model sees each by.
+    pub tools: Option<Vec<ServerTool>>,
+    /// Which tools wait for approval: `none`, `all`, `destructive` or `listed`.
+    pub approval: &'static str,
+    /// With `listed`, the server's names of those tools.
+    pub approval_tools: Vec<String>,
+    /// Whether a local server runs under a kernel sandbox (`false` for an HTTP server, which
+    /// runs nowhere here).
+    pub sandboxed: bool,
+    /// The sandbox, when it is set.
+    pub sandbox: Option<SandboxFacts>,
+    /// `direct`, `proxy` or `search`: how the model gets to its tools.
+    pub reach: &'static str,
+    /// The proxy or search it is reached through.
+    pub via: Option<String>,
+}
+
+/// A server tool named in `tools:`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerTool {
+    /// The server's own name.
+    pub name: String,
+    /// The name the model calls it by (prefixed and mapped to the provider rule).
+    pub seen_as: String,
 }

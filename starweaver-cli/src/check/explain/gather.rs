@@ -12,14 +12,15 @@ use starweaver_core::environment::{
 };
 
 use super::facts::{
-    Explanation, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts, SandboxMode,
-    ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, ToolFacts,
+    Explanation, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts, ShellFacts,
+    ShellReach, SkillFact, SkillFacts, SkillProblem, ToolFacts,
 };
+use super::sandbox::{mode, sandbox_facts, writable};
+use super::servers::servers;
 use starweaver_config::load::{
     first_party_tool, sandbox_policy, shell_policy, LoadedAgent, Reach, ToolsetSummary,
 };
 use starweaver_config::manifest::{EnvironmentKind, Manifest, ToolExecution, UnavailableTools};
-use starweaver_config::paths::writable_folder;
 
 /// What `explain` needs besides the manifest and the loaded agent.
 pub(super) struct Context<'a> {
@@ -29,6 +30,8 @@ pub(super) struct Context<'a> {
     pub verified: bool,
     /// The check's warnings for the file (JSON diagnostics).
     pub warnings: Value,
+    /// The folder the manifest was checked in (its paths are relative to it).
+    pub base_dir: &'a Path,
 }
 
 /// The facts of one loaded manifest.
@@ -52,6 +55,7 @@ pub(super) fn explain(
         shell: shell(manifest, loaded),
         files: files(manifest, loaded),
         skills: skills(manifest, loaded),
+        servers: servers(manifest, loaded, context.base_dir),
         runtime: runtime(manifest, loaded),
         warnings: context.warnings,
     }
@@ -188,27 +192,6 @@ fn confined(policy: &SandboxPolicy, root: &Path, kernel: &SandboxKernel) -> Shel
     reach
 }
 
-/// The policy's mode as the explanation names it.
-fn mode(policy: &SandboxPolicy) -> SandboxMode {
-    match policy.mode() {
-        PolicyMode::ReadOnly => SandboxMode::ReadOnly,
-        PolicyMode::WorkspaceWrite => SandboxMode::WorkspaceWrite,
-        // Off, or a mode this explanation does not know: nothing it can vouch for.
-        _ => SandboxMode::Off,
-    }
-}
-
-/// The policy's extra writable folders, as absolute paths under `root`.
-fn writable(policy: &SandboxPolicy, root: &Path) -> Vec<String> {
-    policy
-        .writable()
-        .iter()
-        // Loading refused any folder that leaves the root.
-        .map(|folder| writable_folder(root, folder).unwrap_or_else(|_| root.join(folder)))
-        .map(|path| path.display().to_string())
-        .collect()
-}
-
 /// The sandbox of a local environment, and what this machine's kernel enforces of it.
 fn sandbox(manifest: &Manifest, loaded: &LoadedAgent) -> Option<SandboxFacts> {
     let local = manifest
@@ -216,17 +199,11 @@ fn sandbox(manifest: &Manifest, loaded: &LoadedAgent) -> Option<SandboxFacts> {
         .as_ref()
         .is_some_and(|spec| spec.kind == EnvironmentKind::Local);
     let root = loaded.environment_root.as_deref().filter(|_| local)?;
-    let policy = sandbox_policy(manifest.shell.as_ref());
-    let kernel = SandboxKernel::detect();
-    Some(SandboxFacts {
-        mode: mode(&policy),
-        writable: writable(&policy, root),
-        network: policy.network(),
-        read: policy.reads().as_str(),
-        required: policy.required(),
-        enforced: kernel.enforces(&policy),
-        not_enforced: kernel.missing(&policy),
-    })
+    Some(sandbox_facts(
+        &sandbox_policy(manifest.shell.as_ref()),
+        root,
+        &SandboxKernel::detect(),
+    ))
 }
 
 fn shell(manifest: &Manifest, loaded: &LoadedAgent) -> ShellFacts {
@@ -330,6 +307,7 @@ fn runtime(manifest: &Manifest, loaded: &LoadedAgent) -> RuntimeFacts {
 
 #[cfg(test)]
 mod tests {
+    use super::super::facts::SandboxMode;
     use super::*;
 
     #[test]

@@ -3,7 +3,8 @@
 use std::fmt::Write as _;
 
 use super::facts::{
-    Explanation, PathReach, SandboxFacts, SandboxMode, ShellFacts, ShellReach, ToolFacts,
+    Explanation, PathReach, SandboxFacts, SandboxMode, ServerFacts, ShellFacts, ShellReach,
+    ToolFacts,
 };
 
 /// `writeln!` for text that comes from a manifest or a catalog: control characters (a newline,
@@ -50,6 +51,16 @@ fn one(agent: &Explanation) -> String {
             later.len()
         );
         table(&mut out, &later);
+    }
+    for (index, server) in agent.servers.iter().enumerate() {
+        let label = if index == 0 {
+            "MCP       "
+        } else {
+            "          "
+        };
+        let (head, detail) = server_lines(server);
+        let _ = visible_line!(out, "{label}{head}");
+        let _ = visible_line!(out, "            {detail}");
     }
     let _ = visible_line!(out, "Shell     {}", shell(&agent.shell));
     if agent.shell.reach != ShellReach::nothing() {
@@ -324,6 +335,69 @@ fn runtime(agent: &Explanation) -> String {
         default(runtime.timeout_ms.map(|ms| format!("{ms} ms"))),
         default(runtime.max_retries.map(|n| n.to_string())),
     )
+}
+
+/// One MCP server: what it runs or connects to and whether it is sandboxed, then its tools,
+/// approvals, variables and how the model reaches it.
+fn server_lines(server: &ServerFacts) -> (String, String) {
+    let head = match (&server.command, &server.url) {
+        (Some(command), _) => {
+            let mut line = command.clone();
+            for arg in &server.args {
+                line.push(' ');
+                line.push_str(arg);
+            }
+            let place = server.cwd.as_deref().unwrap_or(".");
+            let sandboxed = match &server.sandbox {
+                Some(facts) => format!("sandboxed: {}", sandbox(facts)),
+                None => "not sandboxed: a local server runs with your rights unless its entry \
+                         sets `sandbox:`"
+                    .to_string(),
+            };
+            format!("{}: runs `{line}` in {place}; {sandboxed}", server.name)
+        }
+        (None, Some(url)) => format!(
+            "{}: connects to {url} (an HTTP server: nothing runs on this machine)",
+            server.name
+        ),
+        (None, None) => format!("{}: no server", server.name),
+    };
+    let tools = match &server.tools {
+        None => "tools: every tool the server lists when it starts".to_string(),
+        Some(tools) => {
+            let named: Vec<String> = tools
+                .iter()
+                .map(|tool| {
+                    if tool.seen_as == tool.name {
+                        tool.name.clone()
+                    } else {
+                        format!("{} (as {})", tool.name, tool.seen_as)
+                    }
+                })
+                .collect();
+            format!("tools: {}", list(&named))
+        }
+    };
+    let mut parts = vec![tools];
+    parts.push(match server.approval {
+        "all" => "every call waits for approval".to_string(),
+        "destructive" => "calls to tools not marked safe wait for approval".to_string(),
+        "listed" => format!("waits for approval: {}", list(&server.approval_tools)),
+        _ => "no approval".to_string(),
+    });
+    if !server.env.is_empty() {
+        parts.push(format!("env: {}", list(&server.env)));
+    }
+    if !server.env_from.is_empty() {
+        parts.push(format!("from the host: {}", list(&server.env_from)));
+    }
+    if !server.headers.is_empty() {
+        parts.push(format!("headers from the host: {}", list(&server.headers)));
+    }
+    if let Some(via) = &server.via {
+        parts.push(format!("via {} `{via}`", server.reach));
+    }
+    (head, parts.join("; "))
 }
 
 /// `a, b, c`, or `nothing`.

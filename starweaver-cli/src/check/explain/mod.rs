@@ -16,13 +16,15 @@ mod facts;
 mod gather;
 mod human;
 mod json;
+mod sandbox;
+mod servers;
 mod source;
 mod stand_in;
 
 pub use facts::{
     Explanation, Explanations, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts,
-    SandboxMode, ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, ToolFacts,
-    EXPLAIN_FORMAT_VERSION,
+    SandboxMode, ServerFacts, ServerTool, ShellFacts, ShellReach, SkillFact, SkillFacts,
+    SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
 };
 
 pub use assemble::load_checked;
@@ -372,6 +374,134 @@ toolsets:
             "{text}"
         );
         assert!(text.contains("read-only (no file-writing tool)"), "{text}");
+    }
+
+    /// Three MCP servers and no environment: one local and not sandboxed, one local under a
+    /// read-only sandbox, one over HTTP behind a proxy. Nothing starts and no host variable is
+    /// read (`GITHUB_TOKEN` need not be set).
+    const SERVERS: &str = "version: 1
+name: a
+model: {id: test}
+toolsets:
+  - type: mcp
+    name: everything
+    command: mcp-server-everything
+    args: [stdio, --verbose]
+    env: {LOG_LEVEL: info}
+    env_from: [STARWEAVER_EXPLAIN_UNSET_TOKEN]
+    tools: [echo, get.sum]
+    prefix: ev
+    approval_required: [get.sum]
+  - type: mcp
+    name: boxed
+    command: ./servers/time
+    sandbox: {mode: read-only, network: true}
+    approval_required: destructive
+  - type: mcp
+    name: docs
+    url: https://docs.example.com/mcp
+    headers_from_env: {Authorization: DOCS_TOKEN}
+  - type: proxy
+    name: remote
+    toolsets: [docs]
+";
+
+    #[test]
+    fn each_mcp_server_says_what_it_runs_and_whether_it_is_sandboxed() {
+        let (root, agent) = explained_agent(SERVERS);
+        let root = root.display().to_string();
+        let servers = &agent["servers"];
+        assert_eq!(servers.as_array().unwrap().len(), 3);
+        let plain = &servers[0];
+        assert_eq!(
+            (
+                &plain["transport"],
+                &plain["command"],
+                &plain["args"],
+                &plain["cwd"]
+            ),
+            (
+                &json!("stdio"),
+                &json!("mcp-server-everything"),
+                &json!(["stdio", "--verbose"]),
+                &json!(root)
+            )
+        );
+        assert_eq!(plain["sandboxed"], false);
+        assert_eq!(plain["sandbox"], Value::Null);
+        assert_eq!(
+            plain["tools"],
+            json!([{"name": "echo", "seen_as": "ev_echo"},
+                   {"name": "get.sum", "seen_as": "ev_get_sum"}])
+        );
+        assert_eq!(
+            (&plain["approval"], &plain["approval_tools"]),
+            (&json!("listed"), &json!(["get.sum"]))
+        );
+        assert_eq!(plain["env"], json!(["LOG_LEVEL"]));
+        assert_eq!(plain["env_from"], json!(["STARWEAVER_EXPLAIN_UNSET_TOKEN"]));
+        let boxed = &servers[1];
+        assert_eq!(boxed["sandboxed"], true);
+        assert_eq!(boxed["sandbox"]["mode"], "read-only");
+        assert_eq!(boxed["sandbox"]["network"], true);
+        assert_eq!(boxed["approval"], "destructive");
+        assert_eq!(boxed["tools"], Value::Null);
+        let http = &servers[2];
+        assert_eq!(
+            (
+                &http["transport"],
+                &http["url"],
+                &http["command"],
+                &http["cwd"]
+            ),
+            (
+                &json!("http"),
+                &json!("https://docs.example.com/mcp"),
+                &Value::Null,
+                &Value::Null
+            )
+        );
+        assert_eq!(
+            (&http["reach"], &http["via"]),
+            (&json!("proxy"), &json!("remote"))
+        );
+        assert_eq!(http["headers"], json!(["Authorization"]));
+        assert_eq!(agent["files"]["environment"], Value::Null);
+
+        let (_dir, text) = explain(SERVERS, Format::Human);
+        let line = |start: &str| {
+            text.lines()
+                .find(|line| line.starts_with(start))
+                .unwrap_or_else(|| panic!("no {start} line:\n{text}"))
+                .to_string()
+        };
+        let first = line("MCP       everything: ");
+        assert!(
+            first.contains("runs `mcp-server-everything stdio --verbose` in ")
+                && first.contains("not sandboxed: a local server runs with your rights unless its entry sets `sandbox:`"),
+            "{text}"
+        );
+        assert!(
+            line("            tools: echo (as ev_echo), get.sum (as ev_get_sum)")
+                .contains("waits for approval: get.sum"),
+            "{text}"
+        );
+        let boxed = line("          boxed: ");
+        assert!(
+            boxed.contains("runs `./servers/time` in ")
+                && boxed.contains("sandboxed: read-only, network on"),
+            "{text}"
+        );
+        let docs = line("          docs: ");
+        assert!(
+            docs.contains("connects to https://docs.example.com/mcp")
+                && docs.contains("nothing runs on this machine"),
+            "{text}"
+        );
+        assert!(text.contains("via proxy `remote`"), "{text}");
+        // A manifest without servers has no MCP section.
+        let (_dir, text) = explain(CAT_ONLY, Format::Human);
+        assert!(!text.contains("MCP "), "{text}");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::yaml::{Document, Span};
 const DEFAULT_NAMED: [&str; 3] = ["filesystem", "shell", "user_input"];
 
 /// Every known toolset type.
-const KINDS: [&str; 7] = [
+const KINDS: [&str; 8] = [
     "tools",
     "filesystem",
     "shell",
@@ -23,6 +23,7 @@ const KINDS: [&str; 7] = [
     "proxy",
     "search",
     "deferred",
+    "mcp",
 ];
 
 /// `found` with each `unknown-toolset` that follows from a nameless entry moved into that

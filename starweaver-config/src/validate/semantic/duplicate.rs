@@ -56,7 +56,7 @@ pub(super) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
         .flat_map(|entry| strings(entry.node.get("toolsets")))
         .map(|name| name.text)
         .collect();
-    let mut tools: HashMap<String, (Span, &str)> = HashMap::new();
+    let mut tools: HashMap<String, (Span, &str, &str)> = HashMap::new();
     for (index, entry) in entries.iter().enumerate() {
         let owner = entry.name.as_ref().map_or(entry.kind, |name| name.text);
         if proxied.contains(owner) {
@@ -68,10 +68,30 @@ pub(super) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
             .map(|(_, repeat)| repeat);
         for tool in entry.tools() {
             let final_name = entry.final_name(tool.text);
-            if let Some((first, first_owner)) = tools.get(&final_name) {
+            if let Some((first, first_owner, first_tool)) = tools.get(&final_name) {
                 // Two toolsets of one name sharing a tool: a consequence of the name.
                 if let Some(repeat) = repeat.as_mut().filter(|_| *first_owner == owner) {
                     repeat.shared_tools.push(final_name);
+                    continue;
+                }
+                // Two names of one MCP server that map to the same provider name.
+                if entry.is_mcp() && *first_owner == owner {
+                    found.push(
+                        Diagnostic::error(
+                            Rule::DuplicateName,
+                            tool.span,
+                            format!(
+                                "`{}` and `{}` (line {}) of toolset `{}` both reach the model as \
+                                 `{}`: characters tool names cannot hold become `_`",
+                                short(tool.text),
+                                short(first_tool),
+                                first.start.line,
+                                short(owner),
+                                short(&final_name)
+                            ),
+                        )
+                        .with_help("list only one of them in `tools:`"),
+                    );
                     continue;
                 }
                 found.push(
@@ -90,7 +110,7 @@ pub(super) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
                     .with_help("set `prefix:` on one of the toolsets, or drop the tool from one"),
                 );
             } else {
-                tools.insert(final_name, (tool.span, owner));
+                tools.insert(final_name, (tool.span, owner, tool.text));
             }
         }
     }

@@ -7,6 +7,7 @@ mod cascade;
 mod duplicate;
 mod environment;
 mod free_form;
+mod mcp;
 mod model;
 mod references;
 mod sandbox;
@@ -51,6 +52,7 @@ pub(super) fn semantic(
     found.extend(secrets::check(root));
     found.extend(shell::check(root, &entries));
     found.extend(sandbox::check(root, &entries, context));
+    found.extend(mcp::check(&entries, context));
     found.extend(environment::check(root, &entries, context));
     found.extend(skills::check(root, context));
     found.extend(template::check(root, source, context));

@@ -170,15 +170,20 @@ fn offered(entry: &Entry<'_>) -> HashSet<String> {
         .collect()
 }
 
-/// `approval_required:` names that are not tools of the entry.
+/// `approval_required:` names that are not tools of the entry. An MCP server's are its own
+/// names (the client matches them before the prefix), judged only when `tools:` lists them.
 fn approval(entry: &Entry<'_>) -> Vec<Diagnostic> {
     let names = strings(entry.node.get("approval_required"));
-    if names.is_empty() {
+    if names.is_empty() || !entry.tools_are_known() {
         return Vec::new();
     }
     let tools = entry.tools();
     let candidates: Vec<&str> = tools.iter().map(|tool| tool.text).collect();
-    let offered = offered(entry);
+    let offered = if entry.is_mcp() {
+        candidates.iter().map(|name| (*name).to_owned()).collect()
+    } else {
+        offered(entry)
+    };
     names
         .into_iter()
         .filter(|name| !offered.contains(name.text))
@@ -213,6 +218,17 @@ fn preload(search: &Entry<'_>, entries: &[Entry<'_>]) -> Vec<Diagnostic> {
             .any(|entry| entry.name.as_ref().is_some_and(|own| own.text == *name))
     };
     if !searched.iter().all(resolves) {
+        return Vec::new();
+    }
+    // An MCP server without a `tools:` list names its tools when it starts.
+    let open = entries.iter().any(|entry| {
+        !entry.tools_are_known()
+            && entry
+                .name
+                .as_ref()
+                .is_some_and(|name| searched.contains(name.text))
+    });
+    if open {
         return Vec::new();
     }
     let targets: Vec<&Entry<'_>> = entries

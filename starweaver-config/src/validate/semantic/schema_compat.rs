@@ -92,6 +92,7 @@ pub(super) fn check(root: &Node, entries: &[Entry<'_>], context: &CheckContext) 
                     .get(tool.text)
                     .or_else(|| context.catalog_definition(tool.text)),
                 _ if entry.bundle_tools().is_some() => first_party().get(tool.text),
+                // An MCP server's schemas are the server's, known when it starts.
                 _ => None,
             };
             let Some(definition) = definition else {

@@ -343,6 +343,9 @@ struct Tools<'a> {
     searched: BTreeMap<String, (String, Option<&'a ToolDefinition>)>,
     /// Each proxy's `call_tool` (final name) to (proxy name, the tools behind it).
     proxies: BTreeMap<String, (String, Known<'a>)>,
+    /// Whether an MCP server without a `tools:` list is there: its tools are known only when it
+    /// starts, so a name the checker does not know may be one of them.
+    open: bool,
 }
 
 impl<'a> Tools<'a> {
@@ -353,9 +356,13 @@ impl<'a> Tools<'a> {
                 "deferred" => first_party()
                     .get(tool)
                     .or_else(|| context.catalog_definition(tool)),
+                // An MCP server's schemas are the server's, known when it starts.
+                "mcp" => None,
                 _ => first_party().get(tool),
             }
         };
+        // A server that lists its own tools may offer any name, directly or behind a wrapper.
+        let open = entries.iter().any(|entry| !entry.tools_are_known());
         // Each plain toolset's tools by its name.
         let mut by_toolset: BTreeMap<String, Known<'a>> = BTreeMap::new();
         let mut wrapped: BTreeSet<String> = BTreeSet::new();
@@ -428,6 +435,7 @@ impl<'a> Tools<'a> {
             direct,
             searched,
             proxies,
+            open,
         }
     }
 
@@ -483,6 +491,9 @@ impl<'a> Tools<'a> {
                 ),
             )];
         }
+        if self.open {
+            return Vec::new();
+        }
         let offered: Vec<&str> = self.direct.keys().map(String::as_str).collect();
         let hint = suggest::closest(tool, &offered)
             .map(|close| format!("did you mean `{close}`? "))
@@ -517,6 +528,9 @@ impl<'a> Tools<'a> {
             return Vec::new();
         }
         let Some(definition) = inner.get(name) else {
+            if self.open {
+                return Vec::new();
+            }
             let behind: Vec<&str> = inner.keys().map(String::as_str).collect();
             let hint = suggest::closest(name, &behind)
                 .map(|close| format!("did you mean `{close}`? "))

@@ -307,3 +307,91 @@ fn bad_sandbox_values_get_the_line_to_write() {
         assert!(help.contains(hint), "{sandbox}: {help}");
     }
 }
+
+/// The head of a manifest without an environment.
+const BARE: &str = "version: 1\nname: a\nmodel: {id: test}\n";
+
+#[test]
+fn an_mcp_toolset_needs_no_environment_and_checking_starts_no_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("started");
+    let text = format!(
+        "{BARE}toolsets:\n  - type: mcp\n    name: probe\n    command: sh\n    args: [-c, 'touch {}']\n",
+        marker.display()
+    );
+    let context = CheckContext::new().with_base_dir(dir.path());
+    let (found, checked) = crate::validate::check_manifest(text.as_bytes(), &context);
+    assert_eq!(found, []);
+    assert!(checked.is_some());
+    assert!(!marker.exists(), "checking ran the server's program");
+}
+
+#[test]
+fn mcp_transport_messages_say_which_key_to_keep() {
+    let both = found(&format!(
+        "{BARE}toolsets: [{{type: mcp, name: s, command: x, url: 'http://h/mcp'}}]\n"
+    ));
+    assert_eq!(both.len(), 1, "{both:?}");
+    assert!(both[0].message.contains("both `command` and `url`"));
+    assert_eq!(
+        both[0].help.as_deref(),
+        Some("keep `command` for a local server, or `url` for an HTTP one")
+    );
+    let neither = found(&format!("{BARE}toolsets: [{{type: mcp, name: s}}]\n"));
+    assert_eq!(neither[0].rule, Rule::MissingField);
+    for bad in [
+        "ftp://h/mcp",
+        "http://",
+        "127.0.0.1:3001/mcp",
+        "http:///mcp",
+        "http://a b/",
+    ] {
+        let found = found(&format!(
+            "{BARE}toolsets: [{{type: mcp, name: s, url: '{bad}'}}]\n"
+        ));
+        assert_eq!(found.len(), 1, "{bad}: {found:?}");
+        assert_eq!(found[0].rule, Rule::InvalidValue, "{bad}");
+    }
+    for good in ["http://127.0.0.1:3001/mcp", "HTTPS://docs.example.com/mcp"] {
+        let found = found(&format!(
+            "{BARE}toolsets: [{{type: mcp, name: s, url: '{good}'}}]\n"
+        ));
+        assert_eq!(found, [], "{good}");
+    }
+}
+
+#[test]
+fn a_secret_in_env_is_a_warning_that_names_env_from() {
+    let found = found(&format!(
+        "{BARE}toolsets: [{{type: mcp, name: s, command: x, env: {{API_KEY: abcdefgh, LOG_LEVEL: debug}}}}]\n"
+    ));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule, Rule::LiteralSecret);
+    assert_eq!(found[0].severity, Severity::Warning);
+    assert!(found[0].message.contains("`env.API_KEY`"));
+    assert!(found[0].message.contains("its name says it holds a secret"));
+    assert_eq!(
+        found[0].help.as_deref(),
+        Some("set `API_KEY` on the host and list it in `env_from: [API_KEY]` instead")
+    );
+}
+
+#[test]
+fn mcp_tools_unknown_until_the_server_starts_are_not_judged() {
+    // No `tools:`: approvals, a search's preload and a prefix's names cannot be judged.
+    let open = found(&format!(
+        "{BARE}toolsets:\n  - {{type: mcp, name: s, command: x, prefix: ev, approval_required: [anything]}}\n  - {{type: search, name: f, toolsets: [s], preload: [ev_anything]}}\n"
+    ));
+    assert_eq!(open, []);
+    // With `tools:`, a preload names the mapped name.
+    let listed = found(&format!(
+        "{BARE}toolsets:\n  - {{type: mcp, name: s, command: x, prefix: ev, tools: [get.sum]}}\n  - {{type: search, name: f, toolsets: [s], preload: [ev_get_sum, ev_nope]}}\n"
+    ));
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0].rule, Rule::UnknownTool);
+    assert!(listed[0].message.contains("`ev_nope`"));
+    assert_eq!(
+        listed[0].help.as_deref(),
+        Some("the tools allowed here are `ev_get_sum`")
+    );
+}

@@ -11,7 +11,8 @@ use crate::diagnostics::{Diagnostic, Rule};
 /// `prefix` when it is the cause, else at the tool's name.
 pub(super) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
     let mut found = Vec::new();
-    for entry in entries {
+    // An MCP server's names are mapped to the rule; its `prefix` is checked with its settings.
+    for entry in entries.iter().filter(|entry| !entry.is_mcp()) {
         let prefix_span = entry.node.get("prefix").map(|node| node.span);
         for tool in entry.tools() {
             let Err(problem) = validate_tool_name(&entry.final_name(tool.text)) else {

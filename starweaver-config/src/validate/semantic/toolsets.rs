@@ -69,6 +69,17 @@ impl<'a> Entry<'a> {
         })
     }
 
+    /// Whether the entry is an MCP server's, whose tools are the server's to list.
+    pub fn is_mcp(&self) -> bool {
+        self.kind == "mcp"
+    }
+
+    /// Whether every tool the entry exposes is known without running anything: false only for
+    /// an `mcp` entry without a `tools:` list (its server lists them when it starts).
+    pub fn tools_are_known(&self) -> bool {
+        !self.is_mcp() || self.node.get("tools").and_then(Node::as_sequence).is_some()
+    }
+
     /// Whether `tools:` lists code tools (from the catalog).
     pub fn has_code_tools(&self) -> bool {
         matches!(self.kind, "tools" | "deferred")
@@ -80,7 +91,8 @@ impl<'a> Entry<'a> {
     }
 
     /// The tools the entry exposes before any prefix, each with the place that names it (the
-    /// `tools:` item, or `type:` for a whole bundle).
+    /// `tools:` item, or `type:` for a whole bundle). For an `mcp` entry, only the ones its
+    /// `tools:` lists (none without one: see [`Self::tools_are_known`]).
     pub fn tools(&self) -> Vec<Named<'a>> {
         let listed = self.node.get("tools").and_then(Node::as_sequence).is_some();
         match self.bundle_tools() {
@@ -100,8 +112,12 @@ impl<'a> Entry<'a> {
         }
     }
 
-    /// A tool's final name after `prefix:`.
+    /// A tool's final name after `prefix:` (for an MCP server's tool, mapped to the provider
+    /// rule the way the client maps it).
     pub fn final_name(&self, tool: &str) -> String {
+        if self.is_mcp() {
+            return starweaver_names::map_tool_name(self.prefix, tool);
+        }
         match self.prefix {
             Some(prefix) => format!("{prefix}_{tool}"),
             None => tool.to_owned(),
