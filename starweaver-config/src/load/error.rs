@@ -56,6 +56,13 @@ pub enum LoadError {
         /// The toolset's name.
         name: String,
     },
+    /// An `mcp` entry that names both or neither of `command` and `url`, built without the
+    /// checker (which refuses such a manifest).
+    #[error("toolset `{name}` must name exactly one of `command` (a local server) or `url` (an HTTP server); `starweaver check` shows where")]
+    McpTransport {
+        /// The toolset's name.
+        name: String,
+    },
     /// A host variable an `mcp` toolset takes a value from (`env_from`, `headers_from_env`) is
     /// not set.
     #[error("toolset `{toolset}` passes the host variable `{variable}` to its MCP server, and it is not set; set it where the agent runs")]

@@ -23,18 +23,78 @@ pub type McpBuilder =
 /// The MCP client toolset of `spec`, whose `cwd` is relative to the manifest's folder
 /// `base_dir`. Building it starts nothing: the server starts when the toolset enters a run.
 ///
-/// THE WIRING POINT to the MCP client: this build has no MCP client, so every entry is
-/// [`LoadError::McpNotBuilt`]. With the client, this function resolves the entry with
-/// [`host_values`] (`env_from` into the program's environment beside `env`,
-/// `headers_from_env` into headers), [`McpToolsetSpec::cwd_in`], the two timeouts and
-/// [`super::sandbox_policy_of`], and returns the client's toolset; the prefix, the name mapping
-/// and approvals (`destructive` needs the server's annotations) are the client's, so the
-/// loader wraps nothing around it.
+/// `env_from` and `headers_from_env` are read from the host here ([`host_values`]); the prefix,
+/// the name mapping and approvals (`destructive` needs the server's annotations) are the
+/// client's, so the loader wraps nothing around it.
 ///
 /// # Errors
-/// [`LoadError::McpNotBuilt`] in a build without the MCP client; with it,
+/// [`LoadError::McpNotBuilt`] in a build without the MCP client;
 /// [`LoadError::HostVariable`] for a variable `env_from` or `headers_from_env` names that is not
-/// set.
+/// set; [`LoadError::McpTransport`] for an entry that names both or neither of `command` and
+/// `url` (the checker refuses such a manifest, so only a host building unchecked entries meets
+/// it).
+#[cfg(feature = "mcp")]
+pub fn mcp_toolset(spec: &McpToolsetSpec, base_dir: &Path) -> Result<DynToolset, LoadError> {
+    use crate::manifest::{McpApprovalRequired, McpTransportSpec};
+    use starweaver_mcp::client::{McpApproval, McpServerSpec, McpToolset, McpTransport};
+
+    let host = |name: &str| std::env::var(name).ok();
+    let transport = match spec.transport() {
+        Some(McpTransportSpec::Stdio { command }) => {
+            let mut env = spec.env.clone();
+            let passed = spec.env_from.iter().map(|name| (name.as_str(), name.as_str()));
+            env.extend(host_values(&spec.name, passed, host)?);
+            McpTransport::Stdio {
+                command: command.to_string(),
+                args: spec.args.clone(),
+                env,
+                cwd: spec.cwd_in(base_dir),
+            }
+        }
+        Some(McpTransportSpec::Http { url }) => {
+            let wanted = spec
+                .headers_from_env
+                .iter()
+                .map(|(header, variable)| (header.as_str(), variable.as_str()));
+            McpTransport::Http {
+                url: url.to_string(),
+                headers: host_values(&spec.name, wanted, host)?,
+            }
+        }
+        None => {
+            return Err(LoadError::McpTransport {
+                name: spec.name.clone(),
+            })
+        }
+    };
+    let approval = match &spec.approval_required {
+        McpApprovalRequired::All(false) => McpApproval::Never,
+        McpApprovalRequired::All(true) => McpApproval::All,
+        McpApprovalRequired::Tools(tools) if tools.is_empty() => McpApproval::Never,
+        McpApprovalRequired::Tools(tools) => McpApproval::Tools(tools.clone()),
+        McpApprovalRequired::Annotated(_) => McpApproval::Destructive,
+    };
+    let mut server = McpServerSpec::new(spec.name.clone(), transport)
+        .with_approval(approval)
+        .with_startup_timeout(spec.startup_timeout())
+        .with_call_timeout(spec.call_timeout());
+    if let Some(tools) = &spec.tools {
+        server = server.with_tools(tools.iter().cloned());
+    }
+    if let Some(prefix) = &spec.prefix {
+        server = server.with_prefix(prefix.clone());
+    }
+    if let Some(sandbox) = &spec.sandbox {
+        server = server.with_sandbox(super::sandbox_policy_of(Some(sandbox)));
+    }
+    Ok(Arc::new(McpToolset::new(server)))
+}
+
+/// In a build without the MCP client every `type: mcp` entry is [`LoadError::McpNotBuilt`].
+///
+/// # Errors
+/// Always [`LoadError::McpNotBuilt`].
+#[cfg(not(feature = "mcp"))]
 pub fn mcp_toolset(spec: &McpToolsetSpec, base_dir: &Path) -> Result<DynToolset, LoadError> {
     let _ = base_dir;
     Err(LoadError::McpNotBuilt {
@@ -81,6 +141,7 @@ mod tests {
 
     use super::*;
 
+    #[cfg(not(feature = "mcp"))]
     #[test]
     fn this_build_has_no_mcp_client_and_says_so() {
         let spec = McpToolsetSpec {

@@ -24,6 +24,7 @@ fn variant(error: &LoadError) -> &'static str {
         LoadError::Skills { .. } => "skills",
         LoadError::McpNotBuilt { .. } => "mcp-not-built",
         LoadError::HostVariable { .. } => "host-variable",
+        LoadError::McpTransport { .. } => "mcp-transport",
     }
 }
 
@@ -94,7 +95,25 @@ fn every_variant(dir: &Path) -> Vec<LoadError> {
     );
     let found = vec![
         refused(&host, &LoadOptions::new()),
+        #[cfg(not(feature = "mcp"))]
         refused(&mcp, &LoadOptions::new()),
+        // With the client built, an MCP server always builds; made here.
+        #[cfg(feature = "mcp")]
+        LoadError::McpNotBuilt {
+            name: "everything".to_string(),
+        },
+        // The checker refuses an entry with neither transport; a host building entries
+        // itself meets it.
+        match super::mcp_toolset(
+            &crate::manifest::McpToolsetSpec {
+                name: "neither".into(),
+                ..crate::manifest::McpToolsetSpec::default()
+            },
+            dir,
+        ) {
+            Err(error) => error,
+            Ok(_) => panic!("an MCP toolset with no transport was built"),
+        },
         // The client reads `env_from` when it builds the toolset; made here through the reader.
         super::host_values("everything", [("GITHUB_TOKEN", "GITHUB_TOKEN")], |_| None).unwrap_err(),
         refused(&template, &LoadOptions::new().with_var("n", "x")),

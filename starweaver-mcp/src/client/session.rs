@@ -360,7 +360,7 @@ fn offer(spec: &McpServerSpec, listed: &[rmcp::model::Tool]) -> Result<Snapshot,
 
 fn offered(spec: &McpServerSpec, tool: &rmcp::model::Tool) -> OfferedTool {
     let server_name = tool.name.to_string();
-    let mapped = map_tool_name(&server_name, spec.prefix.as_deref());
+    let mapped = map_tool_name(spec.prefix.as_deref(), &server_name);
     let hints = McpToolHints {
         read_only: tool
             .annotations

@@ -156,7 +156,7 @@ async fn long_and_dotted_names_map_reversibly() {
     let toolset = McpToolset::new(spec);
     toolset.start().await.unwrap();
     let long = format!("{}.{}", "long".repeat(15), "x".repeat(29));
-    let mapped = map_tool_name(&long, None);
+    let mapped = map_tool_name(None, &long);
     assert!(names(&toolset).contains(&mapped));
     assert!(names(&toolset).contains(&"files_read".to_string()));
     assert_eq!(

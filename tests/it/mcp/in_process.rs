@@ -23,7 +23,7 @@ async fn tools_are_listed_under_mapped_names_and_called_by_their_own() {
     let names = names(&toolset);
     assert!(names.contains(&"t_echo".to_string()), "{names:?}");
     assert!(names.contains(&"t_files_read".to_string()), "{names:?}");
-    let long = map_tool_name(&long_name(), Some("t"));
+    let long = map_tool_name(Some("t"), &long_name());
     assert_eq!(long.len(), 64);
     assert!(names.contains(&long), "{names:?}");
     let echoed = call(&toolset, "t_echo", json!({"text": "hi"}))
