@@ -114,6 +114,7 @@ impl Agent {
             History {
                 messages: &mut messages,
                 failed_run: &mut failed_run,
+                kept: false,
             },
             RunStart::Prompt(prompt),
             reporting,

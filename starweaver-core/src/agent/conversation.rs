@@ -58,6 +58,9 @@ impl<'s> Reporting<'s> {
 pub(crate) struct History<'h> {
     pub(crate) messages: &'h mut Vec<ModelMessage>,
     pub(crate) failed_run: &'h mut Option<FailedRun>,
+    /// The caller keeps the conversation (a session): the result gets a
+    /// copy. Otherwise the result takes the messages themselves.
+    pub(crate) kept: bool,
 }
 
 /// What a run stopped half-way (its future dropped) is recorded as.
@@ -121,7 +124,7 @@ pub(crate) async fn run_segment(
             result: AgentRunResult {
                 run_id,
                 output,
-                messages: history.messages.clone(),
+                messages: history.result_messages(),
                 usage: progress.usage,
                 status: AgentRunStatus::Completed,
                 pending: Vec::new(),
@@ -136,7 +139,7 @@ pub(crate) async fn run_segment(
                 result: AgentRunResult {
                     run_id,
                     output: String::new(),
-                    messages: history.messages.clone(),
+                    messages: history.result_messages(),
                     usage: waiting.progress.usage,
                     status: AgentRunStatus::Waiting,
                     pending: waiting.pending.clone(),
@@ -165,6 +168,8 @@ struct LentHistory<'a> {
     failed_run: &'a mut Option<FailedRun>,
     /// Where the run's messages begin (for a resume, the paused run's).
     first_message: usize,
+    /// The caller keeps the messages (see [`History::kept`]).
+    kept: bool,
     /// The message count when the segment started.
     start_len: usize,
     run_id: RunId,
@@ -186,10 +191,20 @@ impl<'a> LentHistory<'a> {
             start_len: history.messages.len(),
             messages: history.messages,
             failed_run: history.failed_run,
+            kept: history.kept,
             first_message,
             run_id,
             resume,
             previous_failure,
+        }
+    }
+
+    /// The messages a finished segment's result carries.
+    fn result_messages(&mut self) -> Vec<ModelMessage> {
+        if self.kept {
+            self.messages.clone()
+        } else {
+            std::mem::take(self.messages)
         }
     }
 

@@ -14,7 +14,7 @@ use crate::tools::{ToolDependencyProfile, ToolRegistry};
 pub(crate) fn sequential_reason(
     policy: &AgentRuntimePolicy,
     registry: &ToolRegistry,
-    calls: &[ToolCallPart],
+    calls: &[&ToolCallPart],
 ) -> Option<&'static str> {
     if policy.tool_execution == ToolExecutionPolicy::Sequential {
         return Some("policy");
@@ -68,7 +68,7 @@ pub(crate) fn sequential_reason(
 /// order either way.
 pub(crate) async fn execute_batch(
     registry: &ToolRegistry,
-    calls: &[ToolCallPart],
+    calls: &[&ToolCallPart],
     contexts: Vec<ToolContext>,
     sequential: bool,
     mut on_return: impl FnMut(usize, &ToolReturnPart),

@@ -282,6 +282,7 @@ impl AgentSession {
             History {
                 messages: &mut self.messages,
                 failed_run: &mut self.failed_run,
+                kept: true,
             },
             RunStart::Prompt(prompt),
             reporting,
@@ -328,6 +329,7 @@ impl AgentSession {
             History {
                 messages: &mut self.messages,
                 failed_run: &mut self.failed_run,
+                kept: true,
             },
             RunStart::Resume(Box::new(waiting), results),
             reporting,

@@ -22,11 +22,13 @@ pub struct Dependencies {
     inner: Arc<Maps>,
 }
 
+// Keys are type ids and names the program chose, never input: a fast
+// hasher is safe here, and each call of a run inserts into these maps.
 #[derive(Clone, Default)]
 struct Maps {
-    typed: HashMap<TypeId, Shared>,
+    typed: HashMap<TypeId, Shared, foldhash::fast::RandomState>,
     // Type names are `'static`: keys borrow them instead of allocating.
-    named: HashMap<Cow<'static, str>, Shared>,
+    named: HashMap<Cow<'static, str>, Shared, foldhash::fast::RandomState>,
 }
 
 impl Dependencies {

@@ -21,8 +21,10 @@ pub struct ToolContext {
     execution_attempt: u32,
     max_retries: u32,
     approved: bool,
-    tool_name: Arc<str>,
-    tool_call_id: Arc<str>,
+    // `None` outside dispatch: a context made per call allocates no
+    // placeholder strings.
+    tool_name: Option<Arc<str>>,
+    tool_call_id: Option<Arc<str>>,
     dependencies: Dependencies,
     inherited: crate::tools::InheritedLimits,
 }
@@ -58,8 +60,8 @@ impl ToolContext {
             execution_attempt: 0,
             max_retries: 0,
             approved: false,
-            tool_name: Arc::from(""),
-            tool_call_id: Arc::from(""),
+            tool_name: None,
+            tool_call_id: None,
             dependencies: Dependencies::default(),
             inherited: crate::tools::InheritedLimits::default(),
         }
@@ -160,13 +162,13 @@ impl ToolContext {
     /// Name of the tool being called (empty outside dispatch).
     #[must_use]
     pub fn tool_name(&self) -> &str {
-        &self.tool_name
+        self.tool_name.as_deref().unwrap_or_default()
     }
 
     /// Id of the call being executed (empty outside dispatch).
     #[must_use]
     pub fn tool_call_id(&self) -> &str {
-        &self.tool_call_id
+        self.tool_call_id.as_deref().unwrap_or_default()
     }
 
     /// The cancellation token, when the caller can cancel this call.
@@ -244,8 +246,8 @@ impl ToolContext {
     }
 
     pub(crate) fn set_call(&mut self, tool_name: Arc<str>, call_id: &str, max_retries: u32) {
-        self.tool_name = tool_name;
-        self.tool_call_id = Arc::from(call_id);
+        self.tool_name = Some(tool_name);
+        self.tool_call_id = Some(Arc::from(call_id));
         self.max_retries = max_retries;
     }
 

@@ -146,21 +146,12 @@ impl ToolDependencyRequirements {
         !self.context_capabilities.is_empty()
     }
 
-    /// Builds the dependencies a tool receives for one call.
+    /// Builds the dependencies a tool receives for one call, under the
+    /// caller's read of the ambient `context` (`ambient` is its handle).
     ///
     /// `base` are the dependencies already on the call's context; the
     /// ambient context supplies the rest according to the profile.
-    pub(crate) fn resolve(
-        &self,
-        tool: &str,
-        base: &Dependencies,
-        ambient: &AgentContextHandle,
-        runtime: ToolRuntimeSnapshot,
-    ) -> Dependencies {
-        ambient.read(|context| self.resolve_with(tool, base, context, ambient, runtime))
-    }
-
-    fn resolve_with(
+    pub(crate) fn resolve_in(
         &self,
         tool: &str,
         base: &Dependencies,

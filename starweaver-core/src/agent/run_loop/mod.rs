@@ -200,7 +200,8 @@ impl<'a, 'r> Run<'a, 'r> {
                 }
                 let (returns, fresh) = self.resume_calls(&waiting, &results).await?;
                 progress = waiting.progress;
-                let next = self.process_returns(&mut progress, waiting.calls, returns, &fresh);
+                let calls = waiting.calls;
+                let next = self.process_returns(&mut progress, move || calls, returns, &fresh);
                 if let Some(waiting) = apply(messages, next)? {
                     return Ok(RunEnd::Waiting(waiting));
                 }
@@ -273,16 +274,26 @@ impl<'a, 'r> Run<'a, 'r> {
                 ..usage
             };
             self.context.update(|context| context.usage.add(&requested));
-            let calls: Vec<ToolCallPart> = response.calls().cloned().collect();
             let output = response.text_content();
             messages.push(ModelMessage::Response(response));
+            // The calls are read where the history keeps them; only a run
+            // that waits copies them out.
+            let calls: Vec<&ToolCallPart> = match messages.last() {
+                Some(ModelMessage::Response(response)) => response.calls().collect(),
+                _ => Vec::new(),
+            };
             if calls.is_empty() {
                 return Ok(RunEnd::Completed { output, progress });
             }
             let returns = self.execute_calls(&mut progress, &calls).await;
             let fresh = vec![true; returns.len()];
             let returns = returns.into_iter().map(Some).collect();
-            let next = self.process_returns(&mut progress, calls, returns, &fresh);
+            let next = self.process_returns(
+                &mut progress,
+                || calls.iter().map(|call| (*call).clone()).collect(),
+                returns,
+                &fresh,
+            );
             if let Some(waiting) = apply(messages, next)? {
                 return Ok(RunEnd::Waiting(waiting));
             }
@@ -343,9 +354,11 @@ impl<'a, 'r> Run<'a, 'r> {
         let ctx = ToolContext::new(progress.run_id.clone(), self.conversation_id.clone(), retry)
             .with_agent_context(self.context.clone())
             .with_approved(
-                progress
-                    .approved_calls
-                    .contains(&approval_key(progress.step, &call.id)),
+                // Most runs approve nothing: no key is built for them.
+                !progress.approved_calls.is_empty()
+                    && progress
+                        .approved_calls
+                        .contains(&approval_key(progress.step, &call.id)),
             );
         match &self.cancellation {
             Some(token) => ctx.with_cancellation(token.clone()),
@@ -356,7 +369,7 @@ impl<'a, 'r> Run<'a, 'r> {
     async fn execute_calls(
         &mut self,
         progress: &mut RunProgress,
-        calls: &[ToolCallPart],
+        calls: &[&ToolCallPart],
     ) -> Vec<ToolReturnPart> {
         let reason = sequential_reason(&self.config.policy, &self.registry, calls);
         self.recorder.emit(|| AgentStreamEvent::ToolBatch {
@@ -370,8 +383,9 @@ impl<'a, 'r> Run<'a, 'r> {
             calls: calls.len(),
         });
         for call in calls {
-            self.recorder
-                .emit(|| AgentStreamEvent::ToolCall { call: call.clone() });
+            self.recorder.emit(|| AgentStreamEvent::ToolCall {
+                call: (*call).clone(),
+            });
         }
         let contexts: Vec<ToolContext> = calls
             .iter()
@@ -407,7 +421,7 @@ impl<'a, 'r> Run<'a, 'r> {
     fn process_returns(
         &self,
         progress: &mut RunProgress,
-        calls: Vec<ToolCallPart>,
+        calls: impl FnOnce() -> Vec<ToolCallPart>,
         returns: Vec<Option<ToolReturnPart>>,
         fresh: &[bool],
     ) -> Next {
@@ -428,7 +442,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 .collect();
             return Next::Wait(WaitingState {
                 progress: progress.clone(),
-                calls,
+                calls: calls(),
                 returns,
                 pending,
                 message_checkpoint: 0,

@@ -5,9 +5,10 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::future::OptionFuture;
+use futures::future::{Either, OptionFuture};
 use futures::FutureExt;
 use serde_json::Value;
+use std::future::Future;
 
 use super::{CallLimits, ToolEntry, ToolRegistry};
 use crate::context::{AgentContextHandle, ToolRuntimeSnapshot};
@@ -46,7 +47,6 @@ impl ToolRegistry {
     /// Executes one model tool call. Never fails: every outcome, unknown
     /// tools, bad JSON, panics and timeouts included, is a tool return.
     pub async fn execute_call(&self, ctx: ToolContext, call: &ToolCallPart) -> ToolReturnPart {
-        let retries_used = ctx.retry();
         let parsed = match call.arguments.as_json() {
             Some(arguments) => Ok(Cow::Borrowed(arguments)),
             None => call.arguments.to_json().map(Cow::Owned),
@@ -60,7 +60,7 @@ impl ToolRegistry {
                 )),
                 execution_attempts: 0,
                 max_retries: self.max_retries_for(&call.name),
-                model_retries_used: retries_used,
+                model_retries_used: ctx.retry(),
                 delegated: false,
                 limits: self.limits,
             },
@@ -83,6 +83,11 @@ impl ToolRegistry {
 
     /// The dispatch core. Arguments stay borrowed unless a hook or a
     /// validator may change them.
+    ///
+    /// What does not wait is done in plain functions, and what is rare
+    /// (hooks, timeouts, cancellation) runs boxed: futures are moved by
+    /// value when awaited, spawned or joined, so every byte of state a
+    /// call keeps is copied several times per call.
     async fn dispatch(
         &self,
         ctx: ToolContext,
@@ -90,71 +95,114 @@ impl ToolRegistry {
         name: &str,
         mut arguments: Cow<'_, Value>,
     ) -> ToolCallOutcome {
+        let (entry, ctx, limits, frame) = match self.settle(ctx, call_id, name, &arguments) {
+            Ok(prepared) => prepared,
+            Err(outcome) => return outcome,
+        };
+        let tool_hooks = if self.tool_hooks.is_empty() {
+            &[][..]
+        } else {
+            self.tool_hooks.get(name).map_or(&[][..], Vec::as_slice)
+        };
+        if !self.hooks.is_empty() || !tool_hooks.is_empty() {
+            let call = HookedCall {
+                entry,
+                call_id,
+                name,
+                tool_hooks,
+                limits,
+                frame,
+            };
+            // Boxed: hooks are rare, and their state would otherwise
+            // enlarge every call's future.
+            return Box::pin(self.hooked(call, ctx, arguments)).await;
+        }
+        if let Some((result, attempts)) = gate(entry, &ctx, &mut arguments) {
+            return frame.finish(result, attempts);
+        }
+        let (result, attempts) = attempts(entry, ctx, &arguments, limits).await;
+        frame.finish(result, attempts)
+    }
+
+    /// Everything a call settles before it can wait: the entry, its
+    /// limits, the arguments' shape and the call's context. `Err` is the
+    /// call's outcome when it stops here.
+    // The outcome is moved once, to the caller's return; it is never
+    // propagated with `?` through layers.
+    #[allow(clippy::result_large_err)]
+    fn settle<'e>(
+        &'e self,
+        ctx: ToolContext,
+        call_id: &str,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<(&'e ToolEntry, ToolContext, CallLimits, OutcomeFrame), ToolCallOutcome> {
         let model_retries_used = ctx.retry();
         let Some(entry) = self.entries.get(name) else {
-            return ToolCallOutcome {
+            return Err(ToolCallOutcome {
                 result: Err(self.not_found(name, ctx.agent_context())),
                 execution_attempts: 0,
                 max_retries: self.max_retries_for(name),
                 model_retries_used,
                 delegated: false,
                 limits: self.limits,
-            };
+            });
         };
         let limits = self.call_limits(entry, ctx.inherited_limits());
-        let max_retries = limits.max_retries;
-        let outcome = |result, execution_attempts| ToolCallOutcome {
-            result,
-            execution_attempts,
-            max_retries,
+        let frame = OutcomeFrame {
+            max_retries: limits.max_retries,
             model_retries_used,
             delegated: entry.delegates,
             limits: self.limits,
         };
-        if let Some(error) = self.argument_problem(name, &arguments) {
-            return outcome(Err(error), 0);
+        if let Some(error) = self.argument_problem(name, arguments) {
+            return Err(frame.finish(Err(error), 0));
         }
-        let mut ctx = match self.call_context(entry, ctx, call_id, name, limits) {
-            Ok(ctx) => ctx,
-            Err(error) => return outcome(Err(error), 0),
-        };
+        match self.call_context(entry, ctx, call_id, name, limits) {
+            Ok(ctx) => Ok((entry, ctx, limits, frame)),
+            Err(error) => Err(frame.finish(Err(error), 0)),
+        }
+    }
 
-        let tool_hooks = if self.tool_hooks.is_empty() {
-            &[][..]
-        } else {
-            self.tool_hooks.get(name).map_or(&[][..], Vec::as_slice)
-        };
-        let early = if self.hooks.is_empty() && tool_hooks.is_empty() {
-            None
-        } else {
-            // Boxed: hooks are rare, and their state would otherwise
-            // enlarge every call's future.
-            Box::pin(before_hooks(
-                self.hooks.iter().chain(tool_hooks),
-                name,
-                call_id,
-                &mut ctx,
-                arguments.to_mut(),
-            ))
-            .await
-        };
+    /// A call with input or output hooks: the hooks around [`run`].
+    async fn hooked(
+        &self,
+        call: HookedCall<'_>,
+        mut ctx: ToolContext,
+        mut arguments: Cow<'_, Value>,
+    ) -> ToolCallOutcome {
+        let HookedCall {
+            entry,
+            call_id,
+            name,
+            tool_hooks,
+            limits,
+            frame,
+        } = call;
+        let early = before_hooks(
+            self.hooks.iter().chain(tool_hooks),
+            name,
+            call_id,
+            &mut ctx,
+            arguments.to_mut(),
+        )
+        .await;
         let (result, attempts) = match early {
             Some(error) => (Err(error), 0),
-            None => run(entry, ctx, &mut arguments, limits).await,
+            None => match gate(entry, &ctx, &mut arguments) {
+                Some(stopped) => stopped,
+                None => attempts(entry, ctx, &arguments, limits).await,
+            },
         };
-        let result = if self.hooks.is_empty() && tool_hooks.is_empty() {
-            result
-        } else {
-            Box::pin(after_hooks(
-                tool_hooks.iter().chain(&self.hooks),
-                name,
-                call_id,
-                &arguments,
-                result,
-            ))
-            .await
-        };
-        outcome(result, attempts)
+        let result = after_hooks(
+            tool_hooks.iter().chain(&self.hooks),
+            name,
+            call_id,
+            &arguments,
+            result,
+        )
+        .await;
+        frame.finish(result, attempts)
     }
 
     /// Runs a tool's user-input preprocessor (HITL approvals). `None` when
@@ -198,43 +246,55 @@ impl ToolRegistry {
         ctx.set_call(entry.name.clone(), call_id, max_retries);
         let inherited = self.inherit(ctx.inherited_limits());
         ctx.set_inherited_limits(inherited);
-        let ambient = ctx.agent_context().cloned();
-        if let Some(ambient) = &ambient {
-            if let Some(error) = ambient.read(|context| Self::check_visible_in(entry, context)) {
+        let Some(ambient) = ctx.agent_context().cloned() else {
+            return Ok(Self::without_ambient(entry, ctx));
+        };
+        // One read of the ambient context: visibility, then the
+        // dependencies the tool's profile allows.
+        ambient.read(|context| {
+            if let Some(error) = Self::check_visible_in(entry, context) {
                 return Err(error);
             }
-        }
+            // A delegating tool's callee resolves its own profile from the
+            // same ambient context and the caller's dependencies.
+            if !entry.delegates {
+                let runtime = ToolRuntimeSnapshot {
+                    tool_name: name.to_string(),
+                    max_retries,
+                    timeout_ms: limits.timeout_ms,
+                    shell: None,
+                };
+                let dependencies = entry.requirements.resolve_in(
+                    name,
+                    ctx.dependencies(),
+                    context,
+                    &ambient,
+                    runtime,
+                );
+                ctx.set_dependencies(dependencies);
+            }
+            Ok(())
+        })?;
+        Ok(ctx)
+    }
+
+    /// A call's context when no agent context is attached: no grants, so
+    /// Strict gets nothing, and Filtered loses any broad handle the
+    /// caller attached.
+    fn without_ambient(entry: &ToolEntry, mut ctx: ToolContext) -> ToolContext {
         if entry.delegates {
-            // The tool it runs resolves its own profile from the same
-            // ambient context and the caller's dependencies.
-            return Ok(ctx);
+            return ctx;
         }
-        if let Some(ambient) = ambient {
-            let runtime = ToolRuntimeSnapshot {
-                tool_name: name.to_string(),
-                max_retries,
-                timeout_ms: limits.timeout_ms,
-                shell: None,
-            };
-            let dependencies =
-                entry
-                    .requirements
-                    .resolve(name, ctx.dependencies(), &ambient, runtime);
-            ctx.set_dependencies(dependencies);
-        } else {
-            // No ambient context, so no grants: Strict gets nothing, and
-            // Filtered loses any broad handle the caller attached.
-            match entry.requirements.profile {
-                ToolDependencyProfile::Legacy => {}
-                ToolDependencyProfile::Filtered => {
-                    ctx.dependencies_mut().remove::<AgentContextHandle>()
-                }
-                ToolDependencyProfile::Strict => {
-                    ctx.set_dependencies(crate::context::Dependencies::default())
-                }
+        match entry.requirements.profile {
+            ToolDependencyProfile::Legacy => {}
+            ToolDependencyProfile::Filtered => {
+                ctx.dependencies_mut().remove::<AgentContextHandle>()
+            }
+            ToolDependencyProfile::Strict => {
+                ctx.set_dependencies(crate::context::Dependencies::default())
             }
         }
-        Ok(ctx)
+        ctx
     }
 
     /// Arguments the registry refuses before any tool code sees them:
@@ -337,40 +397,72 @@ impl ToolRegistry {
     }
 }
 
-/// Validation, approval, then execution with internal retries.
-async fn run(
-    entry: &ToolEntry,
-    ctx: ToolContext,
-    arguments: &mut Cow<'_, Value>,
+/// The call's outcome fields that do not depend on how it ended.
+#[derive(Clone, Copy)]
+struct OutcomeFrame {
+    max_retries: u32,
+    model_retries_used: u32,
+    delegated: bool,
+    limits: ToolLimits,
+}
+
+impl OutcomeFrame {
+    fn finish(
+        self,
+        result: Result<ToolResult, ToolError>,
+        execution_attempts: u32,
+    ) -> ToolCallOutcome {
+        ToolCallOutcome {
+            result,
+            execution_attempts,
+            max_retries: self.max_retries,
+            model_retries_used: self.model_retries_used,
+            delegated: self.delegated,
+            limits: self.limits,
+        }
+    }
+}
+
+/// What a hooked call carries into its boxed future.
+struct HookedCall<'a> {
+    entry: &'a ToolEntry,
+    call_id: &'a str,
+    name: &'a str,
+    tool_hooks: &'a [Arc<dyn ToolExecutionHook>],
     limits: CallLimits,
-) -> (Result<ToolResult, ToolError>, u32) {
-    let CallLimits {
-        timeout_ms,
-        internal_retries,
-        ..
-    } = limits;
+    frame: OutcomeFrame,
+}
+
+/// What stops a call before the tool runs: a validator's refusal,
+/// cancellation, a missing approval, or a deferral. `None` when the tool
+/// may run.
+fn gate(
+    entry: &ToolEntry,
+    ctx: &ToolContext,
+    arguments: &mut Cow<'_, Value>,
+) -> Option<(Result<ToolResult, ToolError>, u32)> {
     let name = entry.definition.name.as_str();
     if entry.validates {
         if let Err(error) = guard(name, || {
-            entry.tool.validate_arguments(&ctx, arguments.to_mut())
+            entry.tool.validate_arguments(ctx, arguments.to_mut())
         }) {
-            return (Err(error), 0);
+            return Some((Err(error), 0));
         }
     }
     let arguments: &Value = arguments;
     if ctx.is_cancelled() {
-        return (
+        return Some((
             Err(ToolError::Cancelled {
                 tool: name.to_string(),
             }),
             0,
-        );
+        ));
     }
     let deferred = entry.facts.is_deferred();
     let gated = entry.facts.approval_required && !ctx.is_approved();
     if gated || deferred {
         if let Err(error) = guard(name, || entry.tool.check_arguments(arguments)) {
-            return (Err(error), 0);
+            return Some((Err(error), 0));
         }
     }
     if gated {
@@ -379,18 +471,18 @@ async fn run(
             .approval_request_kind
             .as_deref()
             .unwrap_or(TOOL_APPROVAL_REQUEST_KIND);
-        return (
+        return Some((
             Err(ToolError::ApprovalRequired {
                 tool: name.to_string(),
                 metadata: request_metadata(request_kind, name, arguments),
             }),
             0,
-        );
+        ));
     }
     if deferred {
         // Deferred tools hand the call to a worker; a resumed call carries
         // the worker's result.
-        return match ctx.deferred_result() {
+        return Some(match ctx.deferred_result() {
             Some(result) => (Ok(ToolResult::new(result.clone())), 1),
             None => (
                 Err(ToolError::CallDeferred {
@@ -399,24 +491,41 @@ async fn run(
                 }),
                 0,
             ),
-        };
+        });
     }
+    None
+}
+
+/// Runs the tool, again after an unexpected failure while internal
+/// retries remain. The last attempt takes the context itself; earlier
+/// ones run on a copy.
+async fn attempts(
+    entry: &ToolEntry,
+    mut ctx: ToolContext,
+    arguments: &Value,
+    limits: CallLimits,
+) -> (Result<ToolResult, ToolError>, u32) {
     let mut attempt = 0;
     loop {
         if ctx.is_cancelled() {
             return (
                 Err(ToolError::Cancelled {
-                    tool: name.to_string(),
+                    tool: entry.definition.name.clone(),
                 }),
                 attempt,
             );
         }
+        if attempt >= limits.internal_retries {
+            ctx.set_execution_attempt(attempt);
+            let result = execute_once(entry, ctx, arguments, limits.timeout_ms).await;
+            return (result, attempt + 1);
+        }
         let mut attempt_ctx = ctx.clone();
         attempt_ctx.set_execution_attempt(attempt);
-        let result = execute_once(entry, attempt_ctx, arguments, timeout_ms).await;
+        let result = execute_once(entry, attempt_ctx, arguments, limits.timeout_ms).await;
         attempt += 1;
         match result {
-            Err(error) if error.is_retryable_execution() && attempt <= internal_retries => {}
+            Err(error) if error.is_retryable_execution() => {}
             result => return (result, attempt),
         }
     }
@@ -424,22 +533,22 @@ async fn run(
 
 /// One attempt: panics become execution failures, the timeout and the
 /// cancellation token end the attempt.
-async fn execute_once(
-    entry: &ToolEntry,
+fn execute_once<'a>(
+    entry: &'a ToolEntry,
     ctx: ToolContext,
-    arguments: &Value,
+    arguments: &'a Value,
     timeout_ms: Option<u64>,
-) -> Result<ToolResult, ToolError> {
+) -> impl Future<Output = Result<ToolResult, ToolError>> + Send + 'a {
     let name = entry.definition.name.as_str();
     let token = ctx.cancellation_token().cloned();
     let tool = &entry.tool;
     let guarded = catch_panics(|| tool.call(ctx, arguments))
-        .map(|result| result.unwrap_or_else(|panic| Err(panicked(name, &*panic))));
+        .map(move |result| result.unwrap_or_else(|panic| Err(panicked(name, &*panic))));
     if token.is_none() && timeout_ms.is_none() {
-        return guarded.await;
+        return Either::Left(guarded);
     }
     // Boxed so the common, unlimited path keeps a small state machine.
-    Box::pin(limited(guarded, token, timeout_ms, name)).await
+    Either::Right(Box::pin(limited(guarded, token, timeout_ms, name)))
 }
 
 /// Runs a call under its cancellation token and timeout.
