@@ -109,6 +109,10 @@ pub mod config {
 #[cfg(feature = "cli")]
 pub use starweaver_cli as cli;
 
+/// MCP: a manifest's toolsets served to MCP clients (`starweaver::mcp::server`).
+#[cfg(feature = "mcp")]
+pub use starweaver_mcp as mcp;
+
 /// The README's examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
