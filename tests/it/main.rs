@@ -33,6 +33,7 @@ mod local_environment;
 mod local_processes;
 mod loopback_server;
 mod manifest_reference;
+mod mcp_serve;
 mod network_guard;
 mod providers;
 mod proxy;

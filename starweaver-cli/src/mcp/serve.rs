@@ -11,8 +11,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use starweaver_mcp::server::{AgentTool, McpServer, ServeOptions, StartupReport};
 use starweaver_core::tools::ToolsetLifecycleStatus;
+use starweaver_mcp::server::{AgentTool, McpServer, ServeOptions, StartupReport};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 
@@ -116,7 +116,11 @@ async fn serve(args: &ServeArgs) -> Result<(), Stop> {
     let server = McpServer::start(registry, context, options)
         .await
         .map_err(|error| Stop::usage(error.to_string()))?;
-    log(&startup_lines(&args.manifest.display().to_string(), server.report(), args));
+    log(&startup_lines(
+        &args.manifest.display().to_string(),
+        server.report(),
+        args,
+    ));
     let shutdown = CancellationToken::new();
     watch_signals(shutdown.clone())?;
     let served = match args.http {

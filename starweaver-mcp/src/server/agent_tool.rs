@@ -52,11 +52,13 @@ impl AgentTool {
     #[must_use]
     pub fn new(agent_name: &str, agent: Agent, context: AgentContext) -> Self {
         let mut name: String = PREFIX.to_string();
-        name.extend(
-            agent_name
-                .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }),
-        );
+        name.extend(agent_name.chars().map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        }));
         name.truncate(MAX_NAME_CHARS);
         Self {
             description: format!(
@@ -127,7 +129,10 @@ impl AgentTool {
         let (sender, forwarder) = match progress {
             Some((peer, token)) => {
                 let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
-                (Some(sender), Some(tokio::spawn(forward(peer, token, receiver))))
+                (
+                    Some(sender),
+                    Some(tokio::spawn(forward(peer, token, receiver))),
+                )
             }
             None => (None, None),
         };
@@ -224,7 +229,9 @@ fn waiting_message(name: &str, result: &AgentRunResult, approve_all: bool) -> St
 /// The progress message for one run record, if it is a step worth reporting.
 fn step_message(event: &AgentStreamEvent) -> Option<String> {
     match event {
-        AgentStreamEvent::ModelRequest { step, .. } => Some(format!("step {step}: asking the model")),
+        AgentStreamEvent::ModelRequest { step, .. } => {
+            Some(format!("step {step}: asking the model"))
+        }
         AgentStreamEvent::ToolCall { call } => Some(format!("calling `{}`", call.name)),
         AgentStreamEvent::ToolReturn { part } => Some(format!("`{}` returned", part.tool_name)),
         AgentStreamEvent::Waiting { .. } => Some("waiting for approval".to_string()),
@@ -258,7 +265,8 @@ mod tests {
 
     #[test]
     fn the_name_is_run_and_a_tool_name_safe_agent_name() {
-        let agent = starweaver_core::agent::AgentBuilder::new(Arc::new(TestModel::with_text("hi"))).build();
+        let agent =
+            starweaver_core::agent::AgentBuilder::new(Arc::new(TestModel::with_text("hi"))).build();
         let tool = AgentTool::new("repo helper.v2", agent.clone(), AgentContext::default());
         assert_eq!(tool.name(), "run_repo_helper_v2");
         let long = AgentTool::new(&"a".repeat(100), agent, AgentContext::default());

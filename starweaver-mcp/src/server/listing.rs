@@ -97,6 +97,9 @@ mod tests {
         assert_eq!(tool.description.as_deref(), Some("Adds."));
         assert_eq!(Value::Object((*tool.input_schema).clone()), schema);
         let odd = ToolDefinition::new("x", None, json!(true));
-        assert_eq!(describe(&odd, None).input_schema.get("type"), Some(&json!("object")));
+        assert_eq!(
+            describe(&odd, None).input_schema.get("type"),
+            Some(&json!("object"))
+        );
     }
 }

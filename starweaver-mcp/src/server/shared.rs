@@ -11,9 +11,7 @@ use rmcp::RoleServer;
 use serde_json::Value;
 use starweaver_core::context::{AgentContextHandle, ConversationId, RunId};
 use starweaver_core::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
-use starweaver_core::tools::{
-    ToolContext, ToolFacts, ToolRegistry, HITL_ARGUMENTS_METADATA_KEY,
-};
+use starweaver_core::tools::{ToolContext, ToolFacts, ToolRegistry, HITL_ARGUMENTS_METADATA_KEY};
 use tokio_util::sync::CancellationToken;
 
 use super::approval::{ask, Decision};
@@ -88,7 +86,11 @@ impl Shared {
                 )
                 .await);
         }
-        if self.registry.facts(name).is_some_and(ToolFacts::is_deferred) {
+        if self
+            .registry
+            .facts(name)
+            .is_some_and(ToolFacts::is_deferred)
+        {
             return Err(ErrorData::invalid_params(
                 format!(
                     "`{name}` is not served: it is deferred (its calls wait for an outside \
