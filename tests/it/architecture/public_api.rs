@@ -39,6 +39,7 @@ impl Item {
 const CRATES: &[(&str, &str)] = &[
     ("starweaver_core", "starweaver-core/src"),
     ("starweaver_providers", "starweaver-providers/src"),
+    ("starweaver_mcp", "starweaver-mcp/src"),
     ("starweaver_config", "starweaver-config/src"),
     ("starweaver_cli", "starweaver-cli/src"),
 ];
