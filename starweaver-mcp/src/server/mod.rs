@@ -25,13 +25,14 @@ mod error;
 mod handler;
 mod http;
 mod listing;
+mod mcp_server;
 mod options;
 mod returns;
-mod server;
+
 mod shared;
 
 pub use agent_tool::AgentTool;
 pub use error::ServeError;
 pub use http::{HttpListener, MCP_PATH};
 pub use options::ServeOptions;
-pub use server::{McpServer, StartupReport};
+pub use mcp_server::{McpServer, StartupReport};
