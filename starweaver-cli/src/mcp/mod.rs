@@ -15,6 +15,9 @@ pub enum McpCommand {
 
 /// The arguments of `starweaver mcp`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  starweaver mcp serve agents/repo-helper.yaml\n  starweaver mcp serve agents/repo-helper.yaml --http 127.0.0.1:3001"
+)]
 pub struct McpArgs {
     /// What to do.
     #[command(subcommand)]
