@@ -25,6 +25,7 @@ use starweaver_core::environment::attached_process_shell;
 use tokio::signal::unix::{signal, SignalKind};
 
 pub use answers::is_question;
+#[cfg(feature = "mcp")]
 pub(crate) use args::name_value;
 pub use args::RunArgs;
 pub use choose::{choose_ui, UiSettings};

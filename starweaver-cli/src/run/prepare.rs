@@ -35,7 +35,9 @@ pub struct Prepared {
     pub warnings: String,
     /// The agent's `name`.
     pub name: String,
-    /// The agent's `description`, if the manifest gives one.
+    /// The agent's `description`, if the manifest gives one (`mcp serve --agent` describes
+    /// its agent tool with it).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub description: Option<String>,
     /// The variables the manifest marks secret (`secret_vars`).
     pub secret_vars: Vec<String>,
