@@ -34,5 +34,5 @@ mod shared;
 pub use agent_tool::AgentTool;
 pub use error::ServeError;
 pub use http::{HttpListener, MCP_PATH};
-pub use options::ServeOptions;
 pub use mcp_server::{McpServer, StartupReport};
+pub use options::ServeOptions;

@@ -125,6 +125,9 @@ impl Shared {
         } else {
             part
         };
+        // Nothing reads the context's event log here (a run would forward it to its
+        // observer): drop what the call published, so a long-lived server does not grow.
+        self.context.update(|context| drop(context.events.drain()));
         let structured = self
             .registry
             .definition(name)
