@@ -13,6 +13,24 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 use super::{project, within};
+use crate::common::starweaver_binary;
+
+/// The binary, and the environment every test gives it (its model clients restricted to
+/// loopback), for clients that start the server themselves.
+fn binary() -> (String, Vec<(String, String)>) {
+    let command = starweaver_binary();
+    let program = command.get_program().to_string_lossy().into_owned();
+    let env = command
+        .get_envs()
+        .filter_map(|(name, value)| {
+            Some((
+                name.to_string_lossy().into_owned(),
+                value?.to_string_lossy().into_owned(),
+            ))
+        })
+        .collect();
+    (program, env)
+}
 
 /// The Python SDK version the test pins.
 const PYTHON_SDK_VERSION: &str = "2.3.0";
@@ -127,16 +145,13 @@ fn check(summary: &Value, dir: &Path) {
 fn the_python_sdk_client_over_stdio() {
     let Some(python) = python() else { return };
     let dir = project();
+    let (program, env) = binary();
+    // The script hands the server the `STARWEAVER_*` variables it was given.
     let output = Command::new(python)
         .current_dir(dir.path())
+        .envs(env)
         .arg(script())
-        .args([
-            "stdio",
-            env!("CARGO_BIN_EXE_starweaver"),
-            "mcp",
-            "serve",
-            "served.yaml",
-        ])
+        .args(["stdio", program.as_str(), "mcp", "serve", "served.yaml"])
         .output()
         .unwrap();
     check(&summary(&output), dir.path());
@@ -219,8 +234,13 @@ async fn the_inspector_cli_lists_and_calls_over_both_transports() {
     let Some(inspector) = inspector() else { return };
     within(async {
         let dir = project();
-        let binary = env!("CARGO_BIN_EXE_starweaver");
-        let stdio = ["--cli", binary, "mcp", "serve", "served.yaml"];
+        let (program, env) = binary();
+        let mut stdio: Vec<String> = Vec::new();
+        for (name, value) in env {
+            stdio.extend(["-e".to_string(), format!("{name}={value}")]);
+        }
+        stdio.extend(["--cli", &program, "mcp", "serve", "served.yaml"].map(str::to_string));
+        let stdio: Vec<&str> = stdio.iter().map(String::as_str).collect();
         let (url, _server) = http_server(dir.path()).await;
         let http = ["--cli", url.as_str(), "--transport", "http"];
         for target in [&stdio[..], &http[..]] {

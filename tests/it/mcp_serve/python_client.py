@@ -51,7 +51,11 @@ async def drive(read, write):
 async def main():
     mode = sys.argv[1]
     if mode == "stdio":
-        params = StdioServerParameters(command=sys.argv[2], args=sys.argv[3:], cwd=os.getcwd())
+        # The SDK starts the server with a minimal environment; pass the test's own settings.
+        env = {name: value for name, value in os.environ.items() if name.startswith("STARWEAVER_")}
+        params = StdioServerParameters(
+            command=sys.argv[2], args=sys.argv[3:], cwd=os.getcwd(), env=env
+        )
         async with stdio_client(params) as streams:
             result = await drive(streams[0], streams[1])
     else:
