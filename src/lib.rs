@@ -109,8 +109,9 @@ pub mod config {
 #[cfg(feature = "cli")]
 pub use starweaver_cli as cli;
 
-/// MCP (`mcp` feature): any MCP server's tools as a toolset
-/// ([`mcp::client::McpToolset`]), on the official Rust SDK.
+/// MCP (`mcp` feature), on the official Rust SDK: any MCP server's tools as a toolset
+/// ([`mcp::client::McpToolset`]), and a manifest's toolsets served to MCP clients
+/// ([`mcp::server::McpServer`]).
 #[cfg(feature = "mcp")]
 pub use starweaver_mcp as mcp;
 

@@ -30,6 +30,7 @@ const HELP_EXAMPLES: &str = "Examples:
   starweaver check agents/triage.yaml --format json
   starweaver check --explain agents/repo-helper.yaml
   starweaver tools agents/repo-helper.yaml --all
+  starweaver mcp serve agents/repo-helper.yaml
   starweaver schema > schema/agent.schema.json
   starweaver completions bash > ~/.local/share/bash-completion/completions/starweaver";
 
@@ -45,6 +46,9 @@ enum Command {
     Tools(cli::tools::ToolsArgs),
     /// Print a shell completion script (bash, zsh or fish).
     Completions(cli::completions::CompletionsArgs),
+    /// Serve a manifest's toolsets over MCP (`mcp serve MANIFEST`).
+    #[cfg(feature = "mcp")]
+    Mcp(cli::mcp::McpArgs),
 }
 
 /// The whole `starweaver` program: parses the process's arguments, runs the command and
@@ -86,5 +90,7 @@ pub fn main() -> ExitCode {
             cli::completions::write(args.shell, &mut Cli::command(), &mut std::io::stdout());
             ExitCode::SUCCESS
         }
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => cli::mcp::mcp_main(&args),
     }
 }

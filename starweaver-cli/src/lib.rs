@@ -9,6 +9,7 @@
 //! - [`ui`], [`terminal`], [`plain`], [`json`], [`waits`]: who watches a run, and how.
 //! - [`mask`]: which variables are secret, and masking their values.
 //! - [`completions`]: shell completion scripts.
+//! - `mcp` (feature `mcp`): `mcp serve`, a manifest's toolsets served over MCP.
 //!
 //! ```no_run
 //! fn main() -> std::process::ExitCode {
@@ -21,6 +22,8 @@ pub mod check;
 pub mod completions;
 pub mod json;
 pub mod mask;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod plain;
 pub mod report;
 pub mod run;

@@ -34,6 +34,7 @@ mod local_processes;
 mod loopback_server;
 mod manifest_reference;
 mod mcp;
+mod mcp_serve;
 mod network_guard;
 mod providers;
 mod proxy;

@@ -47,7 +47,7 @@ pub struct RunArgs {
 }
 
 /// Splits `NAME=VALUE` at the first `=`; the name must not be empty.
-fn name_value(text: &str) -> Result<(String, String), String> {
+pub(crate) fn name_value(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((name, value)) if !name.trim().is_empty() => {
             Ok((name.trim().to_string(), value.to_string()))

@@ -25,13 +25,15 @@ use starweaver_core::environment::attached_process_shell;
 use tokio::signal::unix::{signal, SignalKind};
 
 pub use answers::is_question;
+#[cfg(feature = "mcp")]
+pub(crate) use args::name_value;
 pub use args::RunArgs;
 pub use choose::{choose_ui, UiSettings};
 pub use drive::Interrupt;
 use drive::{Driver, Ended, Start};
 use plan::{plan, Plan};
 pub use prepare::Hooks;
-use prepare::{prepare, Prepared};
+pub(crate) use prepare::{prepare, Prepared};
 use save::{SaveFile, Secrets};
 
 use crate::ui::{RunOutcome, RunUi};

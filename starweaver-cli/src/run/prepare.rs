@@ -35,6 +35,10 @@ pub struct Prepared {
     pub warnings: String,
     /// The agent's `name`.
     pub name: String,
+    /// The agent's `description`, if the manifest gives one (`mcp serve --agent` describes
+    /// its agent tool with it).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub description: Option<String>,
     /// The variables the manifest marks secret (`secret_vars`).
     pub secret_vars: Vec<String>,
     /// The run's secret variables, `(name, value)` (overrides, else the manifest's defaults).
@@ -119,6 +123,7 @@ pub async fn prepare(
         manifest: absolute,
         warnings,
         name: manifest.name.clone(),
+        description: manifest.description.clone(),
         secret_vars: manifest.secret_vars.clone(),
         secret_values,
     })

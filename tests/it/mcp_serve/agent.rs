@@ -1,0 +1,41 @@
+//! `--agent`: `run_<name>` runs the agent itself on its model and answers with its final
+//! text, reporting its steps as progress.
+
+use serde_json::json;
+
+use super::{project, serve, text, within, Client, BOTH};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn run_agent_answers_on_the_test_model_with_progress() {
+    for transport in BOTH {
+        within(async {
+            let dir = project();
+            let client = Client::default();
+            let progress = client.progress.clone();
+            let served = serve(transport, dir.path(), "helper.yaml", &["--agent"], client).await;
+            let tools = served.client.peer().list_all_tools().await.unwrap();
+            let agent = tools
+                .iter()
+                .find(|tool| tool.name == "run_helper")
+                .unwrap_or_else(|| panic!("{transport:?}: no run_helper in {tools:?}"));
+            assert_eq!(agent.description.as_deref(), Some("Answers briefly."));
+            assert_eq!(agent.input_schema["required"], json!(["prompt"]));
+            let result = served
+                .call("run_helper", json!({"prompt": "Say hello."}))
+                .await
+                .unwrap();
+            assert_eq!(result.is_error, Some(false), "{transport:?}: {result:?}");
+            assert!(!text(&result).is_empty(), "{result:?}");
+            let steps = progress.lock().unwrap().clone();
+            assert!(
+                steps.iter().any(|step| step.contains("asking the model")),
+                "{transport:?}: {steps:?}"
+            );
+            let missing = served.call("run_helper", json!({})).await.unwrap();
+            assert_eq!(missing.is_error, Some(true), "{missing:?}");
+            assert!(text(&missing).contains("prompt"));
+            served.close().await;
+        })
+        .await;
+    }
+}
