@@ -42,7 +42,10 @@ pub fn mcp_toolset(spec: &McpToolsetSpec, base_dir: &Path) -> Result<DynToolset,
     let transport = match spec.transport() {
         Some(McpTransportSpec::Stdio { command }) => {
             let mut env = spec.env.clone();
-            let passed = spec.env_from.iter().map(|name| (name.as_str(), name.as_str()));
+            let passed = spec
+                .env_from
+                .iter()
+                .map(|name| (name.as_str(), name.as_str()));
             env.extend(host_values(&spec.name, passed, host)?);
             McpTransport::Stdio {
                 command: command.to_string(),

@@ -87,6 +87,7 @@ fn every_variant(dir: &Path) -> Vec<LoadError> {
         &here.clone().with_catalog(["lookup"]),
     );
     // An MCP server in a build without the client.
+    #[cfg(not(feature = "mcp"))]
     let mcp = checked(
         &format!(
             "{head}toolsets: [{{type: mcp, name: everything, command: mcp-server-everything}}]\n"

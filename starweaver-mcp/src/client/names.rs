@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-
 use super::McpError;
 
 /// The name the model sees for a server's tool under an optional prefix
