@@ -1,9 +1,11 @@
 //! Our server against clients nobody here wrote: the Python MCP SDK's client (2.3.0, with
 //! its `initialize` handshake) over both transports, and the MCP Inspector's CLI.
 //!
-//! Where they come from: `STARWEAVER_MCP_PYTHON` names a Python interpreter with `mcp==2.3.0`
-//! installed (default `python3`); `STARWEAVER_MCP_INSPECTOR` names the Inspector's
-//! `mcp-inspector` executable (default: `mcp-inspector` on `PATH`). Without them the tests
+//! Where they come from: the folder `STARWEAVER_INTEROP_DIR` names, the same one the client's
+//! interop tests read (`.ci/run` fills it): `$DIR/venv/bin/python` with `mcp==2.3.0`
+//! installed (`python3 -m venv "$DIR/venv"; "$DIR/venv/bin/pip" install mcp==2.3.0`) and
+//! `$DIR/node_modules/.bin/mcp-inspector` (`npm install --prefix "$DIR"
+//! @modelcontextprotocol/inspector@0.15.0`, on Node 20 or later). Without them the tests
 //! skip with a one-line notice, unless `STARWEAVER_INTEROP_TESTS=required` (CI), where a
 //! missing package is a failure.
 
@@ -47,9 +49,24 @@ fn skipped(reason: &str) -> bool {
     false
 }
 
+/// `relative` under `STARWEAVER_INTEROP_DIR`, when that is set (whether the file is there is
+/// for the caller to find out, so its notice can say what to install).
+fn installed(relative: &str) -> Option<String> {
+    let dir = std::env::var_os("STARWEAVER_INTEROP_DIR")?;
+    Some(
+        Path::new(&dir)
+            .join(relative)
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
 /// The Python interpreter with the pinned SDK, if there is one.
 fn python() -> Option<String> {
-    let python = std::env::var("STARWEAVER_MCP_PYTHON").unwrap_or_else(|_| "python3".into());
+    let Some(python) = installed("venv/bin/python") else {
+        skipped("STARWEAVER_INTEROP_DIR is not set; the Python SDK's client runs from its venv");
+        return None;
+    };
     let version = Command::new(&python)
         .args([
             "-c",
@@ -65,14 +82,14 @@ fn python() -> Option<String> {
         Some(version) => {
             skipped(&format!(
                 "`{python}` has the Python MCP SDK {version}, not {PYTHON_SDK_VERSION} \
-                 (set STARWEAVER_MCP_PYTHON)"
+                 (reinstall it in STARWEAVER_INTEROP_DIR/venv)"
             ));
             None
         }
         None => {
             skipped(&format!(
-                "`{python}` has no Python MCP SDK (pip install mcp=={PYTHON_SDK_VERSION}; set \
-                 STARWEAVER_MCP_PYTHON)"
+                "`{python}` has no Python MCP SDK (pip install mcp=={PYTHON_SDK_VERSION} into \
+                 STARWEAVER_INTEROP_DIR/venv)"
             ));
             None
         }
@@ -198,8 +215,10 @@ async fn http_server(dir: &Path) -> (String, tokio::process::Child) {
 
 /// The Inspector's CLI, if it is installed.
 fn inspector() -> Option<String> {
-    let inspector =
-        std::env::var("STARWEAVER_MCP_INSPECTOR").unwrap_or_else(|_| "mcp-inspector".into());
+    let Some(inspector) = installed("node_modules/.bin/mcp-inspector") else {
+        skipped("STARWEAVER_INTEROP_DIR is not set; the MCP Inspector runs from its node_modules");
+        return None;
+    };
     let runs = Command::new(&inspector)
         .arg("--help")
         .stdout(Stdio::null())
@@ -210,8 +229,8 @@ fn inspector() -> Option<String> {
         Some(inspector)
     } else {
         skipped(&format!(
-            "the MCP Inspector (`{inspector}`) is not installed (npm install \
-             @modelcontextprotocol/inspector; set STARWEAVER_MCP_INSPECTOR)"
+            "the MCP Inspector (`{inspector}`) is not installed (npm install --prefix \
+             \"$STARWEAVER_INTEROP_DIR\" @modelcontextprotocol/inspector@0.15.0)"
         ));
         None
     }
