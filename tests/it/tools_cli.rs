@@ -283,3 +283,183 @@ fn a_provider_model_shows_the_schemas_it_adapts() {
     assert_eq!(value["adjusted"][0]["kind"], "tool_schema_adapted");
     assert!(value["adjusted"][0]["changes"][0]["path"].is_string());
 }
+
+/// A manifest with two MCP servers on the tests' small Python server: `good` offers three of
+/// its tools under the prefix `hs`, `broken` exits at startup. `label` marks the servers'
+/// command lines, to find them afterwards.
+fn mcp_manifest(dir: &Path, label: &str) -> String {
+    let script = repository().join("tests/it/mcp/hostile_server.py");
+    let script = script.to_string_lossy();
+    write(
+        dir,
+        "servers.yaml",
+        &format!(
+            "version: 1
+name: servers
+description: Two MCP servers, one of which cannot start.
+model: {{id: test}}
+toolsets:
+  - type: mcp
+    name: good
+    command: python3
+    args: ['{script}', normal, '{label}']
+    tools: [pid, write, echo]
+    prefix: hs
+  - type: mcp
+    name: broken
+    command: python3
+    args: ['{script}', exit, '{label}']
+"
+        ),
+    )
+}
+
+/// Whether a process whose command line holds `label` is running.
+fn running(label: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().any(|entry| {
+        let path = entry.unwrap().path().join("cmdline");
+        std::fs::read(path).is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(label))
+    })
+}
+
+#[test]
+fn mcp_servers_start_list_their_names_and_hints_and_stop_and_a_failed_one_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let label = format!("tools-cli-{}", std::process::id());
+    let manifest = mcp_manifest(dir.path(), &label);
+
+    let output = tools(&[&manifest]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stderr}\n{table}");
+    // The failed server: its exit status and the end of its stderr; the others still list.
+    assert!(stderr.contains("`broken`"), "{stderr}");
+    assert!(stderr.contains("status 3"), "{stderr}");
+    assert!(
+        stderr.contains("cannot start: the config file is missing"),
+        "{stderr}"
+    );
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[0].starts_with("NAME"), "{table}");
+    assert!(lines[0].contains("SERVER'S NAME"), "{table}");
+    assert!(lines[0].contains("HINTS"), "{table}");
+    let row = |name: &str| {
+        lines
+            .iter()
+            .find(|line| line.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row for {name}:\n{table}"))
+            .split("  ")
+            .map(str::trim)
+            .filter(|cell| !cell.is_empty())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        row("hs_pid")[..5],
+        ["hs_pid", "pid", "good", "-", "read-only"]
+    );
+    assert_eq!(
+        row("hs_write")[..5],
+        ["hs_write", "write", "good", "-", "writes, destructive"]
+    );
+    assert_eq!(
+        row("hs_echo")[..5],
+        ["hs_echo", "echo", "good", "-", "no hints"]
+    );
+    assert!(!running(&label), "a server outlived `starweaver tools`");
+
+    let output = tools(&[&manifest, "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let listed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(names(&listed["tools"]), ["hs_echo", "hs_pid", "hs_write"]);
+    assert_eq!(listed["tools"][1]["metadata"]["mcp"]["tool"], "pid");
+    let servers = listed["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 2);
+    assert_eq!(servers[0]["toolset"], "good");
+    assert_eq!(servers[0]["started"], true);
+    assert_eq!(servers[0]["error"], Value::Null);
+    assert_eq!(
+        servers[0]["tools"][1],
+        json!({"name": "hs_pid", "server_name": "pid", "read_only_hint": true, "destructive_hint": null})
+    );
+    assert_eq!(
+        servers[0]["tools"][2],
+        json!({"name": "hs_write", "server_name": "write", "read_only_hint": false, "destructive_hint": true})
+    );
+    assert_eq!(servers[1]["toolset"], "broken");
+    assert_eq!(servers[1]["started"], false);
+    assert!(
+        servers[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("the config file is missing"),
+        "{servers:?}"
+    );
+    assert_eq!(servers[1]["tools"], json!([]));
+    assert!(
+        !running(&label),
+        "a server outlived `starweaver tools --json`"
+    );
+}
+
+/// server-everything's entry script under `STARWEAVER_INTEROP_DIR`, or `None` after a one-line
+/// notice (a failure when the interop tests are required).
+fn everything() -> Option<PathBuf> {
+    let script = std::env::var_os("STARWEAVER_INTEROP_DIR")
+        .map(|dir| {
+            PathBuf::from(dir)
+                .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        })
+        .filter(|path| path.is_file());
+    if script.is_none() {
+        let reason = "@modelcontextprotocol/server-everything is not installed under \
+                      STARWEAVER_INTEROP_DIR; `starweaver tools` lists it in this test";
+        let required =
+            std::env::var("STARWEAVER_INTEROP_TESTS").is_ok_and(|value| value == "required");
+        assert!(
+            !required,
+            "the MCP interop tests are required here, but {reason}"
+        );
+        eprintln!("skipped: {reason}");
+    }
+    script
+}
+
+#[test]
+fn server_everything_lists_with_its_names_and_hints() {
+    let Some(script) = everything() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = write(
+        dir.path(),
+        "everything.yaml",
+        &format!(
+            "version: 1
+name: everything
+description: The reference MCP server's echo and sum.
+model: {{id: test}}
+toolsets:
+  - type: mcp
+    name: everything
+    command: node
+    args: ['{}', stdio]
+    tools: [echo, get-sum]
+    prefix: ev
+    startup_timeout_ms: 60000
+",
+            script.display()
+        ),
+    );
+    let listed = json_of(&[&manifest, "--json"]);
+    assert_eq!(names(&listed["tools"]), ["ev_echo", "ev_get-sum"]);
+    let offered = &listed["servers"][0]["tools"];
+    assert_eq!(offered[1]["server_name"], "get-sum");
+    assert_eq!(offered[1]["read_only_hint"], true);
+    assert_eq!(offered[1]["destructive_hint"], false);
+    let table = String::from_utf8(tools(&[&manifest]).stdout).unwrap();
+    assert!(
+        table
+            .lines()
+            .any(|line| line.starts_with("ev_get-sum")
+                && line.contains("read-only, not destructive")),
+        "{table}"
+    );
+}

@@ -4,10 +4,15 @@
 //!
 //! The agent is assembled by the same loader that runs it, with code tools standing in from
 //! `--catalog` as `starweaver check --explain` does, so the list cannot drift from what runs.
+//! MCP servers are started the way a run starts them (each within its startup bound), listed
+//! with each tool's name on its server and the hints it gives, and stopped before the command
+//! ends; a server that fails to start is reported with its exit status and the end of its
+//! stderr, and the rest still list.
 
 mod args;
 mod json;
 mod listing;
+mod servers;
 mod table;
 
 pub use args::ToolsArgs;
@@ -27,7 +32,8 @@ pub struct ToolsOutcome {
     pub stdout: String,
     /// Diagnostics, warnings and errors.
     pub stderr: String,
-    /// 0 listed, 1 the agent cannot be assembled, 2 bad usage or a manifest that does not check.
+    /// 0 listed, 1 the agent cannot be assembled or an MCP server failed to start (the rest are
+    /// listed), 2 bad usage or a manifest that does not check.
     pub code: u8,
 }
 
@@ -74,10 +80,39 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
             return failure(stderr, 1);
         }
     };
-    let listing = listing::list(&loaded, args.catalog.is_some());
+    let catalog = args.catalog.is_some();
+    let entered = servers::entered(&loaded, |registry, context| {
+        listing::list(&loaded, registry, context, catalog)
+    });
+    let (listing, failed) = match entered {
+        Ok(entered) => entered,
+        Err(message) => {
+            stderr.push_str(&format!("error: {message}\n"));
+            return failure(stderr, 1);
+        }
+    };
+    for failure in &failed {
+        stderr.push_str(&format!(
+            "error: toolset `{}` did not start, so its tools are not listed: {}\n",
+            failure.toolset,
+            crate::terminal::text::clean(&failure.error)
+        ));
+    }
+    let mcp_toolsets: Vec<String> = loaded
+        .toolsets
+        .iter()
+        .filter(|summary| summary.kind == "mcp")
+        .map(|summary| summary.name.clone())
+        .collect();
     let adjusted = adjusted(&loaded, &listing, args.all);
     let stdout = if args.json {
-        json::render(&file.path, &listing, args.all, &adjusted)
+        json::render(
+            &file.path,
+            &listing,
+            args.all,
+            &adjusted,
+            (&mcp_toolsets, &failed),
+        )
     } else {
         let mut text = table::render(&listing, args.all);
         if !adjusted.is_empty() {
@@ -99,7 +134,7 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
     ToolsOutcome {
         stdout,
         stderr,
-        code: 0,
+        code: u8::from(!failed.is_empty()),
     }
 }
 

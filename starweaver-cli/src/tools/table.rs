@@ -1,5 +1,6 @@
 //! `starweaver tools` as a table: one line per tool, aligned columns, the description cut to
-//! its first line.
+//! its first line. When an MCP server offers tools, two columns more: each tool's name on its
+//! server beside the name the model sees, and the hints the server gives about it.
 
 use super::listing::{Approval, Listed};
 use crate::terminal::text::clean;
@@ -16,9 +17,16 @@ pub(super) fn render(listing: &[Listed], all: bool) -> String {
     if shown.is_empty() {
         return "This agent offers the model no tools.\n".to_string();
     }
-    let rows: Vec<[String; 5]> = shown.iter().map(|row| cells(row)).collect();
-    let header = ["NAME", "TOOLSET", "WAITS FOR", "REACH", "DESCRIPTION"].map(str::to_string);
-    let mut widths = [0usize; 4];
+    let mcp = shown.iter().any(|row| row.mcp.is_some());
+    let rows: Vec<Vec<String>> = shown.iter().map(|row| cells(row, mcp)).collect();
+    let mut header = vec!["NAME", "TOOLSET", "WAITS FOR", "REACH", "DESCRIPTION"];
+    if mcp {
+        header.insert(1, "SERVER'S NAME");
+        header.insert(4, "HINTS");
+    }
+    let header: Vec<String> = header.into_iter().map(str::to_string).collect();
+    let last = header.len() - 1;
+    let mut widths = vec![0usize; last];
     for row in std::iter::once(&header).chain(&rows) {
         for (width, cell) in widths.iter_mut().zip(row.iter()) {
             *width = (*width).max(cell.chars().count());
@@ -30,7 +38,7 @@ pub(super) fn render(listing: &[Listed], all: bool) -> String {
         for (width, cell) in widths.iter().zip(row.iter()) {
             line.push_str(&format!("{cell:<width$}  "));
         }
-        line.push_str(&row[4]);
+        line.push_str(&row[last]);
         text.push_str(line.trim_end());
         text.push('\n');
     }
@@ -57,8 +65,9 @@ fn plural(count: usize) -> &'static str {
     }
 }
 
-/// NAME, TOOLSET, WAITS FOR, REACH, DESCRIPTION.
-fn cells(row: &Listed) -> [String; 5] {
+/// NAME, TOOLSET, WAITS FOR, REACH, DESCRIPTION; with `mcp`, SERVER'S NAME after NAME and
+/// HINTS after WAITS FOR (`-` for a tool no server offers).
+fn cells(row: &Listed, mcp: bool) -> Vec<String> {
     let reach = match row.route.via() {
         Some(via) => format!("{}: {via}", row.route.kind()),
         None => row.route.kind().to_string(),
@@ -78,14 +87,26 @@ fn cells(row: &Listed) -> [String; 5] {
     // Names and descriptions come from manifests and catalogs: control characters (a
     // newline, a terminal escape) show as `?`, so they can neither forge a row nor drive the
     // terminal.
-    [
+    // A server's names and hints are the server's words: cleaned the same way.
+    let mut cells = vec![
         row.definition.name.clone(),
         row.toolset.clone().unwrap_or_else(|| "-".to_string()),
         approval.to_string(),
         reach,
         description,
-    ]
-    .map(|cell| clean(&cell).replace(['\n', '\t'], "?"))
+    ];
+    if mcp {
+        let (tool, hints) = row.mcp.as_ref().map_or_else(
+            || ("-".to_string(), "-".to_string()),
+            |origin| (origin.tool.clone(), origin.hints()),
+        );
+        cells.insert(1, tool);
+        cells.insert(4, hints);
+    }
+    cells
+        .into_iter()
+        .map(|cell| clean(&cell).replace(['\n', '\t'], "?"))
+        .collect()
 }
 
 /// The first line, cut to [`MAX_DESCRIPTION_CHARS`] with an ellipsis.

@@ -10,7 +10,8 @@ Every mode that answers offers the tools `pid` (its process id), `echo`
 (answers LABEL and its own name), `slow` (sleeps 30 s), `huge` (a 100 MiB
 text), `die` (writes last words to stderr and exits with status 7), and
 `env` (its variables' names), `write` (writes the file at `path`, or answers why not), and the names
-`files.read` and a 90-character one.
+`files.read` and a 90-character one. `pid` says it is read-only and `write` that it is
+destructive; the others give no hints.
 """
 
 import json
@@ -37,7 +38,9 @@ TOOLS = [
     {"name": name, "inputSchema": {"type": "object", "properties": {}}}
     for name in ["pid", "echo", "slow", "huge", "die", "files.read", LONG]
 ] + [{"name": "env", "inputSchema": {"type": "object", "properties": {}}},
-     {"name": "write", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}]
+     {"name": "write", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+      "annotations": {"readOnlyHint": False, "destructiveHint": True}}]
+TOOLS[0]["annotations"] = {"readOnlyHint": True}
 
 FAIL_IF = os.environ.get("FAIL_IF")
 if FAIL_IF and os.path.exists(FAIL_IF):
