@@ -5,11 +5,12 @@
 //! fixtures and the configurable [`environment::TestEnvironment`];
 //! `toolsets` the tools and lookups of the toolset tests; `loopback` the
 //! scripted HTTP server and response fixtures of the provider tests;
-//! `cargo` the workspace's `cargo metadata`.
+//! `cargo` the workspace's `cargo metadata`; `interop` whether the MCP packages are here.
 
 pub mod cargo;
 pub mod environment;
 pub mod examples;
+pub mod interop;
 pub mod loopback;
 pub mod sources;
 pub mod toolsets;
