@@ -26,7 +26,16 @@ async fn run_agent_answers_on_the_test_model_with_progress() {
                 .unwrap();
             assert_eq!(result.is_error, Some(false), "{transport:?}: {result:?}");
             assert!(!text(&result).is_empty(), "{result:?}");
-            let steps = progress.lock().unwrap().clone();
+            // Progress notifications precede the result on the wire, but the client's
+            // handler may see them after the call returns: wait for them, bounded.
+            let mut steps = Vec::new();
+            for _ in 0..200 {
+                steps = progress.lock().unwrap().clone();
+                if steps.iter().any(|step| step.contains("asking the model")) {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+            }
             assert!(
                 steps.iter().any(|step| step.contains("asking the model")),
                 "{transport:?}: {steps:?}"
