@@ -3,7 +3,9 @@
 //! The manifest's `secret_vars` marks a variable secret; so does its name, when the name's last
 //! word (split at `_`, `-` and lower-to-upper case changes) is `key`, `token`, `secret`,
 //! `password`, `passwd` or `credentials`, in any case. Values shorter than [`MIN_SECRET_CHARS`]
-//! are not masked (they would match everywhere): the run warns about them instead.
+//! are not masked (they would match everywhere): the run warns about them instead. The values
+//! a `type: mcp` toolset takes from the host (`env_from`, `headers_from_env`) are secret
+//! whatever their names ([`mcp_host_values`]).
 //!
 //! Only string values are masked, never object keys, and in run records and session state
 //! never the protocol fields ([`PROTOCOL_KEYS`]: ids, kinds, names), so what is masked still
@@ -288,6 +290,10 @@ impl Redactor {
             .collect()
     }
 }
+
+/// The values MCP toolsets take from the host, masked whatever their names.
+mod host;
+pub use host::mcp_host_values;
 
 /// The docs state this module's rule (`docs_agree.rs`).
 #[cfg(test)]

@@ -138,6 +138,10 @@ fn a_run_masks_the_values_of_exactly_the_names_the_checker_calls_secret() {
         let mut record = serde_json::json!({"content": value});
         redactor.json(&mut record);
         assert_eq!(record["content"] == MASK, by_name, "{name}: {record}");
-        assert_eq!(Redactor::vars_to_save(&vars, &[])[name] == MASK, by_name, "{name}");
+        assert_eq!(
+            Redactor::vars_to_save(&vars, &[])[name] == MASK,
+            by_name,
+            "{name}"
+        );
     }
 }
