@@ -151,14 +151,32 @@ mod tests {
     fn a_name_is_secret_when_its_last_word_is_a_secret_word() {
         for name in [
             "GITHUB_TOKEN",
+            "api_key",
             "apiKey",
             "APIKey",
+            "ClientSecret",
+            "client_secret",
+            "db_password",
             "db-password",
+            "db-passwd",
             "aws_secret",
+            "aws_credentials",
+            "sort_key",
         ] {
             assert!(is_secret_name(name), "{name}");
         }
-        for name in ["keyring", "key_name", "LOG_LEVEL", "tokens_used", ""] {
+        for name in [
+            "keyring",
+            "monkey",
+            "tone",
+            "audience",
+            "key_name",
+            "tokens",
+            "tokens_used",
+            "secretive",
+            "LOG_LEVEL",
+            "",
+        ] {
             assert!(!is_secret_name(name), "{name}");
         }
     }

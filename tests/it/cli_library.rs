@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
-use starweaver::cli::mask::{is_secret, is_secret_name, Redactor, MASK};
+use starweaver::cli::mask::{is_secret, Redactor, MASK};
+use starweaver::config::secrets::is_secret_name;
 
 #[test]
 fn a_library_user_masks_secret_values_in_text_and_json() {

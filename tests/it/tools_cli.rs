@@ -463,3 +463,69 @@ toolsets:
         "{table}"
     );
 }
+
+#[test]
+fn values_an_mcp_server_takes_from_the_host_are_masked_in_the_listing_and_its_errors() {
+    let (variable, value) = ("STARWEAVER_TOOLS_PASSED_SETTING", "hushed-9Zk4-listed");
+    let script = repository().join("tests/it/mcp/hostile_server.py");
+    let script = script.to_string_lossy();
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = write(
+        dir.path(),
+        "leaky.yaml",
+        &format!(
+            "version: 1
+name: leaky
+model: {{id: test}}
+toolsets:
+  - type: mcp
+    name: talks
+    command: python3
+    args: ['{script}', leak, {variable}]
+    env_from: [{variable}]
+    tools: [echo]
+  - type: mcp
+    name: fails
+    command: python3
+    args: ['{script}', leak, {variable}, exit]
+    env_from: [{variable}]
+"
+        ),
+    );
+    let listed = |args: &[&str]| {
+        crate::common::starweaver_binary()
+            .current_dir(repository())
+            .env(variable, value)
+            .arg("tools")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for args in [vec![manifest.as_str()], vec![manifest.as_str(), "--json"]] {
+        let output = listed(&args);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}\n{stdout}");
+        assert!(
+            !stdout.contains(value),
+            "{args:?} lists the value:\n{stdout}"
+        );
+        assert!(
+            !stderr.contains(value),
+            "{args:?} reports the value:\n{stderr}"
+        );
+        // The failed server said it on its way out, and its error still shows the rest.
+        assert!(stderr.contains("cannot start with ***"), "{stderr}");
+    }
+    let output = listed(&[&manifest, "--json"]);
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let description = json["tools"][0]["description"].as_str().unwrap_or_default();
+    assert!(description.contains("knows ***"), "{json:#}");
+    assert!(
+        json["servers"][1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("cannot start with ***"),
+        "{json:#}"
+    );
+}

@@ -5,7 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::{is_secret_name, SECRET_WORDS};
+use super::is_secret_name;
+use starweaver_config::secrets::SECRET_WORDS;
 
 fn doc(name: &str) -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

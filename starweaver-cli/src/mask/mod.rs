@@ -3,7 +3,9 @@
 //! The manifest's `secret_vars` marks a variable secret; so does its name, when the name's last
 //! word (split at `_`, `-` and lower-to-upper case changes) is `key`, `token`, `secret`,
 //! `password`, `passwd` or `credentials`, in any case. Values shorter than [`MIN_SECRET_CHARS`]
-//! are not masked (they would match everywhere): the run warns about them instead.
+//! are not masked (they would match everywhere): the run warns about them instead. The values
+//! a `type: mcp` toolset takes from the host (`env_from`, `headers_from_env`) are secret
+//! whatever their names ([`mcp_host_values`]).
 //!
 //! Only string values are masked, never object keys, and in run records and session state
 //! never the protocol fields ([`PROTOCOL_KEYS`]: ids, kinds, names), so what is masked still
@@ -17,18 +19,10 @@ use serde_json::Value;
 /// What a secret value is replaced with.
 pub const MASK: &str = "***";
 
-/// The shortest value masked: shorter ones would mask common words and fragments.
-pub const MIN_SECRET_CHARS: usize = 4;
-
-/// Last words that make a variable secret (compared case-insensitively).
-const SECRET_WORDS: [&str; 6] = [
-    "key",
-    "token",
-    "secret",
-    "password",
-    "passwd",
-    "credentials",
-];
+// The secret-name rule and the shortest value masked are the config crate's, where the
+// checker's `literal-secret` warning uses them too: one rule for what the checker calls a
+// secret and what a run masks.
+use starweaver_config::secrets::{is_secret_name, MIN_SECRET_CHARS};
 
 /// Fields of run records and session state that hold identifiers, kinds and names, never free
 /// text: their values are never masked (outside the free text of [`FREE_TEXT_KEYS`]).
@@ -78,45 +72,6 @@ const FREE_TEXT_KEYS: [&str; 9] = [
     "results",
     "reason",
 ];
-
-/// The words of a variable name: split at `_`, `-`, where a lower-case letter or digit is
-/// followed by an upper-case one, and before the last capital of a run of capitals followed by
-/// a lower-case letter (`apiKey` and `APIKey` end in `Key`; `GITHUB_TOKEN` is `GITHUB`, `TOKEN`).
-fn name_words(name: &str) -> Vec<String> {
-    let chars: Vec<char> = name.chars().collect();
-    let mut words = Vec::new();
-    let mut word = String::new();
-    for (index, &c) in chars.iter().enumerate() {
-        if c == '_' || c == '-' {
-            words.push(std::mem::take(&mut word));
-            continue;
-        }
-        let previous = index.checked_sub(1).and_then(|i| chars.get(i));
-        let next = chars.get(index + 1);
-        let boundary = c.is_uppercase()
-            && previous.is_some_and(|p| {
-                p.is_lowercase()
-                    || p.is_ascii_digit()
-                    || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
-            });
-        if boundary {
-            words.push(std::mem::take(&mut word));
-        }
-        word.push(c);
-    }
-    words.push(word);
-    words.retain(|word| !word.is_empty());
-    words
-}
-
-/// Whether the variable `name` holds a secret by its name alone: its last word is a secret word.
-#[must_use]
-pub fn is_secret_name(name: &str) -> bool {
-    name_words(name).last().is_some_and(|last| {
-        let last = last.to_lowercase();
-        SECRET_WORDS.contains(&last.as_str())
-    })
-}
 
 /// Whether the variable `name` holds a secret: by its name, or because the manifest's
 /// `secret_vars` (`declared`) lists it.
@@ -336,6 +291,10 @@ impl Redactor {
     }
 }
 
+/// The values MCP toolsets take from the host, masked whatever their names.
+mod host;
+pub use host::mcp_host_values;
+
 /// The docs state this module's rule (`docs_agree.rs`).
 #[cfg(test)]
 mod docs_agree;
@@ -351,36 +310,6 @@ mod tests {
             .iter()
             .map(|(name, value)| ((*name).to_string(), (*value).to_string()))
             .collect()
-    }
-
-    #[test]
-    fn a_name_is_secret_when_its_last_word_is_a_secret_word() {
-        for name in [
-            "api_key",
-            "apiKey",
-            "APIKey",
-            "GITHUB_TOKEN",
-            "ClientSecret",
-            "client_secret",
-            "db_password",
-            "db-passwd",
-            "aws_credentials",
-            "sort_key",
-        ] {
-            assert!(is_secret_name(name), "{name}");
-        }
-        for name in [
-            "keyring",
-            "monkey",
-            "tone",
-            "audience",
-            "key_name",
-            "tokens",
-            "secretive",
-            "",
-        ] {
-            assert!(!is_secret_name(name), "{name}");
-        }
     }
 
     #[test]

@@ -112,6 +112,11 @@ pub async fn prepare(
                 .map(|value| (name.clone(), value.to_owned())),
         })
         .collect();
+    // What an MCP server is given from the host, passed by name to keep it out of the
+    // manifest, is never shown, whatever the variable is called.
+    secret_values.extend(crate::mask::mcp_host_values(manifest, |name| {
+        std::env::var(name).ok()
+    }));
     // The model's API key is never shown either, wherever a provider might echo it.
     if let Some(variable) = api_key_variable(manifest) {
         if let Ok(key) = std::env::var(&variable) {

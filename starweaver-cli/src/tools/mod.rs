@@ -20,6 +20,7 @@ pub use args::ToolsArgs;
 use std::path::Path;
 
 use crate::check::{load_checked, run_check, CheckArgs, CheckStatus};
+use crate::mask::{mcp_host_values, Redactor};
 use crate::report::{self, Format};
 use starweaver_config::load::LoadedAgent;
 use starweaver_core::model::{ModelRequestParameters, RequestNotice, RequestNoticeKind};
@@ -71,8 +72,8 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
     if !file.diagnostics.is_empty() {
         stderr.push_str(&report::human::render(std::slice::from_ref(file)));
     }
-    let loaded = match load_checked(file, &check_args) {
-        Ok((_, loaded)) => loaded,
+    let (manifest, loaded) = match load_checked(file, &check_args) {
+        Ok(loaded) => loaded,
         Err(message) => {
             stderr.push_str(&format!(
                 "error: `{shown}` checks clean but its agent cannot be assembled: {message}\n"
@@ -80,6 +81,14 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
             return failure(stderr, 1);
         }
     };
+    // A server may echo what it was given from the host (in its stderr, its tool descriptions):
+    // those values are masked in everything printed from here on, as a run masks them.
+    let redactor = Redactor::default();
+    redactor.add(mcp_host_values(&manifest, |name| std::env::var(name).ok()));
+    for warning in redactor.take_warnings() {
+        stderr.push_str(&warning);
+        stderr.push('\n');
+    }
     let catalog = args.catalog.is_some();
     let entered = servers::entered(&loaded, |registry, context| {
         listing::list(&loaded, registry, context, catalog)
@@ -88,7 +97,7 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
         Ok(entered) => entered,
         Err(message) => {
             stderr.push_str(&format!("error: {message}\n"));
-            return failure(stderr, 1);
+            return failure(redactor.text(&stderr), 1);
         }
     };
     for failure in &failed {
@@ -122,18 +131,15 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
                 adjusted.len()
             ));
             for notice in &adjusted {
-                text.push_str(&crate::terminal::events::notice_line(
-                    notice,
-                    &crate::mask::Redactor::default(),
-                ));
+                text.push_str(&crate::terminal::events::notice_line(notice, &redactor));
                 text.push('\n');
             }
         }
         text
     };
     ToolsOutcome {
-        stdout,
-        stderr,
+        stdout: redactor.text(&stdout),
+        stderr: redactor.text(&stderr),
         code: u8::from(!failed.is_empty()),
     }
 }

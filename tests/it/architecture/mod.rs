@@ -10,3 +10,4 @@ mod layers;
 mod mcp;
 mod providers;
 mod public_api;
+mod secrets;

@@ -110,9 +110,14 @@ toolsets:
     );
 }
 
-/// The checker's secret-name rule and the one `starweaver run` masks by are one rule.
+/// The names the checker calls secret by name (`literal-secret`) are the names a run masks:
+/// a value under each is hidden in text and JSON exactly when the checker would warn about it.
 #[test]
-fn the_checker_and_the_run_call_the_same_names_secret() {
+fn a_run_masks_the_values_of_exactly_the_names_the_checker_calls_secret() {
+    use starweaver::cli::mask::{Redactor, MASK};
+    use starweaver::config::secrets::{secret_sign, SecretSign};
+
+    let value = "plain words";
     for name in [
         "GITHUB_TOKEN",
         "apiKey",
@@ -123,11 +128,19 @@ fn the_checker_and_the_run_call_the_same_names_secret() {
         "LOG_LEVEL",
         "aws-credentials",
         "passwd",
-        "",
+        "tokens",
     ] {
+        let vars = std::collections::BTreeMap::from([(name.to_string(), value.to_string())]);
+        let redactor = Redactor::for_vars(&vars);
+        let by_name = secret_sign(name, value) == Some(SecretSign::Name);
+        let shown = redactor.text(&format!("said {value}"));
+        assert_eq!(shown == format!("said {MASK}"), by_name, "{name}: {shown}");
+        let mut record = serde_json::json!({"content": value});
+        redactor.json(&mut record);
+        assert_eq!(record["content"] == MASK, by_name, "{name}: {record}");
         assert_eq!(
-            starweaver::config::secrets::is_secret_name(name),
-            starweaver::cli::mask::is_secret_name(name),
+            Redactor::vars_to_save(&vars, &[])[name] == MASK,
+            by_name,
             "{name}"
         );
     }

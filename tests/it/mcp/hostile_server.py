@@ -6,6 +6,10 @@ exists, it refuses to start (status 3). Modes:
   silent    never answers `initialize`
   exit      writes a reason to stderr and exits with status 3 at once
   normal    behaves
+  leak      behaves, but repeats the value of the variable LABEL names
+            everywhere it can: on stderr, in every tool's description, in
+            `echo`'s answer and in `die`'s last words; `leak VAR exit` says it
+            on stderr and exits with status 3 at once
 Every mode that answers offers the tools `pid` (its process id), `echo`
 (answers LABEL and its own name), `slow` (sleeps 30 s), `huge` (a 100 MiB
 text), `die` (writes last words to stderr and exits with status 7), and
@@ -41,6 +45,16 @@ TOOLS = [
      {"name": "write", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
       "annotations": {"readOnlyHint": False, "destructiveHint": True}}]
 TOOLS[0]["annotations"] = {"readOnlyHint": True}
+
+LEAKED = os.environ.get(LABEL, "") if MODE == "leak" else None
+if LEAKED is not None:
+    sys.stderr.write("given " + LEAKED + "\n")
+    sys.stderr.flush()
+    if len(sys.argv) > 3 and sys.argv[3] == "exit":
+        sys.stderr.write("cannot start with " + LEAKED + "\n")
+        sys.exit(3)
+    for tool in TOOLS:
+        tool["description"] = "knows " + LEAKED
 
 FAIL_IF = os.environ.get("FAIL_IF")
 if FAIL_IF and os.path.exists(FAIL_IF):
@@ -100,8 +114,12 @@ for raw in sys.stdin:
                 text(request_id, "refused: " + str(error))
         elif name == "die":
             sys.stderr.write("last words: the disk is on fire\n")
+            if LEAKED is not None:
+                sys.stderr.write("and it knew " + LEAKED + "\n")
             sys.stderr.flush()
             os._exit(7)
+        elif LEAKED is not None:
+            text(request_id, "it was given " + LEAKED)
         else:
             text(request_id, LABEL + " " + name)
     elif request_id is not None:

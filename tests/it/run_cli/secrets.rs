@@ -308,3 +308,90 @@ fn a_variable_whose_value_is_the_mask_is_not_asked_for_again() {
     let resumed = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
     assert_status(&resumed, 0);
 }
+
+/// What an MCP server is given from the host (`env_from`), under a name no secret rule would
+/// catch.
+const PASSED: (&str, &str) = ("STARWEAVER_MCP_PASSED_SETTING", "hushed-7Q2x-passed");
+
+/// A manifest whose MCP servers repeat the value they were given from the host in their tool
+/// descriptions, their answers and their dying words (`hostile_server.py leak`): one answers,
+/// the other dies (apart, so the death never fails the answer in flight).
+fn leaky_manifest() -> String {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py");
+    format!(
+        "version: 1
+name: leaky
+model: {{id: test}}
+toolsets:
+  - type: mcp
+    name: answers
+    command: python3
+    args: ['{script}', leak, {variable}]
+    env_from: [{variable}]
+    tools: [echo]
+  - type: mcp
+    name: dies
+    command: python3
+    args: ['{script}', leak, {variable}]
+    env_from: [{variable}]
+    tools: [die]
+",
+        script = script.display(),
+        variable = PASSED.0,
+    )
+}
+
+/// `python3`, or a one-line notice that the test is skipped.
+fn python() -> bool {
+    let found = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !found {
+        eprintln!("skipped: python3 is not installed; the leaky MCP server needs it");
+    }
+    found
+}
+
+#[test]
+fn values_an_mcp_server_takes_from_the_host_are_masked_in_output_events_errors_and_saves() {
+    if !python() {
+        return;
+    }
+    let dir = folder(&[("leaky.yaml", &leaky_manifest())]);
+    let run_with = |args: &[&str]| {
+        crate::common::starweaver_binary()
+            .current_dir(dir.path())
+            .env(PASSED.0, PASSED.1)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let json = run_with(&[
+        "run",
+        "leaky.yaml",
+        "--json",
+        "--save",
+        "state.json",
+        "--prompt",
+        "call them all",
+    ]);
+    let plain = run_with(&["run", "leaky.yaml", "--prompt", "call them all"]);
+    let saved = std::fs::read_to_string(dir.path().join("state.json")).unwrap();
+    for (what, text) in [
+        ("--json lines", stdout(&json)),
+        ("--json stderr", stderr(&json)),
+        ("plain output", stdout(&plain)),
+        ("plain stderr", stderr(&plain)),
+        ("the save file", saved.clone()),
+    ] {
+        assert!(!text.contains(PASSED.1), "{what} shows the value:\n{text}");
+    }
+    // The server did repeat it: in `echo`'s answer and in the error `die` ended with.
+    let lines = stdout(&json);
+    assert!(lines.contains("it was given ***"), "{lines}");
+    assert!(lines.contains("and it knew ***"), "{lines}");
+    assert!(saved.contains("it was given ***"), "{saved}");
+    assert!(stdout(&plain).contains("***"), "{}", stdout(&plain));
+}
