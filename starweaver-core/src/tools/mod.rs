@@ -50,7 +50,7 @@ pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,
 };
 pub use result::ToolResult;
-pub use schema::{schema_for_type, CompiledSchema};
+pub use schema::{schema_for_type, schema_problems, CompiledSchema};
 pub use tool::{DynTool, Tool};
 pub use toolset::{DynToolset, IntoDynToolset, Toolset};
 pub use typed::typed_tool;

@@ -59,20 +59,29 @@ impl CompiledSchema {
         if validator.is_valid(instance) {
             return Ok(());
         }
-        let problems: Vec<String> = validator
-            .iter_errors(instance)
-            .take(5)
-            .map(|error| {
-                let path = error.instance_path().to_string();
-                if path.is_empty() {
-                    error.to_string()
-                } else {
-                    format!("at `{path}`: {error}")
-                }
-            })
-            .collect();
-        Err(ToolError::invalid_arguments(tool, problems.join("; ")))
+        Err(ToolError::invalid_arguments(
+            tool,
+            schema_problems(validator, instance).join("; "),
+        ))
     }
+}
+
+/// The first five ways `instance` breaks the schema `validator` was built from, each with the
+/// place it occurs (``at `/path`: ...``): the wording every schema check a model reads uses.
+#[must_use]
+pub fn schema_problems(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+    validator
+        .iter_errors(instance)
+        .take(5)
+        .map(|error| {
+            let path = error.instance_path().to_string();
+            if path.is_empty() {
+                error.to_string()
+            } else {
+                format!("at `{path}`: {error}")
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! blocks; `isError` as an error return carrying the server's text.
 
 use serde_json::{json, Map, Value};
-use starweaver_core::tools::{ToolError, ToolResult};
+use starweaver_core::tools::{schema_problems, ToolError, ToolResult};
 
 /// How the content and error of one call result reach the model.
 pub(crate) fn to_tool_result(
@@ -30,18 +30,7 @@ pub(crate) fn to_tool_result(
     }
     if let Some(structured) = &result.structured_content {
         if let Some(validator) = output_schema {
-            let problems: Vec<String> = validator
-                .iter_errors(structured)
-                .take(5)
-                .map(|error| {
-                    let path = error.instance_path().to_string();
-                    if path.is_empty() {
-                        error.to_string()
-                    } else {
-                        format!("at `{path}`: {error}")
-                    }
-                })
-                .collect();
+            let problems = schema_problems(validator, structured);
             if !problems.is_empty() {
                 return Err(ToolError::feedback(format!(
                     "the server's structured result does not match its outputSchema: {}",

@@ -3,9 +3,7 @@
 //! dependency tree, with every feature on. Those belong to the command
 //! line, `starweaver-cli`.
 
-use std::collections::BTreeSet;
-use std::path::Path;
-use std::process::Command;
+use crate::common::cargo;
 
 /// What only the command line may depend on.
 const COMMAND_LINE_ONLY: &[&str] = &[
@@ -19,32 +17,9 @@ const COMMAND_LINE_ONLY: &[&str] = &[
     "anstream",
 ];
 
-/// Every crate name in `cargo tree -p PACKAGE --all-features -e normal`.
-fn normal_tree(package: &str) -> BTreeSet<String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
-        .args(["tree", "--offline", "--locked", "-p", package])
-        .args(["--all-features", "-e", "normal", "--prefix", "none"])
-        .args(["--format", "{p}"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "cargo tree failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .map(str::to_string)
-        .collect()
-}
-
 #[test]
 fn the_config_crate_has_no_argument_parser_terminal_or_report_renderer() {
-    let tree = normal_tree("starweaver-config");
+    let tree = cargo::normal_tree("starweaver-config", &["--all-features"]);
     // The tree was read: the crate and what it is built on are in it.
     for expected in ["starweaver-config", "starweaver-core", "granit-parser"] {
         assert!(tree.contains(expected), "{expected} missing from {tree:?}");
@@ -61,7 +36,7 @@ fn the_config_crate_has_no_argument_parser_terminal_or_report_renderer() {
 
 #[test]
 fn the_command_line_crate_carries_them() {
-    let tree = normal_tree("starweaver-cli");
+    let tree = cargo::normal_tree("starweaver-cli", &["--all-features"]);
     for expected in ["clap", "annotate-snippets", "console", "starweaver-config"] {
         assert!(tree.contains(expected), "{expected} missing from {tree:?}");
     }

@@ -2,36 +2,9 @@
 //! MCP crate; `starweaver-mcp` stands on the core alone; the facade
 //! brings it in only with its `mcp` feature.
 
-use std::collections::BTreeSet;
-use std::path::Path;
-use std::process::Command;
-
 use crate::common::cargo;
 
 use super::providers::normal_closure;
-
-/// Every crate name in `cargo tree -p PACKAGE -e normal` with `features`.
-fn tree(package: &str, features: &[&str]) -> BTreeSet<String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
-        .args(["tree", "--offline", "--locked", "-p", package])
-        .args(features)
-        .args(["-e", "normal", "--prefix", "none", "--format", "{p}"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "cargo tree failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .filter_map(|line| line.split_whitespace().next())
-        .map(str::to_string)
-        .collect()
-}
 
 #[test]
 fn the_core_builds_no_mcp_sdk_with_every_feature() {
@@ -64,12 +37,12 @@ fn the_core_builds_no_mcp_sdk_with_every_feature() {
 
 #[test]
 fn the_lean_facade_leaves_mcp_out_and_the_default_brings_it() {
-    let lean = tree("starweaver", &["--no-default-features"]);
+    let lean = cargo::normal_tree("starweaver", &["--no-default-features"]);
     assert!(lean.contains("starweaver-core"), "{lean:?}");
     assert!(
         !lean.contains("rmcp") && !lean.contains("starweaver-mcp"),
         "the facade without default features depends on the MCP SDK"
     );
-    let default = tree("starweaver", &[]);
+    let default = cargo::normal_tree("starweaver", &[]);
     assert!(default.contains("starweaver-mcp"), "{default:?}");
 }

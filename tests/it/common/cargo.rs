@@ -1,6 +1,7 @@
 //! The workspace as Cargo sees it, for tests about how its crates depend on each other:
 //! `cargo metadata` read as JSON from the cargo binary that runs the tests.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
@@ -47,4 +48,28 @@ fn host() -> String {
         .unwrap()
         .trim()
         .to_string()
+}
+
+/// Every crate name in `cargo tree -p PACKAGE -e normal` with `features`
+/// (e.g. `["--all-features"]`, `["--no-default-features"]`).
+pub fn normal_tree(package: &str, features: &[&str]) -> BTreeSet<String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
+        .args(["tree", "--offline", "--locked", "-p", package])
+        .args(features)
+        .args(["-e", "normal", "--prefix", "none", "--format", "{p}"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_string)
+        .collect()
 }
