@@ -5,7 +5,7 @@
 
 use starweaver_config::load::LoadedAgent;
 use starweaver_core::context::AgentContext;
-use starweaver_core::tools::{ToolRegistry, Toolset, ToolsetLifecycleStatus};
+use starweaver_core::tools::{ToolRegistry, ToolsetLifecycleStatus};
 
 /// A toolset that could not be set up: the listing leaves its tools out and says why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,11 +26,7 @@ pub(super) fn entered<T: Send>(
     list: impl FnOnce(&ToolRegistry, &AgentContext) -> T + Send,
 ) -> Result<(T, Vec<Failed>), String> {
     let registry = loaded.agent.tool_registry();
-    if !registry
-        .toolsets()
-        .iter()
-        .any(|toolset| needs_setup(toolset.as_ref()))
-    {
+    if !registry.lists_tools_after_setup() {
         return Ok((list(registry, loaded.session.context()), Vec::new()));
     }
     let mut registry = registry.clone();
@@ -44,17 +40,7 @@ pub(super) fn entered<T: Send>(
                     .build()
                     .map_err(|error| format!("cannot start the servers' runtime: {error}"))?;
                 Ok(runtime.block_on(async move {
-                    let reports = registry.enter_toolsets(&mut context).await;
-                    // Set up, they list their tools: read their inventory again, as a run does.
-                    let managed: Vec<_> = registry
-                        .toolsets()
-                        .iter()
-                        .filter(|toolset| needs_setup(toolset.as_ref()))
-                        .cloned()
-                        .collect();
-                    for toolset in &managed {
-                        registry.insert_toolset(toolset);
-                    }
+                    let reports = registry.set_up_toolsets(&mut context).await;
                     let listed = list(&registry, &context);
                     registry.exit_toolsets(&mut context).await;
                     let failed = reports
@@ -73,13 +59,4 @@ pub(super) fn entered<T: Send>(
             .join()
             .unwrap_or_else(|_| Err("starting the toolsets failed unexpectedly".to_string()))
     })
-}
-
-/// Whether `toolset`, or one it wraps, is set up before a run reads its tools.
-fn needs_setup(toolset: &dyn Toolset) -> bool {
-    toolset.lifecycle_policy().enter_before_prepare
-        || toolset
-            .wrapped_toolsets()
-            .iter()
-            .any(|wrapped| needs_setup(wrapped.as_ref()))
 }

@@ -76,11 +76,49 @@ impl ToolRegistry {
         enter_all(self.toolsets(), context).await
     }
 
+    /// Enters the toolsets as a run does before its first request, then
+    /// reads again the tools of those that list them only once set up
+    /// (an MCP server lists its tools when it has started).
+    pub async fn set_up_toolsets(
+        &mut self,
+        context: &mut AgentContext,
+    ) -> Vec<ToolsetLifecycleReport> {
+        let reports = self.enter_toolsets(context).await;
+        let managed: Vec<DynToolset> = self
+            .toolsets()
+            .iter()
+            .filter(|toolset| lists_after_setup(toolset.as_ref()))
+            .cloned()
+            .collect();
+        for toolset in &managed {
+            self.insert_toolset(toolset);
+        }
+        reports
+    }
+
+    /// True when some toolset lists its tools only once set up, so its
+    /// tools are known only after [`Self::set_up_toolsets`].
+    #[must_use]
+    pub fn lists_tools_after_setup(&self) -> bool {
+        self.toolsets()
+            .iter()
+            .any(|toolset| lists_after_setup(toolset.as_ref()))
+    }
+
     /// Runs teardown for toolsets whose policy asks for it and that were
     /// not left unavailable by [`Self::enter_toolsets`].
     pub async fn exit_toolsets(&self, context: &mut AgentContext) -> Vec<ToolsetLifecycleReport> {
         exit_all(self.toolsets(), context).await
     }
+}
+
+/// Whether a toolset, or one it wraps, sets up before its tools are read.
+fn lists_after_setup(toolset: &dyn crate::tools::Toolset) -> bool {
+    toolset.lifecycle_policy().enter_before_prepare
+        || toolset
+            .wrapped_toolsets()
+            .iter()
+            .any(|wrapped| lists_after_setup(wrapped.as_ref()))
 }
 
 /// Availability checks and setup for `toolsets` and the toolsets they

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rmcp::ServiceExt as _;
 use starweaver_core::context::{AgentContext, AgentContextHandle};
-use starweaver_core::tools::{ToolRegistry, Toolset, ToolsetLifecycleReport};
+use starweaver_core::tools::{ToolRegistry, ToolsetLifecycleReport};
 
 use super::handler::Session;
 use super::http::HttpListener;
@@ -58,16 +58,7 @@ impl McpServer {
         mut context: AgentContext,
         options: ServeOptions,
     ) -> Result<Self, ServeError> {
-        let lifecycle = registry.enter_toolsets(&mut context).await;
-        let managed: Vec<_> = registry
-            .toolsets()
-            .iter()
-            .filter(|toolset| needs_setup(toolset.as_ref()))
-            .cloned()
-            .collect();
-        for toolset in &managed {
-            registry.insert_toolset(toolset);
-        }
+        let lifecycle = registry.set_up_toolsets(&mut context).await;
         let shared = Arc::new(Shared::new(
             registry,
             AgentContextHandle::new(context),
@@ -147,14 +138,4 @@ async fn stop_toolsets(shared: &Shared) -> Vec<ToolsetLifecycleReport> {
     let reports = shared.registry.exit_toolsets(&mut context).await;
     shared.context.replace(context);
     reports
-}
-
-/// Whether a toolset, or one it wraps, sets up before its tools are read (its tools change
-/// once it has).
-fn needs_setup(toolset: &dyn Toolset) -> bool {
-    toolset.lifecycle_policy().enter_before_prepare
-        || toolset
-            .wrapped_toolsets()
-            .iter()
-            .any(|wrapped| needs_setup(wrapped.as_ref()))
 }

@@ -154,19 +154,7 @@ impl<'a, 'r> Run<'a, 'r> {
     async fn lifecycle(&mut self, enter: bool) {
         let mut taken = TakenContext::new(self.context);
         if enter {
-            self.registry.enter_toolsets(taken.context()).await;
-            // Resource-backed toolsets list their tools once set up: read
-            // their inventory again for this run.
-            let managed: Vec<_> = self
-                .registry
-                .toolsets()
-                .iter()
-                .filter(|toolset| needs_setup(toolset.as_ref()))
-                .cloned()
-                .collect();
-            for toolset in &managed {
-                self.registry.insert_toolset(toolset);
-            }
+            self.registry.set_up_toolsets(taken.context()).await;
         } else {
             self.registry.exit_toolsets(taken.context()).await;
         }
@@ -550,15 +538,6 @@ fn forward(context: &AgentContextHandle, seen: &mut usize, recorder: &mut Record
     for event in fresh {
         recorder.emit(|| AgentStreamEvent::Custom { event });
     }
-}
-
-/// Whether a toolset, or one it wraps, sets up before its inventory is read.
-fn needs_setup(toolset: &dyn crate::tools::Toolset) -> bool {
-    toolset.lifecycle_policy().enter_before_prepare
-        || toolset
-            .wrapped_toolsets()
-            .iter()
-            .any(|wrapped| needs_setup(wrapped.as_ref()))
 }
 
 /// Approvals belong to one call of one model response: providers may reuse
