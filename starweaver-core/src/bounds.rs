@@ -88,8 +88,11 @@ pub fn exceeds_depth(value: &Value, max_depth: usize) -> bool {
     if !is_container(value) {
         return false;
     }
-    // `Vec::new` does not allocate: flat values (an object of scalars,
-    // the common case) cost no allocation.
+    // A container of scalars (the common case: flat arguments, a flat
+    // result) is depth 1: one pass over its children, no walk.
+    if max_depth >= 1 && nested(value).next().is_none() {
+        return false;
+    }
     let mut pending = Vec::new();
     let mut next = Some((value, 1));
     while let Some((value, depth)) = next.take().or_else(|| pending.pop()) {
@@ -161,6 +164,10 @@ mod tests {
     fn depth_is_measured_without_recursion() {
         assert!(!exceeds_depth(&serde_json::json!(1), 0));
         assert!(exceeds_depth(&serde_json::json!([1]), 0));
+        assert!(exceeds_depth(&serde_json::json!({"a": 1}), 0));
+        assert!(!exceeds_depth(&serde_json::json!({"a": 1, "b": "x"}), 1));
+        assert!(!exceeds_depth(&serde_json::json!([]), 1));
+        assert!(exceeds_depth(&serde_json::json!({"a": 1, "b": {}}), 1));
         assert!(!exceeds_depth(&serde_json::json!({"a": [1]}), 2));
         assert!(exceeds_depth(&serde_json::json!({"a": [[1]]}), 2));
         let deep = nested(200_000);

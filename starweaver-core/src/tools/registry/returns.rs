@@ -18,14 +18,6 @@ impl ToolCallOutcome {
         let limits = self.limits;
         let name = shorten(name, limits.max_echo_bytes);
         let name = name.as_ref();
-        let mut part = ToolReturnPart {
-            tool_call_id: call_id.to_string(),
-            tool_name: name.to_string(),
-            content: Value::Null,
-            kind: ToolReturnKind::Success,
-            metadata: JsonMap::new(),
-            private_metadata: JsonMap::new(),
-        };
         let exhausted = self
             .result
             .as_ref()
@@ -38,51 +30,62 @@ impl ToolCallOutcome {
             .err()
             .and_then(ToolError::delegated_attempts)
             .unwrap_or((self.execution_attempts, self.max_retries));
-        if attempts > 1 || (exhausted && attempts > 0) {
-            part.metadata.insert(
-                "retry".to_string(),
-                json!({
-                    "class": "execution",
-                    "attempts": attempts,
-                    "max_retries": budget,
-                    "exhausted": exhausted,
-                }),
-            );
-        }
-        match self.result {
-            Ok(result) => {
-                part.content = result.content;
-                part.metadata.extend(result.metadata);
-                part.private_metadata = result.private_metadata;
+        let execution_retry = (attempts > 1 || (exhausted && attempts > 0)).then(|| {
+            json!({
+                "class": "execution",
+                "attempts": attempts,
+                "max_retries": budget,
+                "exhausted": exhausted,
+            })
+        });
+        // The retry record comes first; the tool's own metadata follows
+        // it (and wins a clash). Without one, the tool's map is moved, not
+        // copied: the common call allocates nothing here.
+        let with_retry = |mut metadata: JsonMap, retry: Option<Value>| match retry {
+            None => metadata,
+            Some(retry) => {
+                let mut first = JsonMap::new();
+                first.insert("retry".to_string(), retry);
+                first.append(&mut metadata);
+                first
             }
+        };
+        let (kind, content, mut metadata, private_metadata) = match self.result {
+            Ok(result) => (
+                ToolReturnKind::Success,
+                result.content,
+                with_retry(result.metadata, execution_retry),
+                result.private_metadata,
+            ),
             Err(error) => {
                 let kind = error.kind();
-                part.kind = kind;
-                if let Some(private) = error.private_metadata() {
-                    part.private_metadata.clone_from(private);
-                }
-                if kind.is_model_retry() {
+                let private = error.private_metadata().cloned().unwrap_or_default();
+                let model_retry = kind.is_model_retry().then(|| {
                     let used = self.model_retries_used.saturating_add(1);
-                    part.metadata.insert(
-                        "retry".to_string(),
-                        json!({
-                            "class": "model",
-                            "retry": used,
-                            "max_retries": self.max_retries,
-                            "exhausted": used > self.max_retries,
-                        }),
-                    );
+                    json!({
+                        "class": "model",
+                        "retry": used,
+                        "max_retries": self.max_retries,
+                        "exhausted": used > self.max_retries,
+                    })
+                });
+                let mut metadata = with_retry(JsonMap::new(), execution_retry);
+                if let Some(retry) = model_retry {
+                    metadata.insert("retry".to_string(), retry);
                 }
-                part.content =
-                    error_content(name, self.delegated, &error, &mut part.metadata, &limits);
+                let content = error_content(name, self.delegated, &error, &mut metadata, &limits);
+                (kind, content, metadata, private)
             }
+        };
+        let content = bound_content(content, &mut metadata, &limits);
+        ToolReturnPart {
+            tool_call_id: call_id.to_string(),
+            tool_name: name.to_string(),
+            content,
+            kind,
+            metadata,
+            private_metadata,
         }
-        part.content = bound_content(
-            std::mem::take(&mut part.content),
-            &mut part.metadata,
-            &limits,
-        );
-        part
     }
 }
 
@@ -130,5 +133,65 @@ fn error_content(
             }
             content
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::ToolCallOutcome;
+    use crate::model::ToolReturnKind;
+    use crate::tools::{ToolError, ToolLimits, ToolResult};
+    use crate::JsonMap;
+
+    fn outcome(result: Result<ToolResult, ToolError>, attempts: u32) -> ToolCallOutcome {
+        ToolCallOutcome {
+            result,
+            execution_attempts: attempts,
+            max_retries: 2,
+            model_retries_used: 0,
+            delegated: false,
+            limits: ToolLimits::default(),
+        }
+    }
+
+    #[test]
+    fn a_success_keeps_the_tools_metadata_after_the_retry_record() {
+        let mut metadata = JsonMap::new();
+        metadata.insert("source".to_string(), json!("cache"));
+        let mut result = ToolResult::new(json!({"sum": 3}));
+        result.metadata = metadata;
+        let part = outcome(Ok(result.clone()), 2).into_return_part("call_1", "add");
+        let keys: Vec<&str> = part.metadata.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["retry", "source"]);
+        assert_eq!(part.metadata["retry"]["attempts"], 2);
+        assert_eq!(part.content, json!({"sum": 3}));
+        assert_eq!(part.kind, ToolReturnKind::Success);
+
+        // One attempt: the tool's metadata alone, as the tool wrote it.
+        let part = outcome(Ok(result), 1).into_return_part("call_1", "add");
+        assert_eq!(part.metadata.keys().collect::<Vec<_>>(), ["source"]);
+        assert_eq!(
+            (part.tool_call_id.as_str(), part.tool_name.as_str()),
+            ("call_1", "add")
+        );
+    }
+
+    #[test]
+    fn a_tools_own_retry_key_wins_over_the_registrys() {
+        let mut result = ToolResult::new(json!(null));
+        result.metadata.insert("retry".to_string(), json!("mine"));
+        let part = outcome(Ok(result), 3).into_return_part("c", "t");
+        assert_eq!(part.metadata["retry"], "mine");
+    }
+
+    #[test]
+    fn a_model_retry_replaces_the_execution_record() {
+        let error = ToolError::model_retry("try again");
+        let part = outcome(Err(error), 2).into_return_part("c", "t");
+        assert_eq!(part.metadata["retry"]["class"], "model");
+        assert_eq!(part.metadata["retry"]["retry"], 1);
+        assert_eq!(part.kind, ToolReturnKind::ModelRetry);
     }
 }
