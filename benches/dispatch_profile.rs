@@ -46,7 +46,9 @@ fn main() {
         Some(mode) => vec![mode],
         None => vec!["typed".to_string(), "direct".to_string()],
     };
-    let calls: usize = args.next().map_or(1, |calls| calls.parse().expect("a call count"));
+    let calls: usize = args
+        .next()
+        .map_or(1, |calls| calls.parse().expect("a call count"));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
