@@ -3,11 +3,15 @@
 
 use std::collections::HashSet;
 
-use futures::stream::{FuturesUnordered, StreamExt};
+use std::future::Future;
+
+use futures::future::Either;
+use futures::stream::{self, FuturesUnordered, StreamExt};
+use tokio::sync::mpsc::Receiver;
 
 use super::{AgentRuntimePolicy, ToolExecutionPolicy};
 use crate::model::{ToolCallPart, ToolReturnPart};
-use crate::tools::ToolContext;
+use crate::tools::{ToolContext, ToolProgressReport};
 use crate::tools::{ToolDependencyProfile, ToolRegistry};
 
 /// Why a batch runs sequentially, or `None` for concurrent execution.
@@ -63,37 +67,66 @@ pub(crate) fn sequential_reason(
     None
 }
 
-/// Runs the calls. `on_return` hears about each call as it finishes (in
-/// completion order, with the call's position); the result is in model
-/// order either way.
+/// What a batch reports while it runs.
+pub(crate) enum BatchEvent<'a> {
+    /// A running call reported progress.
+    Progress(ToolProgressReport),
+    /// A call returned.
+    Returned(&'a ToolReturnPart),
+}
+
+/// Runs the calls. `on_event` hears each progress report as it arrives and each call as it
+/// finishes (in completion order); a call's progress always comes
+/// before its return. The result is in model order either way.
 pub(crate) async fn execute_batch(
     registry: &ToolRegistry,
     calls: &[&ToolCallPart],
     contexts: Vec<ToolContext>,
     sequential: bool,
-    mut on_return: impl FnMut(usize, &ToolReturnPart),
+    progress: &mut Receiver<ToolProgressReport>,
+    mut on_event: impl FnMut(BatchEvent<'_>),
 ) -> Vec<ToolReturnPart> {
     let mut slots: Vec<Option<ToolReturnPart>> = vec![None; calls.len()];
-    if sequential {
-        for (index, (call, ctx)) in calls.iter().zip(contexts).enumerate() {
-            let part = registry.execute_call(ctx, call).await;
-            on_return(index, &part);
-            slots[index] = Some(part);
-        }
+    let runs = calls
+        .iter()
+        .zip(contexts)
+        .enumerate()
+        .map(|(index, (call, ctx))| async move { (index, registry.execute_call(ctx, call).await) });
+    let running = if sequential {
+        Either::Left(stream::iter(runs).then(|run| run))
     } else {
-        let mut running: FuturesUnordered<_> =
-            calls
-                .iter()
-                .zip(contexts)
-                .enumerate()
-                .map(|(index, (call, ctx))| async move {
-                    (index, registry.execute_call(ctx, call).await)
-                })
-                .collect();
-        while let Some((index, part)) = running.next().await {
-            on_return(index, &part);
-            slots[index] = Some(part);
-        }
+        Either::Right(runs.collect::<FuturesUnordered<_>>())
+    };
+    let mut running = std::pin::pin!(running);
+    while let Some((index, part)) = reporting(running.next(), progress, |report| {
+        on_event(BatchEvent::Progress(report));
+    })
+    .await
+    {
+        on_event(BatchEvent::Returned(&part));
+        slots[index] = Some(part);
     }
     slots.into_iter().flatten().collect()
+}
+
+/// Drives `work` to its end, handing each progress report to `on_progress` as it arrives.
+/// Reports sent before `work` finished are all handed on before this returns, so a call's
+/// progress never trails its return.
+pub(crate) async fn reporting<T>(
+    work: impl Future<Output = T>,
+    progress: &mut Receiver<ToolProgressReport>,
+    mut on_progress: impl FnMut(ToolProgressReport),
+) -> T {
+    let mut work = std::pin::pin!(work);
+    let done = loop {
+        tokio::select! {
+            biased;
+            Some(report) = progress.recv() => on_progress(report),
+            done = &mut work => break done,
+        }
+    };
+    while let Ok(report) = progress.try_recv() {
+        on_progress(report);
+    }
+    done
 }

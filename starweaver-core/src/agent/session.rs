@@ -248,7 +248,10 @@ impl AgentSession {
     ///
     /// # Errors
     /// As [`Self::resume_after_hitl`]; a pending call whose tool neither the
-    /// agent nor `options` has is [`AgentError::MissingTool`]. The options
+    /// agent nor `options` has is [`AgentError::MissingTool`] (for an agent
+    /// with toolsets that list their tools only once set up, such as MCP
+    /// servers, a tool they no longer list is a `not found` return instead,
+    /// since it is known only once the resumed run set them up). The options
     /// are kept even when the resume ran nothing.
     pub async fn resume_with_options(
         &mut self,
@@ -307,9 +310,15 @@ impl AgentSession {
         // Check the answers before anything runs, so a mistake leaves the
         // session waiting as it was.
         validate_results(waiting, &results)?;
+        // A toolset that lists its tools only once set up (an MCP server's) is not set up
+        // yet: its tools are known only inside the segment, where a call to one that is gone
+        // returns `not found` to the model like any unknown tool.
+        let registry = self.agent.tool_registry();
+        let listed_later = registry.lists_tools_after_setup();
         for request in &waiting.pending {
-            let known = self.agent.tool_registry().get(&request.tool_name).is_some()
-                || self.waiting_options.tools.get(&request.tool_name).is_some();
+            let known = registry.get(&request.tool_name).is_some()
+                || self.waiting_options.tools.get(&request.tool_name).is_some()
+                || listed_later;
             if !known {
                 return Err(AgentError::MissingTool {
                     tool_call_id: request.tool_call_id.clone(),

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::{AgentHitlRequest, AgentRunResult};
 use crate::context::{ContextEvent, RunId};
 use crate::model::{ToolCallPart, ToolReturnPart};
+use crate::tools::ToolProgress;
 
 /// One thing that happened in a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +42,16 @@ pub enum AgentStreamEvent {
     ToolCall {
         /// The call.
         call: ToolCallPart,
+    },
+    /// A running tool call reported how far it is (an MCP server's progress notification,
+    /// or [`crate::tools::ToolContext::report_progress`]); always before that call's return.
+    ToolProgress {
+        /// The id of the call.
+        tool_call_id: String,
+        /// The tool.
+        tool_name: String,
+        /// The update.
+        update: ToolProgress,
     },
     /// A tool call returned.
     ToolReturn {

@@ -33,6 +33,10 @@ pub enum ContextEventKind {
     ToolsetUnavailable,
     /// `toolset_closed`: a toolset was closed at the end of a run.
     ToolsetClosed,
+    /// `toolset_refreshed`: a toolset's tool list changed during the run (an MCP server
+    /// announced a new one) and was read again before the next model request; the payload
+    /// names the tools `added` and `removed`.
+    ToolsetRefreshed,
     /// `tool_search_loaded`: tool search loaded tools or namespaces, by a
     /// search or a host preload.
     ToolSearchLoaded,
@@ -66,12 +70,13 @@ pub enum ContextEventKind {
 
 impl ContextEventKind {
     /// Every kind the runtime emits, for lookups by name.
-    const KNOWN: [Self; 15] = [
+    const KNOWN: [Self; 16] = [
         Self::ToolsUnavailable,
         Self::ToolsetInitialized,
         Self::ToolsetFailed,
         Self::ToolsetUnavailable,
         Self::ToolsetClosed,
+        Self::ToolsetRefreshed,
         Self::ToolSearchLoaded,
         Self::ToolSearchInitialized,
         Self::ToolSearchRefreshed,
@@ -93,6 +98,7 @@ impl ContextEventKind {
             Self::ToolsetFailed => "toolset_failed",
             Self::ToolsetUnavailable => "toolset_unavailable",
             Self::ToolsetClosed => "toolset_closed",
+            Self::ToolsetRefreshed => "toolset_refreshed",
             Self::ToolSearchLoaded => "tool_search_loaded",
             Self::ToolSearchInitialized => "tool_search_initialized",
             Self::ToolSearchRefreshed => "tool_search_refreshed",

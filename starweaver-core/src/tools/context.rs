@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::{ToolProgress, ToolProgressReport, ToolProgressSink};
 use crate::context::{AgentContextHandle, ConversationId, Dependencies, RunId};
 use crate::JsonMap;
 
@@ -38,6 +39,7 @@ struct RunScope {
     metadata: JsonMap,
     deferred_result: Option<Value>,
     agent_context: Option<AgentContextHandle>,
+    progress: Option<ToolProgressSink>,
 }
 
 impl ToolContext {
@@ -55,6 +57,7 @@ impl ToolContext {
                 metadata: JsonMap::new(),
                 deferred_result: None,
                 agent_context: None,
+                progress: None,
             }),
             retry,
             execution_attempt: 0,
@@ -127,6 +130,32 @@ impl ToolContext {
     pub fn with_agent_context(mut self, context: AgentContextHandle) -> Self {
         self.scope_mut().agent_context = Some(context);
         self
+    }
+
+    /// Sends the progress of calls made with this context to `sink` (see
+    /// [`Self::report_progress`]). A run sets its own, which passes updates to its observer.
+    #[must_use]
+    pub fn with_progress_sink(mut self, sink: ToolProgressSink) -> Self {
+        self.scope_mut().progress = Some(sink);
+        self
+    }
+
+    /// Reports how far the call is, while it runs: the update reaches whoever watches the call
+    /// (a run's observer as a `tool_progress` record, an MCP client as a progress
+    /// notification) before the call returns. Without a watcher, and for an update whose
+    /// numbers are not finite, it does nothing.
+    pub fn report_progress(&self, update: ToolProgress) {
+        let Some(sink) = &self.scope.progress else {
+            return;
+        };
+        if !update.is_valid() {
+            return;
+        }
+        sink.deliver(ToolProgressReport::new(
+            self.tool_call_id(),
+            self.tool_name(),
+            update,
+        ));
     }
 
     /// Id of the run.

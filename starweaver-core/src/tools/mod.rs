@@ -10,10 +10,12 @@ mod hooks;
 pub(crate) mod instruction;
 mod lifecycle;
 mod limits;
+mod list_changes;
 pub(crate) mod metadata;
 pub(crate) mod name;
 mod options;
 pub(crate) mod panic_guard;
+mod progress;
 mod registry;
 mod result;
 mod schema;
@@ -37,6 +39,7 @@ pub use limits::{
     ToolLimits, DEFAULT_MAX_ARGUMENT_DEPTH, DEFAULT_MAX_ECHO_BYTES, DEFAULT_MAX_MESSAGE_BYTES,
     DEFAULT_MAX_RETURN_BYTES,
 };
+pub use list_changes::ToolListChanges;
 pub use metadata::{
     tool_metadata_hidden_by_tags, tool_metadata_kind, tool_metadata_requires_approval,
     tool_metadata_tags, ToolKind, APPROVAL_REQUEST_KIND_METADATA_KEY,
@@ -45,9 +48,13 @@ pub use metadata::{
 };
 pub(crate) use metadata::{DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND};
 pub use name::{validate_tool_name, MAX_TOOL_NAME_CHARS};
+pub use progress::{
+    ToolProgress, ToolProgressReport, ToolProgressSink, MAX_PROGRESS_MESSAGE_CHARS,
+};
 pub(crate) use registry::{is_loaded_in, is_usable_in, prepare_definition_in, InheritedLimits};
 pub use registry::{
-    AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, DEFAULT_MAX_RETRIES,
+    AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, ToolsetRefreshReport,
+    DEFAULT_MAX_RETRIES,
 };
 pub use result::ToolResult;
 pub use schema::{schema_for_type, schema_problems, CompiledSchema};

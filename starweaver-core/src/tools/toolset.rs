@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::ToolsetLifecyclePolicy;
-use super::{DynTool, ToolError, ToolInstruction};
+use super::{DynTool, ToolError, ToolInstruction, ToolListChanges};
 use crate::context::AgentContext;
 use crate::BoxFuture;
 
@@ -55,6 +55,23 @@ pub trait Toolset: Send + Sync {
     /// that fails hides only its own tools.
     fn wrapped_toolsets(&self) -> Vec<DynToolset> {
         Vec::new()
+    }
+
+    /// The signal this toolset raises when its tool list changes after setup (an MCP server
+    /// that announces a new list); `None`, the default, for a list that never changes. Before
+    /// each model request the runtime re-reads a toolset whose signal moved
+    /// ([`Self::refresh_tools`], then [`Self::get_tools`]), so the model's next request
+    /// carries the new list.
+    fn tool_list_changes(&self) -> Option<ToolListChanges> {
+        None
+    }
+
+    /// Re-reads the tool list from its source when [`Self::tool_list_changes`] says it is
+    /// stale, so that [`Self::get_tools`] gives the new one. An error (a list that cannot be
+    /// read, or offered under the toolset's rules) hides the toolset's tools for the run until
+    /// its list changes again; the run reports it as `toolset_failed`.
+    fn refresh_tools<'a>(&'a self) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async { Ok(()) })
     }
 
     /// Sets up resources before the inventory is read.

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use crate::tools::wrapped::WrappedTool;
-use crate::tools::Toolset;
 use crate::tools::{DynTool, ToolInstruction, ToolKind};
+use crate::tools::{DynToolset, IntoDynToolset, Toolset};
 
 /// Marks tools as deferred (`starweaver_tool_kind: deferred`,
 /// `deferred_call: true`). The registry then never runs them: a call
@@ -12,10 +12,17 @@ use crate::tools::{DynTool, ToolInstruction, ToolKind};
 /// which the agent runtime turns into a durable waiting request; a call
 /// resumed with [`crate::tools::ToolContext::with_deferred_result`] returns that
 /// result. Arguments are still validated by the wrapped tool first.
+///
+/// Besides single tools it can hand over whole toolsets ([`Self::with_toolset`]), whose tools
+/// are known only once they are set up (an MCP server's): the wrapped toolsets are set up and
+/// torn down with the run, so the model sees their definitions, and their tools are read
+/// again whenever this toolset is (after setup, after a list change), but their calls never
+/// run here.
 #[derive(Clone, Default)]
 pub struct DeferredToolset {
     name: String,
     tools: Vec<DynTool>,
+    toolsets: Vec<DynToolset>,
     instructions: Vec<ToolInstruction>,
 }
 
@@ -29,6 +36,14 @@ impl std::fmt::Debug for DeferredToolset {
                     .tools
                     .iter()
                     .map(|tool| tool.name())
+                    .collect::<Vec<_>>(),
+            )
+            .field(
+                "toolsets",
+                &self
+                    .toolsets
+                    .iter()
+                    .map(|toolset| toolset.name())
                     .collect::<Vec<_>>(),
             )
             .finish()
@@ -51,6 +66,14 @@ impl DeferredToolset {
         self
     }
 
+    /// Hands every tool of `toolset` to the external worker too, whatever tools it lists
+    /// when it is read (an MCP server's, once it started).
+    #[must_use]
+    pub fn with_toolset(mut self, toolset: impl IntoDynToolset) -> Self {
+        self.toolsets.push(toolset.to_dyn_toolset());
+        self
+    }
+
     /// Adds an instruction.
     #[must_use]
     pub fn with_instruction(mut self, instruction: ToolInstruction) -> Self {
@@ -64,12 +87,19 @@ impl Toolset for DeferredToolset {
         &self.name
     }
 
+    fn wrapped_toolsets(&self) -> Vec<DynToolset> {
+        self.toolsets.clone()
+    }
+
     fn get_tools(&self) -> Vec<DynTool> {
         self.tools
             .iter()
+            .cloned()
+            .chain(self.toolsets.iter().flat_map(|toolset| toolset.get_tools()))
             .map(|tool| {
+                let definition = tool.definition();
                 Arc::new(
-                    WrappedTool::new(tool.clone(), tool.definition())
+                    WrappedTool::new(tool, definition)
                         .with_facts(|facts| facts.set_kind(ToolKind::Deferred)),
                 ) as DynTool
             })
@@ -77,6 +107,10 @@ impl Toolset for DeferredToolset {
     }
 
     fn get_instructions(&self) -> Vec<ToolInstruction> {
-        self.instructions.clone()
+        let mut instructions = self.instructions.clone();
+        for toolset in &self.toolsets {
+            instructions.extend(toolset.get_instructions());
+        }
+        instructions
     }
 }

@@ -1,6 +1,6 @@
 //! Many toolsets behind two stable tools: `search_tools` and `call_tool`.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -27,20 +27,40 @@ struct Inner {
     max_results: usize,
 }
 
+impl Inner {
+    /// The wrapped toolsets' tools as they list them now.
+    fn read(toolsets: &[DynToolset]) -> Self {
+        let mut registry = ToolRegistry::new();
+        for toolset in toolsets {
+            registry.add_toolset(toolset.clone());
+        }
+        Self {
+            registry,
+            index: SearchIndex::build(toolsets),
+            max_results: DEFAULT_MAX_RESULTS,
+        }
+    }
+}
+
 /// A toolset combinator: the model discovers wrapped tools with
 /// `search_tools` and runs them with `call_tool`, so the request carries
 /// two tool definitions however large the library is. Wrapped tools keep
 /// their validation, timeouts, retries, approvals and dependency profiles.
+///
+/// The wrapped tools are read again whenever the proxy is registered, so a
+/// toolset that lists its tools only once set up (an MCP server), or whose
+/// list changes during a run, is searched and called as it lists them now.
 pub struct ToolProxyToolset {
     name: String,
-    inner: Arc<Inner>,
+    toolsets: Vec<DynToolset>,
+    inner: RwLock<Arc<Inner>>,
 }
 
 impl std::fmt::Debug for ToolProxyToolset {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolProxyToolset")
             .field("name", &self.name)
-            .field("tools", &self.inner.registry.names())
+            .field("tools", &self.tool_names())
             .finish()
     }
 }
@@ -76,28 +96,30 @@ struct CallToolArgs {
 impl ToolProxyToolset {
     /// Wraps the toolsets.
     pub fn new(name: impl Into<String>, toolsets: Vec<DynToolset>) -> Self {
-        let mut registry = ToolRegistry::new();
-        for toolset in &toolsets {
-            registry.add_toolset(toolset.clone());
-        }
+        let inner = Inner::read(&toolsets);
         Self {
             name: name.into(),
-            inner: Arc::new(Inner {
-                registry,
-                index: SearchIndex::build(&toolsets),
-                max_results: DEFAULT_MAX_RESULTS,
-            }),
+            toolsets,
+            inner: RwLock::new(Arc::new(inner)),
         }
     }
 
-    /// Names of the wrapped tools.
+    /// Names of the wrapped tools, as last read.
     #[must_use]
     pub fn tool_names(&self) -> Vec<String> {
-        self.inner.registry.names()
+        self.current().registry.names()
     }
 
-    fn search_tool(&self) -> DynTool {
-        let inner = self.inner.clone();
+    /// The wrapped tools as last read.
+    fn current(&self) -> Arc<Inner> {
+        self.inner
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn search_tool(inner: &Arc<Inner>) -> DynTool {
+        let inner = inner.clone();
         Arc::new(
             typed_tool::<SearchToolsArgs, _, _>(
                 "search_tools",
@@ -111,9 +133,9 @@ impl ToolProxyToolset {
         )
     }
 
-    fn call_tool(&self) -> DynTool {
-        let inner = self.inner.clone();
-        let preprocess_inner = self.inner.clone();
+    fn call_tool(inner: &Arc<Inner>) -> DynTool {
+        let preprocess_inner = inner.clone();
+        let inner = inner.clone();
         Arc::new(
             typed_tool::<CallToolArgs, _, _>(
                 "call_tool",
@@ -314,11 +336,14 @@ impl Toolset for ToolProxyToolset {
     }
 
     fn wrapped_toolsets(&self) -> Vec<DynToolset> {
-        self.inner.registry.toolsets().to_vec()
+        self.current().registry.toolsets().to_vec()
     }
 
     fn get_tools(&self) -> Vec<DynTool> {
-        vec![self.search_tool(), self.call_tool()]
+        // Registering (again) reads the wrapped toolsets' current tools.
+        let inner = Arc::new(Inner::read(&self.toolsets));
+        *self.inner.write().unwrap_or_else(PoisonError::into_inner) = inner.clone();
+        vec![Self::search_tool(&inner), Self::call_tool(&inner)]
     }
 
     fn get_instructions(&self) -> Vec<ToolInstruction> {
@@ -326,7 +351,7 @@ impl Toolset for ToolProxyToolset {
             format!("{}:usage", self.name),
             "More tools are available through search_tools: search first, then run the tool with call_tool.",
         )];
-        instructions.extend(self.inner.registry.instructions());
+        instructions.extend(self.current().registry.instructions());
         instructions
     }
 }

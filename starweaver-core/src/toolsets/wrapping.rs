@@ -4,7 +4,8 @@
 
 use crate::context::AgentContext;
 use crate::tools::{
-    DynTool, DynToolset, ToolError, ToolInstruction, Toolset, ToolsetLifecyclePolicy,
+    DynTool, DynToolset, ToolError, ToolInstruction, ToolListChanges, Toolset,
+    ToolsetLifecyclePolicy,
 };
 use crate::BoxFuture;
 
@@ -60,6 +61,14 @@ impl<T: WrapsToolset> Toolset for T {
 
     fn wrapped_toolsets(&self) -> Vec<DynToolset> {
         self.inner().wrapped_toolsets()
+    }
+
+    fn tool_list_changes(&self) -> Option<ToolListChanges> {
+        self.inner().tool_list_changes()
+    }
+
+    fn refresh_tools<'a>(&'a self) -> BoxFuture<'a, Result<(), ToolError>> {
+        self.inner().refresh_tools()
     }
 
     fn enter_with_context<'a>(

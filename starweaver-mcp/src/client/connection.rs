@@ -8,35 +8,32 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
-    JsonObject, Tool as ServerTool,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientCapabilities, ClientConfig, ClientRequest, Implementation,
+    JsonObject, ProgressNotificationParam, RequestId, ServerResult, Tool as ServerTool,
 };
-use rmcp::service::{NotificationContext, RunningService, ServiceError};
+use rmcp::service::{Peer, PeerRequestOptions, RunningService, ServiceError};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use starweaver_core::tools::ToolListChanges;
 
 use super::bounded::BoundedLines;
 use super::process::{self, Launch, ServerProcess};
+use super::tap::{ProgressRoutes, Tap};
 use super::{McpError, McpServerSpec, McpTransport};
 
 /// How long a transport that closed waits for its process's exit status,
 /// so the error can say how the server ended.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
 
-/// What the client does with what the server sends on its own: a tool
-/// list change marks the list stale; everything else is ignored.
+/// The client's side of the handshake. What the server sends on its own is read on the
+/// transport ([`Tap`]), in order: progress and tool list changes; the rest is ignored.
 #[derive(Clone)]
-struct Handler {
-    stale: Arc<AtomicBool>,
-}
+struct Handler;
 
 impl ClientHandler for Handler {
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.stale.store(true, Ordering::Release);
-    }
-
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
@@ -50,7 +47,7 @@ pub(crate) struct Connection {
     toolset: String,
     service: RunningService<RoleClient, Handler>,
     process: Option<ServerProcess>,
-    stale: Arc<AtomicBool>,
+    routes: Arc<ProgressRoutes>,
     oversized: Arc<AtomicBool>,
     max_message_bytes: usize,
 }
@@ -66,14 +63,17 @@ pub(crate) enum CallFailure {
 }
 
 impl Connection {
-    /// Starts (for stdio) and initializes the server within `timeout`.
-    /// A server whose process ends meanwhile is [`McpError::Exited`].
-    pub(crate) async fn open(spec: &McpServerSpec, timeout: Duration) -> Result<Self, McpError> {
-        let stale = Arc::new(AtomicBool::new(false));
+    /// Starts (for stdio) and initializes the server within `timeout`; its tool list
+    /// changes are marked on `changes`. A server whose process ends meanwhile is
+    /// [`McpError::Exited`].
+    pub(crate) async fn open(
+        spec: &McpServerSpec,
+        timeout: Duration,
+        changes: &ToolListChanges,
+    ) -> Result<Self, McpError> {
         let oversized = Arc::new(AtomicBool::new(false));
-        let handler = Handler {
-            stale: Arc::clone(&stale),
-        };
+        let routes = Arc::new(ProgressRoutes::default());
+        let handler = Handler;
         let protocol = |message: String, stderr: String| McpError::Protocol {
             toolset: spec.name.clone(),
             message,
@@ -105,7 +105,10 @@ impl Connection {
                 let transport = AsyncRwTransport::new_client(read, started.stdin)
                     .with_max_line_length(spec.max_message_bytes);
                 let process = started.process;
-                let handshake = tokio::time::timeout(timeout, handler.serve(transport));
+                let handshake = tokio::time::timeout(
+                    timeout,
+                    handler.serve(Tap::new(transport, Arc::clone(&routes), changes.clone())),
+                );
                 let service = tokio::select! {
                     served = handshake => match served {
                         Ok(Ok(service)) => service,
@@ -120,7 +123,12 @@ impl Connection {
             }
             McpTransport::Http { url, headers } => {
                 let transport = http_transport(spec, url, headers)?;
-                match tokio::time::timeout(timeout, handler.serve(transport)).await {
+                match tokio::time::timeout(
+                    timeout,
+                    handler.serve(Tap::new(transport, Arc::clone(&routes), changes.clone())),
+                )
+                .await
+                {
                     Ok(Ok(service)) => (service, None),
                     Ok(Err(error)) => {
                         return Err(protocol(
@@ -139,7 +147,12 @@ impl Connection {
                     BoundedLines::new(stream.read, spec.max_message_bytes, oversized.clone());
                 let transport = AsyncRwTransport::new_client(read, stream.write)
                     .with_max_line_length(spec.max_message_bytes);
-                match tokio::time::timeout(timeout, handler.serve(transport)).await {
+                match tokio::time::timeout(
+                    timeout,
+                    handler.serve(Tap::new(transport, Arc::clone(&routes), changes.clone())),
+                )
+                .await
+                {
                     Ok(Ok(service)) => (service, None),
                     Ok(Err(error)) => {
                         return Err(protocol(
@@ -155,7 +168,7 @@ impl Connection {
             toolset: spec.name.clone(),
             service,
             process,
-            stale,
+            routes,
             oversized,
             max_message_bytes: spec.max_message_bytes,
         })
@@ -168,7 +181,6 @@ impl Connection {
         timeout: Duration,
         bound: Duration,
     ) -> Result<Vec<ServerTool>, McpError> {
-        self.stale.store(false, Ordering::Release);
         let listing = self.service.peer().list_all_tools();
         let outcome = match &self.process {
             Some(process) => tokio::select! {
@@ -190,27 +202,70 @@ impl Connection {
 
     /// Calls the server's tool `name`, bounded by `timeout`: a call past
     /// it is dropped, which sends `notifications/cancelled`. A server
-    /// that dies meanwhile fails the call at once.
+    /// that dies meanwhile fails the call at once. The request carries a
+    /// progress token; each progress notification the server sends for it
+    /// goes to `on_progress` as it arrives, all of them before this returns.
     pub(crate) async fn call(
         &self,
         name: &str,
         arguments: Option<JsonObject>,
         timeout: Duration,
+        mut on_progress: impl FnMut(ProgressNotificationParam),
     ) -> Result<CallToolResult, CallFailure> {
         let mut params = CallToolRequestParams::new(name.to_string());
         params.arguments = arguments;
-        let call = tokio::time::timeout(timeout, self.service.peer().call_tool(params));
-        let outcome = match &self.process {
-            Some(process) => tokio::select! {
-                called = call => called,
-                status = process.ended() => {
-                    return Err(CallFailure::Connection(process.exited_error(status)))
-                }
-            },
-            None => call.await,
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let peer = self.service.peer();
+        let handle = match peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(error) => {
+                return Err(CallFailure::Connection(
+                    self.broken(&error, "tools/call").await,
+                ))
+            }
         };
+        let mut claim = self.routes.claim(handle.progress_token.clone());
+        let mut guard = CancelOnDrop {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let answer = std::pin::pin!(tokio::time::timeout(timeout, handle.await_response()));
+        let ended = async {
+            match &self.process {
+                Some(process) => process.exited_error(process.ended().await),
+                None => std::future::pending().await,
+            }
+        };
+        let mut ended = std::pin::pin!(ended);
+        let mut answer = answer;
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                Some(params) = claim.receiver.recv() => on_progress(params),
+                answered = &mut answer => break answered,
+                error = &mut ended => {
+                    // Nobody is left to tell.
+                    guard.disarm();
+                    return Err(CallFailure::Connection(error));
+                }
+            }
+        };
+        // Notifications that came before the answer were routed before it.
+        while let Ok(params) = claim.receiver.try_recv() {
+            on_progress(params);
+        }
+        if outcome.is_ok() {
+            guard.disarm();
+        }
         match outcome {
-            Ok(Ok(result)) => Ok(result),
+            Ok(Ok(ServerResult::CallToolResult(result))) => Ok(result),
+            Ok(Ok(_)) => Err(CallFailure::Server(
+                "the server answered `tools/call` with something other than a tool result"
+                    .to_string(),
+            )),
             Ok(Err(ServiceError::McpError(error))) => Err(CallFailure::Server(format!(
                 "the server answered error {}: {}",
                 error.code.0, error.message
@@ -246,11 +301,6 @@ impl Connection {
         }
     }
 
-    /// Whether the tool list changed since it was last read.
-    pub(crate) fn is_stale(&self) -> bool {
-        self.stale.load(Ordering::Acquire)
-    }
-
     /// Whether the connection can no longer serve calls.
     pub(crate) fn is_dead(&self) -> bool {
         self.oversized.load(Ordering::Relaxed)
@@ -276,6 +326,41 @@ impl Connection {
         if let Some(process) = &self.process {
             process.stop().await;
         }
+    }
+}
+
+/// Tells the server a call was abandoned (past its bound, or dropped by its caller) unless
+/// disarmed once the call is answered.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl CancelOnDrop {
+    fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        let params = CancelledNotificationParam::new(
+            Some(id),
+            Some("the call was abandoned by the client".to_string()),
+        );
+        runtime.spawn(async move {
+            // A server that is gone needs no telling.
+            let _ = peer
+                .send_notification(CancelledNotification::new(params).into())
+                .await;
+        });
     }
 }
 

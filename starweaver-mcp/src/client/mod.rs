@@ -19,6 +19,7 @@ mod result;
 mod session;
 mod spec;
 mod stderr;
+mod tap;
 mod tool;
 mod toolset;
 

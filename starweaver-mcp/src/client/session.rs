@@ -6,9 +6,12 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use rmcp::model::ProgressNotificationParam;
 use serde_json::{json, Value};
 use starweaver_core::model::ToolDefinition;
-use starweaver_core::tools::{ToolError, ToolFacts, ToolResult};
+use starweaver_core::tools::{
+    ToolContext, ToolError, ToolFacts, ToolListChanges, ToolProgress, ToolResult,
+};
 use tokio::sync::Mutex;
 
 use super::connection::{CallFailure, Connection};
@@ -80,6 +83,9 @@ pub(crate) struct Session {
     snapshot: RwLock<Arc<Snapshot>>,
     restarts: AtomicU32,
     unavailable: AtomicBool,
+    /// Raised by every connection when the server announces a new tool list; the snapshot
+    /// is read again before the next call, and a run reads it before its next request.
+    changes: ToolListChanges,
 }
 
 impl Session {
@@ -91,7 +97,36 @@ impl Session {
             snapshot: RwLock::new(Arc::new(Snapshot::default())),
             restarts: AtomicU32::new(0),
             unavailable: AtomicBool::new(false),
+            changes: ToolListChanges::new(),
         }
+    }
+
+    /// The signal of the server's tool list changes.
+    pub(crate) fn changes(&self) -> &ToolListChanges {
+        &self.changes
+    }
+
+    /// Reads the tool list again when the server announced a change since it was last read,
+    /// on the running connection (a server that died is restarted by its next call, which
+    /// lists it again).
+    ///
+    /// # Errors
+    /// When the new list cannot be read, or not offered (a name collision, a `tools:` name
+    /// the server no longer lists): the toolset then offers nothing until the next change.
+    pub(crate) async fn refresh(&self) -> Result<(), McpError> {
+        if !self.changes.is_stale() {
+            return Ok(());
+        }
+        let live = self.live.lock().await;
+        let Some(connection) = live
+            .connection
+            .as_ref()
+            .filter(|connection| !connection.is_dead())
+            .cloned()
+        else {
+            return Ok(());
+        };
+        self.list(&connection).await
     }
 
     /// The spec it was made from.
@@ -176,11 +211,12 @@ impl Session {
             .collect())
     }
 
-    /// Calls the server's tool behind `mapped`.
+    /// Calls the server's tool behind `mapped`, its progress reported through `ctx`.
     pub(crate) async fn call(
         &self,
         mapped: &str,
         arguments: &Value,
+        ctx: &ToolContext,
     ) -> Result<ToolResult, ToolError> {
         let arguments = match arguments {
             Value::Object(map) => Some(map.clone()),
@@ -204,7 +240,11 @@ impl Session {
             )));
         };
         let timeout = self.spec.call_timeout;
-        match connection.call(&tool.server_name, arguments, timeout).await {
+        let report = |params: ProgressNotificationParam| ctx.report_progress(progress_of(params));
+        match connection
+            .call(&tool.server_name, arguments, timeout, report)
+            .await
+        {
             Ok(result) => {
                 self.restarts.store(0, Ordering::Release);
                 to_tool_result(&result, tool.output.as_ref())
@@ -232,7 +272,7 @@ impl Session {
         if let Some(connection) = &live.connection {
             if !connection.is_dead() {
                 let connection = Arc::clone(connection);
-                if connection.is_stale() {
+                if self.changes.is_stale() {
                     self.list(&connection).await?;
                 }
                 return Ok(connection);
@@ -279,7 +319,7 @@ impl Session {
     async fn connect(&self) -> Result<Arc<Connection>, McpError> {
         let bound = self.spec.startup_timeout;
         let started = tokio::time::Instant::now();
-        let connection = Connection::open(&self.spec, bound).await?;
+        let connection = Connection::open(&self.spec, bound, &self.changes).await?;
         let connection = Arc::new(connection);
         let left = bound.saturating_sub(started.elapsed());
         self.list_within(&connection, left, bound).await?;
@@ -292,21 +332,44 @@ impl Session {
         self.list_within(connection, bound, bound).await
     }
 
-    /// Lists within `left` (reported as the whole `bound` when it passes).
+    /// Lists within `left` (reported as the whole `bound` when it passes). A list that
+    /// cannot be offered (a name collision, a `tools:` name missing) replaces the snapshot
+    /// with an empty one: its tools cannot be mapped safely. A list that cannot be read keeps
+    /// the last one. Either way the change counts as read; the next one reads again.
     async fn list_within(
         &self,
         connection: &Connection,
         left: Duration,
         bound: Duration,
     ) -> Result<(), McpError> {
-        let listed = connection.list_tools(left, bound).await?;
-        let snapshot = offer(&self.spec, &listed)?;
+        let generation = self.changes.begin_read();
+        let listed = connection.list_tools(left, bound).await;
+        let offered = listed.and_then(|listed| {
+            offer(&self.spec, &listed).inspect_err(|_| self.replace(Snapshot::default()))
+        });
+        let outcome = offered.map(|snapshot| self.replace(snapshot));
+        self.changes.finish_read(generation);
+        outcome
+    }
+
+    fn replace(&self, snapshot: Snapshot) {
         *self
             .snapshot
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(snapshot);
-        Ok(())
     }
+}
+
+/// A server's progress notification as a tool's progress update.
+fn progress_of(params: ProgressNotificationParam) -> ToolProgress {
+    let mut update = ToolProgress::new(params.progress);
+    if let Some(total) = params.total {
+        update = update.with_total(total);
+    }
+    if let Some(message) = params.message {
+        update = update.with_message(message);
+    }
+    update
 }
 
 /// The wait before restart number `tried + 1`.

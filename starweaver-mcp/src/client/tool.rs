@@ -71,7 +71,7 @@ impl Tool for McpTool {
 
     fn call<'a>(
         &'a self,
-        _ctx: ToolContext,
+        ctx: ToolContext,
         arguments: &'a Value,
     ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
         Box::pin(async move {
@@ -81,7 +81,7 @@ impl Tool for McpTool {
                     self.offered.mapped
                 )));
             };
-            session.call(&self.offered.mapped, arguments).await
+            session.call(&self.offered.mapped, arguments, &ctx).await
         })
     }
 }

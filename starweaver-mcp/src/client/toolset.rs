@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use starweaver_core::context::AgentContext;
-use starweaver_core::tools::{DynTool, ToolError, Toolset, ToolsetLifecyclePolicy};
+use starweaver_core::tools::{
+    DynTool, ToolError, ToolListChanges, Toolset, ToolsetLifecyclePolicy,
+};
 use starweaver_core::BoxFuture;
 
 use super::session::Session;
@@ -94,6 +96,22 @@ impl Toolset for McpToolset {
             .iter()
             .map(|offered| Arc::new(McpTool::new(&self.session, Arc::clone(offered))) as DynTool)
             .collect()
+    }
+
+    /// Raised when the server announces a new tool list.
+    fn tool_list_changes(&self) -> Option<ToolListChanges> {
+        Some(self.session.changes().clone())
+    }
+
+    /// Lists the server's tools again after it announced a change, under the same rules as
+    /// the first listing (the `tools:` choice, name mapping and collisions, bounds).
+    fn refresh_tools<'a>(&'a self) -> BoxFuture<'a, Result<(), ToolError>> {
+        Box::pin(async move {
+            self.session
+                .refresh()
+                .await
+                .map_err(|error| ToolError::user_error(error.to_string()))
+        })
     }
 
     fn lifecycle_policy(&self) -> ToolsetLifecyclePolicy {

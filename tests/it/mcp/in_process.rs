@@ -161,7 +161,11 @@ async fn approvals_follow_the_list_all_or_the_destructive_hints() {
         approvals(McpApproval::Tools(vec!["add".into()])).await,
         ["add"]
     );
-    assert_eq!(approvals(McpApproval::All).await.len(), 10);
+    assert_eq!(
+        approvals(McpApproval::All).await.len(),
+        11,
+        "every tool the server lists"
+    );
     let destructive = approvals(McpApproval::Destructive).await;
     // `echo` is read-only and `add` says it is not destructive; the rest
     // say nothing (MCP's default: may destroy) or say they are.

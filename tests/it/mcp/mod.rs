@@ -8,6 +8,7 @@
 
 mod hostile;
 mod in_process;
+mod in_run;
 mod interop;
 mod server;
 

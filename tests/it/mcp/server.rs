@@ -1,12 +1,13 @@
 //! The tests' own MCP server, written with the SDK and served in process
 //! over a duplex pipe: echo, structured content, errors, content blocks,
-//! a tool list that grows, and a call that hangs until it is cancelled.
+//! a tool list that grows, progress, and a call that hangs until it is cancelled.
 
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam, ErrorData,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
@@ -54,6 +55,7 @@ fn tools(grown: bool) -> Value {
         json!({"name": "blocks", "inputSchema": object(json!({}))}),
         json!({"name": "hang", "inputSchema": object(json!({}))}),
         json!({"name": "grow", "inputSchema": object(json!({}))}),
+        json!({"name": "progress", "inputSchema": object(json!({}))}),
         json!({"name": "files.read", "inputSchema": {"properties": {}}}),
         json!({"name": long_name(), "inputSchema": object(json!({}))}),
     ];
@@ -125,6 +127,20 @@ impl ServerHandler for TestServer {
             "hang" => {
                 context.ct.cancelled().await;
                 Err(ErrorData::internal_error("cancelled", None))
+            }
+            "progress" => {
+                // Three updates for a client that asked for them, then the answer.
+                if let Some(token) = context.meta.get_progress_token() {
+                    for step in 1..=3 {
+                        let update = ProgressNotificationParam::new(token.clone(), f64::from(step))
+                            .with_total(3.0)
+                            .with_message(format!("step {step}"));
+                        let _ = context.peer.notify_progress(update).await;
+                    }
+                    Ok(text("counted to 3"))
+                } else {
+                    Ok(text("no progress token"))
+                }
             }
             "grow" => {
                 *self.grown.lock().unwrap() = true;

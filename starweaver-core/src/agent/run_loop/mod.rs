@@ -10,7 +10,7 @@ mod resume;
 pub(crate) use resume::validate_results;
 
 use super::deep_arguments::{discard_call, drop_deep_arguments};
-use super::scheduling::{execute_batch, sequential_reason};
+use super::scheduling::{execute_batch, sequential_reason, BatchEvent};
 use super::state::{RunProgress, WaitingState};
 use super::stream::Recorder;
 use super::{
@@ -23,8 +23,8 @@ use crate::model::{
     DynModel, ModelMessage, ModelRequest, ModelRequestParameters, ModelResponse, ModelSettings,
     ModelStreamEvent, RequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart,
 };
-use crate::tools::ToolContext;
 use crate::tools::ToolRegistry;
+use crate::tools::{ToolContext, ToolProgressReport, ToolProgressSink};
 use call_ids::unique_call_ids;
 use notices::ReportedNotices;
 
@@ -219,6 +219,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 }
             }
             progress.step += 1;
+            self.refresh_toolsets().await?;
             let definitions = self
                 .context
                 .update(|context| self.registry.prepare_definitions(context));
@@ -286,6 +287,29 @@ impl<'a, 'r> Run<'a, 'r> {
                 return Ok(RunEnd::Waiting(waiting));
             }
         }
+    }
+
+    /// Re-reads the toolsets whose tool lists changed (an MCP server announced a new one), so
+    /// this request carries the tools they offer now; each re-read is a context event.
+    async fn refresh_toolsets(&mut self) -> Result<(), AgentError> {
+        if !self.registry.tool_lists_changed() {
+            return Ok(());
+        }
+        let reports = match self.cancellation.clone() {
+            Some(token) => tokio::select! {
+                biased;
+                () = token.cancelled() => return Err(AgentError::Cancelled),
+                reports = self.registry.refresh_toolsets() => reports,
+            },
+            None => self.registry.refresh_toolsets().await,
+        };
+        self.context.update(|context| {
+            for report in &reports {
+                report.publish(context);
+            }
+        });
+        self.forward_events();
+        Ok(())
     }
 
     fn instructions(&self) -> Vec<String> {
@@ -375,23 +399,34 @@ impl<'a, 'r> Run<'a, 'r> {
                 call: (*call).clone(),
             });
         }
+        let (sink, mut progress_rx) = progress_channel();
         let contexts: Vec<ToolContext> = calls
             .iter()
-            .map(|call| self.tool_context(progress, call))
+            .map(|call| {
+                self.tool_context(progress, call)
+                    .with_progress_sink(sink.clone())
+            })
             .collect();
+        drop(sink);
         // Each return (and the context events its tool published) is
-        // reported as the call finishes, not when the batch does.
+        // reported as the call finishes, not when the batch does; progress
+        // as it arrives.
         let recorder = &mut *self.recorder;
         let context = self.context;
         let seen = &mut self.seen_events;
+        let mut counted = ProgressCounts::default();
         let returns = execute_batch(
             &self.registry,
             calls,
             contexts,
             reason.is_some(),
-            |_, part| {
-                recorder.emit(|| AgentStreamEvent::ToolReturn { part: part.clone() });
-                forward(context, seen, recorder);
+            &mut progress_rx,
+            |event| match event {
+                BatchEvent::Progress(report) => counted.emit(recorder, report),
+                BatchEvent::Returned(part) => {
+                    recorder.emit(|| AgentStreamEvent::ToolReturn { part: part.clone() });
+                    forward(context, seen, recorder);
+                }
             },
         )
         .await;
@@ -537,6 +572,49 @@ fn forward(context: &AgentContextHandle, seen: &mut usize, recorder: &mut Record
     *seen += fresh.len();
     for event in fresh {
         recorder.emit(|| AgentStreamEvent::Custom { event });
+    }
+}
+
+/// Progress records kept for one call; later reports of that call are dropped, so a tool (or
+/// a server behind one) that reports in a loop cannot grow the run's records without bound.
+pub(crate) const MAX_PROGRESS_RECORDS_PER_CALL: u32 = 1000;
+
+/// Progress reports that may wait for the run loop to record them; a tool that reports faster
+/// than that loses the updates past this many (progress is advice: the next one supersedes it).
+const PROGRESS_BACKLOG: usize = 256;
+
+/// A sink for the progress of a batch's calls, and where the reports arrive. The receiver
+/// lives only as long as the batch: a report sent after its call returned is dropped.
+fn progress_channel() -> (
+    ToolProgressSink,
+    tokio::sync::mpsc::Receiver<ToolProgressReport>,
+) {
+    let (sender, receiver) = tokio::sync::mpsc::channel(PROGRESS_BACKLOG);
+    let sink = ToolProgressSink::new(move |report| {
+        // A full backlog drops the update; a batch that is over has nobody to tell.
+        let _ = sender.try_send(report);
+    });
+    (sink, receiver)
+}
+
+/// How many progress records each call of a batch produced, for
+/// [`MAX_PROGRESS_RECORDS_PER_CALL`].
+#[derive(Default)]
+struct ProgressCounts(std::collections::HashMap<String, u32>);
+
+impl ProgressCounts {
+    /// Records the report as a `tool_progress` event, unless its call is past the bound.
+    fn emit(&mut self, recorder: &mut Recorder<'_>, report: ToolProgressReport) {
+        let count = self.0.entry(report.tool_call_id.clone()).or_insert(0);
+        if *count >= MAX_PROGRESS_RECORDS_PER_CALL {
+            return;
+        }
+        *count += 1;
+        recorder.emit(|| AgentStreamEvent::ToolProgress {
+            tool_call_id: report.tool_call_id,
+            tool_name: report.tool_name,
+            update: report.update,
+        });
     }
 }
 

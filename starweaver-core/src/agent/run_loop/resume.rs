@@ -3,13 +3,14 @@
 
 use serde_json::{json, Value};
 
-use super::Run;
+use super::{progress_channel, ProgressCounts, Run};
 use crate::agent::hitl::{AgentHitlRequest, AgentHitlRequestKind};
+use crate::agent::scheduling::reporting;
 use crate::agent::state::{RunProgress, WaitingState};
 use crate::agent::stream::AgentStreamEvent;
 use crate::agent::{AgentError, AgentHitlResults};
 use crate::model::{ToolCallPart, ToolReturnPart};
-use crate::tools::{ToolContext, ToolError};
+use crate::tools::{ToolContext, ToolError, ToolProgressSink, ToolRegistry};
 use crate::JsonMap;
 
 /// What a resumed pending call does.
@@ -54,7 +55,17 @@ impl Run<'_, '_> {
                 *flag = true;
             }
             let call = &waiting.calls[index];
-            let part = self.run_answer(call, answer).await;
+            // Its progress is reported as it arrives, as in a batch.
+            let (sink, mut progress) = progress_channel();
+            let answer = answer.with_progress_sink(sink);
+            let recorder = &mut *self.recorder;
+            let mut counted = ProgressCounts::default();
+            let part = reporting(
+                run_answer(&self.registry, call, answer),
+                &mut progress,
+                |report| counted.emit(recorder, report),
+            )
+            .await;
             self.recorder
                 .emit(|| AgentStreamEvent::ToolReturn { part: part.clone() });
             self.forward_events();
@@ -181,28 +192,50 @@ impl Run<'_, '_> {
         }
         Ok(edited.clone())
     }
+}
 
-    async fn run_answer(&self, call: &ToolCallPart, answer: Answer) -> ToolReturnPart {
-        match answer {
-            Answer::Denied(reason, request) => {
-                denied(call, reason.as_deref(), request, *self.registry.limits())
-            }
-            Answer::Run {
+impl Answer {
+    /// The answer, its call reporting progress to `sink`.
+    fn with_progress_sink(self, sink: ToolProgressSink) -> Self {
+        match self {
+            Self::Run {
                 ctx,
                 arguments,
                 approval,
-            } => {
-                let mut part = self
-                    .registry
-                    .call_tool(*ctx, &call.id, &call.name, arguments)
-                    .await
-                    .into_return_part(&call.id, &call.name);
-                if let Some(approval) = approval {
-                    part.metadata
-                        .insert("approval".to_string(), Value::Object(approval));
-                }
-                part
+            } => Self::Run {
+                ctx: Box::new(ctx.with_progress_sink(sink)),
+                arguments,
+                approval,
+            },
+            denied @ Self::Denied(..) => denied,
+        }
+    }
+}
+
+/// The return of one answered call: a denial, or the call run through `registry`.
+async fn run_answer(
+    registry: &ToolRegistry,
+    call: &ToolCallPart,
+    answer: Answer,
+) -> ToolReturnPart {
+    match answer {
+        Answer::Denied(reason, request) => {
+            denied(call, reason.as_deref(), request, *registry.limits())
+        }
+        Answer::Run {
+            ctx,
+            arguments,
+            approval,
+        } => {
+            let mut part = registry
+                .call_tool(*ctx, &call.id, &call.name, arguments)
+                .await
+                .into_return_part(&call.id, &call.name);
+            if let Some(approval) = approval {
+                part.metadata
+                    .insert("approval".to_string(), Value::Object(approval));
             }
+            part
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod availability;
 mod dispatch;
+mod refresh;
 mod returns;
 mod shortening;
 
@@ -11,6 +12,8 @@ use std::sync::Arc;
 
 pub use availability::{AvailabilityReport, ToolsUnavailableError};
 pub use dispatch::ToolCallOutcome;
+pub use refresh::ToolsetRefreshReport;
+use refresh::Watched;
 
 use super::instruction::dedup_by_group;
 use super::{
@@ -84,6 +87,9 @@ pub struct ToolRegistry {
     hooks: Vec<Arc<dyn ToolExecutionHook>>,
     tool_hooks: HashMap<String, Vec<Arc<dyn ToolExecutionHook>>>,
     limits: ToolLimits,
+    /// The toolsets whose tool lists can change after setup, with the list each was last
+    /// registered with.
+    watched: Vec<Watched>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -140,6 +146,12 @@ impl ToolRegistry {
     /// an earlier toolset of the same name (tools with equal names still
     /// replace earlier ones).
     pub(crate) fn add_toolset(&mut self, toolset: DynToolset) {
+        // Read before the tools: a change that lands in between is read again next time.
+        if let Some(watched) = Watched::of(&toolset) {
+            self.watched
+                .retain(|existing| existing.toolset != watched.toolset);
+            self.watched.push(watched);
+        }
         let defaults = Arc::new(ToolsetDefaults {
             name: toolset.name().to_string(),
             timeout_ms: toolset.timeout_ms(),
@@ -177,6 +189,7 @@ impl ToolRegistry {
         self.instructions
             .retain(|(owner, _)| owner.as_deref() != Some(name));
         self.toolsets.retain(|existing| existing.name() != name);
+        self.watched.retain(|watched| watched.toolset != name);
     }
 
     /// Adds every tool and toolset of another registry (its defaults and
@@ -191,6 +204,7 @@ impl ToolRegistry {
         }
         self.toolsets.extend(other.toolsets.iter().cloned());
         self.instructions.extend(other.instructions.iter().cloned());
+        self.watched.extend(other.watched.iter().cloned());
     }
 
     /// Takes another registry's defaults and hooks (not its tools).

@@ -1,0 +1,155 @@
+//! An MCP toolset inside a whole run, against the tests' own SDK server: the server's progress
+//! reaches the run's records before the call's return, a list change made during the run is
+//! in the model's next request, and a deferred MCP toolset hands its calls to a worker.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use starweaver::mcp::client::McpToolset;
+use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, ToolReturnKind};
+use starweaver::{
+    AgentBuilder, AgentHitlRequestKind, AgentHitlResults, AgentRunStatus, AgentSession,
+    AgentStreamEvent, DeferredToolset,
+};
+
+use super::server::spec;
+use crate::common::{batch_model, call as call_part, tool_returns};
+
+#[tokio::test]
+async fn a_servers_progress_is_recorded_before_the_calls_return() {
+    let (spec, _) = spec("test");
+    let toolset = McpToolset::new(spec.with_tools(["progress"]));
+    let model = batch_model(vec![vec![call_part("p1", "progress", json!({}))]]);
+    let agent = AgentBuilder::new(model).toolset(&toolset).build();
+    let mut session = AgentSession::new(agent);
+    let stream = session.run_stream("count").await.unwrap();
+    let events: Vec<&AgentStreamEvent> = stream.events().iter().map(|r| &r.event).collect();
+    let updates: Vec<(f64, Option<f64>, Option<String>)> = events
+        .iter()
+        .filter_map(|event| match event {
+            AgentStreamEvent::ToolProgress {
+                tool_call_id,
+                tool_name,
+                update,
+            } => {
+                assert_eq!(
+                    (tool_call_id.as_str(), tool_name.as_str()),
+                    ("p1", "progress")
+                );
+                Some((update.progress, update.total, update.message.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        updates,
+        (1..=3)
+            .map(|step| (f64::from(step), Some(3.0), Some(format!("step {step}"))))
+            .collect::<Vec<_>>()
+    );
+    let last_progress = events
+        .iter()
+        .rposition(|event| matches!(event, AgentStreamEvent::ToolProgress { .. }))
+        .unwrap();
+    let returned = events
+        .iter()
+        .position(|event| matches!(event, AgentStreamEvent::ToolReturn { part } if part.tool_call_id == "p1"))
+        .unwrap();
+    assert!(
+        last_progress < returned,
+        "progress after the return: {events:?}"
+    );
+    let returns = tool_returns(&stream.result().messages);
+    assert_eq!(returns[0].content, json!("counted to 3"));
+}
+
+#[tokio::test]
+async fn a_list_change_during_the_run_is_in_the_models_next_request() {
+    let (spec, _) = spec("test");
+    let toolset = McpToolset::new(spec.with_prefix("ev"));
+    let offered: Arc<Mutex<Vec<Vec<String>>>> = Arc::default();
+    let seen = Arc::clone(&offered);
+    let model = Arc::new(FunctionModel::new(
+        move |messages: &[ModelMessage], params| {
+            let names: Vec<String> = params.tools.iter().map(|tool| tool.name.clone()).collect();
+            let step = seen.lock().unwrap().len();
+            seen.lock().unwrap().push(names.clone());
+            let _ = messages;
+            Ok(match step {
+                0 => ModelResponse::tool_calls(vec![call_part("g1", "ev_grow", json!({}))]),
+                1 if names.iter().any(|name| name == "ev_extra") => {
+                    ModelResponse::tool_calls(vec![call_part("x1", "ev_extra", json!({}))])
+                }
+                _ => ModelResponse::text("done"),
+            })
+        },
+    ));
+    let agent = AgentBuilder::new(model).toolset(&toolset).build();
+    let mut session = AgentSession::new(agent);
+    let stream = session
+        .run_stream("grow, then use the new tool")
+        .await
+        .unwrap();
+    let offered = offered.lock().unwrap().clone();
+    assert!(!offered[0].contains(&"ev_extra".to_string()), "{offered:?}");
+    assert!(offered[1].contains(&"ev_extra".to_string()), "{offered:?}");
+    let returns = tool_returns(&stream.result().messages);
+    let extra = returns
+        .iter()
+        .find(|part| part.tool_call_id == "x1")
+        .unwrap();
+    assert_eq!(extra.kind, ToolReturnKind::Success, "{extra:?}");
+    assert_eq!(extra.content, json!("called extra"));
+    // The re-read is on the record, naming what joined.
+    let refreshed = stream
+        .events()
+        .iter()
+        .find_map(|record| match &record.event {
+            AgentStreamEvent::Custom { event } if event.kind.as_str() == "toolset_refreshed" => {
+                Some(event.payload.clone())
+            }
+            _ => None,
+        });
+    assert_eq!(
+        refreshed,
+        Some(json!({"toolset": "test", "added": ["ev_extra"], "removed": []}))
+    );
+}
+
+// Regression: resuming a run paused on an MCP tool failed with `MissingTool`, because the
+// server's tools are listed only once the resumed run set the toolset up.
+#[tokio::test]
+async fn a_deferred_mcp_toolsets_calls_wait_for_a_worker_and_never_reach_the_server() {
+    let (spec, seen) = spec("test");
+    let toolset = McpToolset::new(spec.with_tools(["echo"]));
+    let model = batch_model(vec![vec![call_part(
+        "d1",
+        "echo",
+        json!({"text": "later"}),
+    )]]);
+    let agent = AgentBuilder::new(model)
+        .toolset(&DeferredToolset::new("jobs").with_toolset(toolset))
+        .build();
+    let mut session = AgentSession::new(agent);
+    let waiting = session.run("echo later").await.unwrap();
+    assert_eq!(waiting.status, AgentRunStatus::Waiting);
+    assert_eq!(waiting.pending.len(), 1);
+    let request = &waiting.pending[0];
+    assert_eq!(request.kind, AgentHitlRequestKind::Deferred);
+    assert_eq!(
+        (request.tool_name.as_str(), &request.arguments),
+        ("echo", &json!({"text": "later"}))
+    );
+    // The server was started (its tools were listed) but never called.
+    assert_eq!(*seen.connections.lock().unwrap(), 1);
+    let done = session
+        .resume_after_hitl(AgentHitlResults::deferred_result(
+            "d1",
+            json!("from the worker"),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(done.status, AgentRunStatus::Completed);
+    let returns = tool_returns(&done.messages);
+    assert_eq!(returns[0].content, json!("from the worker"));
+}
