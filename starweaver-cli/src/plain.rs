@@ -14,6 +14,7 @@ use starweaver_core::model::ToolCallArguments;
 use starweaver_core::model::Usage;
 
 use crate::run::{is_question, UiSettings};
+use crate::terminal::events::progress_line;
 use crate::terminal::text::{clean, shorten};
 use crate::ui::{Answers, RunOutcome, RunUi};
 use crate::waits::Waits;
@@ -102,6 +103,15 @@ impl RunUi for PlainUi {
                     call.name,
                     shorten(&arguments, SHOWN_CHARS)
                 ));
+            }
+            AgentStreamEvent::ToolProgress {
+                tool_name, update, ..
+            } => {
+                let line = self
+                    .settings
+                    .redactor
+                    .text(&progress_line(tool_name, update));
+                self.line(&format!("  {}", shorten(&line, SHOWN_CHARS)));
             }
             AgentStreamEvent::ToolReturn { part } => {
                 // A call that waits has no result yet: its content only repeats the status.

@@ -8,6 +8,7 @@ use starweaver_core::context::ContextEventKind;
 use starweaver_core::model::{
     RequestNotice, RequestNoticeKind, ToolCallPart, ToolReturnKind, ToolReturnPart, Usage,
 };
+use starweaver_core::tools::ToolProgress;
 
 use super::style::Paint;
 use super::text::{inline_json, shorten, LINE_CHARS};
@@ -53,6 +54,15 @@ pub fn event_line(event: &AgentStreamEvent, paint: Paint, redactor: &Redactor) -
         }
         AgentStreamEvent::ToolCall { call } => Some(call_line(call, paint, redactor)),
         AgentStreamEvent::ToolReturn { part } => Some(return_line(part, paint, redactor)),
+        AgentStreamEvent::ToolProgress {
+            tool_name, update, ..
+        } => Some(paint.dim(&format!(
+            "  {}",
+            shorten(
+                &redactor.text(&progress_line(tool_name, update)),
+                LINE_CHARS - 2
+            )
+        ))),
         AgentStreamEvent::Custom { event }
             if event.kind == ContextEventKind::ModelRequestAdjusted =>
         {
@@ -69,6 +79,20 @@ pub fn event_line(event: &AgentStreamEvent, paint: Paint, redactor: &Redactor) -
         ))),
         _ => None,
     }
+}
+
+/// `… tool 2/3 message`: how far a running call is, as the tool reported it (not yet masked
+/// or shortened).
+pub(crate) fn progress_line(tool_name: &str, update: &ToolProgress) -> String {
+    let mut line = format!("… {tool_name} {}", update.progress);
+    if let Some(total) = update.total {
+        line.push_str(&format!("/{total}"));
+    }
+    if let Some(message) = &update.message {
+        line.push(' ');
+        line.push_str(message);
+    }
+    line
 }
 
 fn plural(count: usize) -> &'static str {
@@ -239,6 +263,21 @@ mod tests {
             &none(),
         );
         assert_eq!(waiting, "  ? deploy waits for approval");
+    }
+
+    #[test]
+    fn progress_shows_how_far_on_one_clean_line() {
+        let event = AgentStreamEvent::ToolProgress {
+            tool_call_id: "c1".into(),
+            tool_name: "index".into(),
+            update: ToolProgress::new(2.0)
+                .with_total(5.0)
+                .with_message("reading\n\u{1b}[31mfiles"),
+        };
+        assert_eq!(
+            event_line(&event, Paint::PLAIN, &none()).as_deref(),
+            Some("  … index 2/5 reading ?[31mfiles")
+        );
     }
 
     #[test]

@@ -18,10 +18,12 @@
 
 use std::path::PathBuf;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
 use starweaver::mcp::client::{McpServerSpec, McpToolset};
+use starweaver::{ConversationId, RunId, ToolContext, ToolProgressSink};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::{call, names};
@@ -128,6 +130,34 @@ async fn exercise_everything(toolset: &McpToolset) {
         image.content.to_string().contains("\"image\""),
         "{}",
         image.content
+    );
+    // A long call's progress notifications reach the call's progress sink, all before its
+    // result.
+    let reports = Arc::new(Mutex::new(Vec::new()));
+    let sink_reports = Arc::clone(&reports);
+    let ctx = ToolContext::new(RunId::default(), ConversationId::default(), 0).with_progress_sink(
+        ToolProgressSink::new(move |report| {
+            sink_reports.lock().unwrap().push(report.update);
+        }),
+    );
+    let long = super::tool(toolset, "trigger-long-running-operation")
+        .call(ctx, &json!({"duration": 0.3, "steps": 3}))
+        .await
+        .unwrap();
+    assert!(
+        long.content.to_string().contains("completed"),
+        "{}",
+        long.content
+    );
+    let progress: Vec<(f64, Option<f64>)> = reports
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|update| (update.progress, update.total))
+        .collect();
+    assert_eq!(
+        progress,
+        [(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]
     );
     // Arguments the server refuses come back as an error return.
     let refused = call(toolset, "get-sum", json!({"a": "two"}))
