@@ -81,17 +81,28 @@ pub(super) fn hide(
     else {
         return;
     };
+    let rename = |summary: &mut ToolsetSummary| {
+        if let Some(prefix) = prefix {
+            let renamed = PrefixedToolset::new(prefix, StaticToolset::new(wrapped));
+            for tool in &mut summary.tools {
+                tool.name = renamed.prefixed_name(&tool.name);
+            }
+        }
+    };
     summary.reach = match spec {
         ToolsetSpec::Search(search) => {
-            if let Some(prefix) = prefix {
-                let renamed = PrefixedToolset::new(prefix, StaticToolset::new(wrapped));
-                for tool in &mut summary.tools {
-                    tool.name = renamed.prefixed_name(&tool.name);
-                }
-            }
+            rename(summary);
             Reach::Search(search.name.clone())
         }
         ToolsetSpec::Proxy(proxy) => Reach::Proxy(proxy.name.clone()),
+        // Offered as before (under the deferred set's prefix), but handed to the worker.
+        ToolsetSpec::Deferred(_) => {
+            rename(summary);
+            for tool in &mut summary.tools {
+                tool.deferred = true;
+            }
+            return;
+        }
         _ => return,
     };
 }

@@ -1,7 +1,8 @@
 //! `toolsets:` to runtime toolsets: each entry becomes a named static toolset (bundle tools or
 //! code tools, with its instructions, timeout and retries), then is gated for approval and
 //! prefixed as declared; an `mcp` entry becomes the MCP client's toolset, which prefixes and
-//! gates its own tools. Toolsets a `proxy` or `search` names are reachable only through it.
+//! gates its own tools. Toolsets a `proxy`, `search` or `deferred` entry names are reachable
+//! only through it.
 //! Every entry's [`ToolsetSummary`] is recorded from the toolsets as built, so what a host
 //! shows is what the agent has.
 
@@ -19,7 +20,7 @@ use starweaver_core::toolsets::{
 
 use super::summary::{hide, keep_own, kind_of, summarize, Reach, ToolSummary, ToolsetSummary};
 use super::{LoadError, LoadOptions, ToolResolver};
-use crate::manifest::{ApprovalRequired, ToolsetSpec};
+use crate::manifest::{ApprovalRequired, DeferredToolsetSpec, ToolsetSpec};
 
 /// The filesystem tools a `read_only: true` toolset keeps.
 pub const READ_ONLY_FILESYSTEM_TOOLS: [&str; 4] = ["ls", "read_file", "glob", "grep"];
@@ -81,7 +82,7 @@ pub(super) fn build(
     let mut order: Vec<(String, Option<DynToolset>)> = Vec::new();
     let mut summaries = Vec::new();
     for (index, spec) in specs.iter().enumerate() {
-        let field = format!("toolsets[{index}]");
+        let field = field_of(index);
         let (name, built, tools) = match plain(spec, &field, options, base_dir)? {
             Some((name, (toolset, tools))) => (name, Some(toolset), tools),
             None => (wrapper_name(spec).to_string(), None, Vec::new()),
@@ -106,6 +107,9 @@ pub(super) fn build(
         let (name, names, common) = match spec {
             ToolsetSpec::Proxy(p) => (&p.name, &p.toolsets, wrapper!(p)),
             ToolsetSpec::Search(s) => (&s.name, &s.toolsets, wrapper!(s)),
+            ToolsetSpec::Deferred(d) if !d.toolsets.is_empty() => {
+                (&d.name, &d.toolsets, common!(d))
+            }
             _ => continue,
         };
         let mut inner = Vec::new();
@@ -122,6 +126,8 @@ pub(super) fn build(
             // The checker refuses a `preload` name no searched toolset offers.
             preload.extend(search.preload.iter().cloned());
             Arc::new(ToolSearchToolset::new(name.clone(), inner))
+        } else if let ToolsetSpec::Deferred(deferred) = spec {
+            Arc::new(deferred_set(deferred, &field_of(index), options, inner)?)
         } else {
             proxied.extend(
                 inner
@@ -134,6 +140,10 @@ pub(super) fn build(
         let (toolset, mut tools) = wrap(toolset, &common);
         if matches!(spec, ToolsetSpec::Search(_)) {
             keep_own(&toolset, &mut tools);
+        }
+        if let ToolsetSpec::Deferred(deferred) = spec {
+            // The wrapped toolsets' tools are listed under their own entries, marked deferred.
+            tools.retain(|tool| deferred.tools.contains(&tool.base));
         }
         if let Some(summary) = summaries.get_mut(index) {
             summary.tools = tools;
@@ -154,13 +164,37 @@ pub(super) fn build(
     })
 }
 
-/// The name of a proxy or search entry (`build` assembles these after the toolsets they wrap).
+/// The name of a proxy, search or toolset-naming deferred entry (`build` assembles these
+/// after the toolsets they wrap).
 fn wrapper_name(spec: &ToolsetSpec) -> &str {
     match spec {
         ToolsetSpec::Proxy(proxy) => &proxy.name,
         ToolsetSpec::Search(search) => &search.name,
+        ToolsetSpec::Deferred(deferred) => &deferred.name,
         _ => "",
     }
+}
+
+/// The field path of entry `index`, for load errors.
+fn field_of(index: usize) -> String {
+    format!("toolsets[{index}]")
+}
+
+/// A deferred set: its own `tools:` and every tool of the toolsets `wrapped` (those its
+/// `toolsets:` names, as built).
+fn deferred_set(
+    spec: &DeferredToolsetSpec,
+    field: &str,
+    options: &LoadOptions,
+    wrapped: Vec<DynToolset>,
+) -> Result<DeferredToolset, LoadError> {
+    let set = resolve_deferred(&spec.tools, field, &options.tools)?
+        .into_iter()
+        .fold(
+            DeferredToolset::new(spec.name.clone()),
+            DeferredToolset::with_tool,
+        );
+    Ok(wrapped.into_iter().fold(set, DeferredToolset::with_toolset))
 }
 
 /// A toolset with tools of its own, already gated and prefixed, and its name; `None` for a
@@ -207,13 +241,10 @@ fn plain(
                 common!(b),
             )
         }
+        // One that names toolsets is built with them, after them.
+        ToolsetSpec::Deferred(d) if !d.toolsets.is_empty() => return Ok(None),
         ToolsetSpec::Deferred(d) => {
-            let deferred = resolve_deferred(&d.tools, field, resolve)?
-                .into_iter()
-                .fold(
-                    DeferredToolset::new(d.name.clone()),
-                    DeferredToolset::with_tool,
-                );
+            let deferred = deferred_set(d, field, options, Vec::new())?;
             (
                 d.name.clone(),
                 starweaver_core::tools::Toolset::get_tools(&deferred),

@@ -181,9 +181,20 @@ common_fields! {
         /// worker supplies the result: tools registered in code, or
         /// first-party tools (`edit_file`, `shell_exec`, ...), which are
         /// then handed to the worker instead of run (a first-party name
-        /// needs no catalog).
+        /// needs no catalog). Unset: none (then `toolsets:` names some).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         #[schemars(example = serde_json::json!(["render_video"]))]
         pub tools: Vec<String>,
+        /// Names of toolsets (declared in this manifest, with tools of
+        /// their own: not proxies or searches) whose every tool is handed
+        /// to the worker, whatever tools they list when the run starts (an
+        /// `mcp` server's); they are offered only through this entry. The
+        /// toolsets are still set up and stopped with the run, so their
+        /// definitions reach the model, but their own calls never run.
+        /// Unset: none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[schemars(example = serde_json::json!(["renderer"]))]
+        pub toolsets: Vec<String>,
     }
 }
 

@@ -466,3 +466,38 @@ fn control_characters_in_names_never_reach_the_screen() {
     assert!(text.contains("Agent     a?b?[31mRED"), "{text}");
     assert!(!text.contains("\nFAKE"), "{text}");
 }
+
+#[test]
+fn a_deferred_set_over_a_toolset_marks_its_tools_deferred_under_its_prefix() {
+    let manifest = "version: 1
+name: handoff
+model: {id: test}
+environment: {type: virtual}
+toolsets:
+  - type: filesystem
+    name: files
+    tools: [write_file]
+  - type: deferred
+    name: jobs
+    prefix: later
+    toolsets: [files]
+";
+    let (_dir, agent) = explain_json(&[("agent.yaml", manifest.as_bytes())], &[]);
+    let write = tool(&agent, "later_write_file");
+    assert_eq!(write["deferred"], true, "{write:#}");
+    assert_eq!(write["seen"], true, "{write:#}");
+    assert_eq!(write["toolset"], "files", "{write:#}");
+    let tools = agent["tools"].as_array().unwrap();
+    assert_eq!(
+        tools
+            .iter()
+            .filter(|t| t["name"] == "later_write_file")
+            .count(),
+        1,
+        "listed once: {tools:#?}"
+    );
+    assert!(
+        !tools.iter().any(|t| t["name"] == "write_file"),
+        "not offered unwrapped: {tools:#?}"
+    );
+}

@@ -6,6 +6,7 @@
 //! results, exits at startup); `interop` talks to servers nobody here
 //! wrote, installed from the registries, when they are installed.
 
+mod cli_runs;
 mod hostile;
 mod in_process;
 mod in_run;

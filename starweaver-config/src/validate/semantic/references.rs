@@ -1,5 +1,5 @@
-//! `unknown-toolset` and `unknown-tool`: names that refer to nothing. A proxy's or search's
-//! `toolsets:`, a bundle's `tools:` choice, code tools against the catalog (a deferred set's
+//! `unknown-toolset` and `unknown-tool`: names that refer to nothing. A proxy's, search's or
+//! deferred set's `toolsets:`, a bundle's `tools:` choice, code tools against the catalog (a deferred set's
 //! first-party tool names need none), `approval_required` names and `search.preload`.
 
 use std::collections::HashSet;
@@ -25,11 +25,29 @@ pub(super) fn check(entries: &[Entry<'_>], context: &CheckContext) -> Vec<Diagno
         .map(|catalog| catalog.iter().map(String::as_str).collect())
         .unwrap_or_default();
     for entry in entries {
-        if matches!(entry.kind, "proxy" | "search") {
+        if entry.kind == "deferred"
+            && entry.node.get("tools").is_none()
+            && entry.node.get("toolsets").is_none()
+        {
+            found.push(
+                Diagnostic::error(
+                    Rule::MissingField,
+                    entry.kind_span,
+                    "a deferred toolset names no tools and no toolsets",
+                )
+                .with_help(
+                    "add `tools: [NAME, ...]` (tools registered in code, or first-party tools) \
+                     or `toolsets: [NAME, ...]` (toolsets of this manifest)",
+                ),
+            );
+        }
+        if entry.wraps_toolsets() {
             let own = entry.name.as_ref().map(|name| name.text);
             for target in strings(entry.node.get("toolsets")) {
+                // A deferred set that names toolsets is assembled from them, like a proxy.
                 let wrapper = entries.iter().find(|other| {
-                    matches!(other.kind, "proxy" | "search")
+                    (matches!(other.kind, "proxy" | "search")
+                        || (other.kind == "deferred" && other.node.get("toolsets").is_some()))
                         && other
                             .name
                             .as_ref()

@@ -367,12 +367,14 @@ impl<'a> Tools<'a> {
         let mut by_toolset: BTreeMap<String, Known<'a>> = BTreeMap::new();
         let mut wrapped: BTreeSet<String> = BTreeSet::new();
         for entry in entries {
-            if matches!(entry.kind, "proxy" | "search") {
+            if entry.wraps_toolsets() {
                 wrapped.extend(
                     strings(entry.node.get("toolsets"))
                         .into_iter()
                         .map(|name| name.text.to_string()),
                 );
+            }
+            if matches!(entry.kind, "proxy" | "search") {
                 continue;
             }
             let Some(name) = &entry.name else { continue };
@@ -387,6 +389,14 @@ impl<'a> Tools<'a> {
         for (name, tools) in &by_toolset {
             if !wrapped.contains(name) {
                 direct.extend(tools.clone());
+            }
+        }
+        // A deferred set offers the tools of the toolsets it names directly, under its prefix.
+        for entry in entries.iter().filter(|entry| entry.kind == "deferred") {
+            for name in strings(entry.node.get("toolsets")) {
+                for (tool, definition) in by_toolset.get(name.text).into_iter().flatten() {
+                    direct.insert(entry.final_name(tool), *definition);
+                }
             }
         }
         let mut searched = BTreeMap::new();

@@ -395,3 +395,33 @@ fn mcp_tools_unknown_until_the_server_starts_are_not_judged() {
         Some("the tools allowed here are `ev_get_sum`")
     );
 }
+
+#[test]
+fn a_deferred_set_names_toolsets_with_tools_of_their_own() {
+    let fine = found(&format!(
+        "{BARE}toolsets:\n  - {{type: mcp, name: s, command: x}}\n  - {{type: deferred, name: jobs, toolsets: [s]}}\n"
+    ));
+    assert_eq!(fine, []);
+    let neither = found(&format!(
+        "{BARE}toolsets:\n  - {{type: deferred, name: jobs}}\n"
+    ));
+    assert_eq!(neither.len(), 1, "{neither:?}");
+    assert_eq!(neither[0].rule, Rule::MissingField);
+    assert!(neither[0].help.as_deref().unwrap().contains("toolsets:"));
+    let unknown = found(&format!(
+        "{BARE}toolsets:\n  - {{type: mcp, name: server, command: x}}\n  - {{type: deferred, name: jobs, toolsets: [sever]}}\n"
+    ));
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    assert_eq!(unknown[0].rule, Rule::UnknownToolset);
+    assert!(unknown[0].help.as_deref().unwrap().contains("server"));
+    // A proxy cannot hold a deferred set assembled from other toolsets, nor one itself.
+    let nested = found(&format!(
+        "{BARE}toolsets:\n  - {{type: mcp, name: s, command: x}}\n  - {{type: deferred, name: jobs, toolsets: [s]}}\n  - {{type: proxy, name: p, toolsets: [jobs]}}\n  - {{type: deferred, name: self, toolsets: [self]}}\n"
+    ));
+    assert_eq!(nested.len(), 2, "{nested:?}");
+    assert!(nested.iter().all(|d| d.rule == Rule::UnknownToolset));
+    assert!(
+        nested[0].message.contains("is a deferred toolset"),
+        "{nested:?}"
+    );
+}

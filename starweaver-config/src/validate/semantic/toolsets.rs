@@ -69,6 +69,12 @@ impl<'a> Entry<'a> {
         })
     }
 
+    /// Whether the entry names other toolsets in `toolsets:`: a proxy and a search hold them,
+    /// a deferred set hands their calls to a worker.
+    pub fn wraps_toolsets(&self) -> bool {
+        matches!(self.kind, "proxy" | "search" | "deferred")
+    }
+
     /// Whether the entry is an MCP server's, whose tools are the server's to list.
     pub fn is_mcp(&self) -> bool {
         self.kind == "mcp"
@@ -181,10 +187,11 @@ pub(super) fn entries(root: &Node) -> Vec<Entry<'_>> {
         .collect()
 }
 
-/// A proxy's or search's `toolsets:` item that names no toolset of the manifest.
+/// A proxy's, search's or deferred set's `toolsets:` item that names no toolset of the
+/// manifest.
 #[derive(Debug)]
 pub(super) struct Reference<'a> {
-    /// `proxy` or `search`.
+    /// `proxy`, `search` or `deferred`.
     pub wrapper_kind: &'a str,
     /// The proxy's or search's name (its type when it has none).
     pub wrapper: &'a str,
@@ -201,7 +208,7 @@ pub(super) fn unresolved_references<'a>(entries: &[Entry<'a>]) -> Vec<Reference<
         .collect();
     entries
         .iter()
-        .filter(|entry| matches!(entry.kind, "proxy" | "search"))
+        .filter(|entry| entry.wraps_toolsets())
         .flat_map(|entry| {
             let own = entry.name.as_ref().map(|name| name.text);
             let declared = &declared;

@@ -1,0 +1,82 @@
+//! `starweaver run` on manifests with an MCP toolset from the registries
+//! (`@modelcontextprotocol/server-everything`, found on `PATH` as `.ci/run` installs it): a
+//! long call's progress shows as `tool_progress` records before its return, and a `deferred`
+//! entry over the server hands its calls to a worker, so the run waits instead of calling it.
+
+use serde_json::Value;
+
+use crate::common::interop::everything_on_path;
+use crate::run_cli::{assert_status, folder, json_lines, run, stdout};
+
+const SERVER: &str = "  - type: mcp
+    name: everything
+    command: mcp-server-everything
+    args: [stdio]
+    startup_timeout_ms: 60000
+";
+
+/// The `event` of every record, in order.
+fn events(records: &[Value]) -> Vec<&Value> {
+    records.iter().map(|record| &record["event"]).collect()
+}
+
+#[test]
+fn a_long_calls_progress_is_a_record_before_its_return() {
+    if !everything_on_path() {
+        return;
+    }
+    let manifest = format!(
+        "version: 1\nname: progress\nmodel: {{id: script, script: turns.yaml}}\ntoolsets:\n{SERVER}    tools: [trigger-long-running-operation]\n"
+    );
+    let script = "- calls:\n    - tool: trigger-long-running-operation\n      args: { duration: 0.3, steps: 3 }\n- answer: done\n";
+    let dir = folder(&[("agent.yaml", &manifest), ("turns.yaml", script)]);
+    let output = run(
+        dir.path(),
+        &["run", "agent.yaml", "--json", "--prompt", "go"],
+    );
+    assert_status(&output, 0);
+    let records = json_lines(&stdout(&output));
+    let events = events(&records);
+    let progress: Vec<&&Value> = events
+        .iter()
+        .filter(|event| event["type"] == "tool_progress")
+        .collect();
+    assert_eq!(progress.len(), 3, "{events:#?}");
+    assert_eq!(progress[2]["update"]["progress"], 3.0);
+    assert_eq!(progress[2]["update"]["total"], 3.0);
+    assert_eq!(progress[0]["tool_name"], "trigger-long-running-operation");
+    let last_progress = events
+        .iter()
+        .rposition(|event| event["type"] == "tool_progress")
+        .unwrap();
+    let returned = events
+        .iter()
+        .position(|event| event["type"] == "tool_return")
+        .unwrap();
+    assert!(last_progress < returned, "{events:#?}");
+}
+
+#[test]
+fn a_deferred_entry_over_a_server_waits_for_a_worker() {
+    if !everything_on_path() {
+        return;
+    }
+    let manifest = format!(
+        "version: 1\nname: handoff\nmodel: {{id: script, script: turns.yaml}}\ntoolsets:\n{SERVER}    tools: [echo]\n  - type: deferred\n    name: jobs\n    toolsets: [everything]\n"
+    );
+    let script = "- calls:\n    - tool: echo\n      args: { message: later }\n- answer: done\n";
+    let dir = folder(&[("agent.yaml", &manifest), ("turns.yaml", script)]);
+    let output = run(
+        dir.path(),
+        &["run", "agent.yaml", "--json", "--prompt", "go"],
+    );
+    assert_status(&output, 3);
+    let records = json_lines(&stdout(&output));
+    let waiting = events(&records)
+        .into_iter()
+        .find(|event| event["type"] == "waiting")
+        .unwrap_or_else(|| panic!("no waiting record: {records:#?}"));
+    let request = &waiting["requests"][0];
+    assert_eq!(request["tool_name"], "echo", "{waiting:#}");
+    assert_eq!(request["kind"], "deferred", "{waiting:#}");
+}
