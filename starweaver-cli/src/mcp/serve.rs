@@ -16,6 +16,7 @@ use starweaver_mcp::server::{AgentTool, McpServer, ServeOptions, StartupReport};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 
+use crate::mask::Redactor;
 use crate::run::{name_value, prepare, Hooks, Prepared, Stop};
 
 /// The arguments of `starweaver mcp serve`.
@@ -81,8 +82,17 @@ async fn serve(args: &ServeArgs) -> Result<(), Stop> {
         &Hooks::default(),
     )
     .await?;
-    if !prepared.warnings.is_empty() {
-        log(&prepared.warnings);
+    // What the server logs is masked as a run's output is: secret vars, and the values an MCP
+    // toolset takes from the host (a re-served server's stderr tail may repeat them).
+    let redactor = Redactor::for_vars(&vars);
+    redactor.add(prepared.secret_values.iter().cloned());
+    let mut warnings = prepared.warnings.clone();
+    for warning in redactor.take_warnings() {
+        warnings.push_str(&warning);
+        warnings.push('\n');
+    }
+    if !warnings.is_empty() {
+        log(&redactor.text(&warnings));
     }
     let Prepared {
         loaded,
@@ -115,19 +125,19 @@ async fn serve(args: &ServeArgs) -> Result<(), Stop> {
     }
     let server = McpServer::start(registry, context, options)
         .await
-        .map_err(|error| Stop::usage(error.to_string()))?;
-    log(&startup_lines(
+        .map_err(|error| Stop::usage(redactor.text(&error.to_string())))?;
+    log(&redactor.text(&startup_lines(
         &args.manifest.display().to_string(),
         server.report(),
         args,
-    ));
+    )));
     let shutdown = CancellationToken::new();
     watch_signals(shutdown.clone())?;
     let served = match args.http {
         None => {
             tokio::select! {
                 served = server.serve_stdio() => served.map_err(|error| Stop {
-                    message: error.to_string(),
+                    message: redactor.text(&error.to_string()),
                     status: 1,
                 }),
                 () = shutdown.cancelled() => Ok(()),
@@ -144,11 +154,11 @@ async fn serve(args: &ServeArgs) -> Result<(), Stop> {
     };
     for report in server.stop().await {
         if report.status == ToolsetLifecycleStatus::Failed {
-            log(&format!(
+            log(&redactor.text(&format!(
                 "toolset `{}` failed to stop: {}\n",
                 report.toolset,
                 report.error.unwrap_or_default()
-            ));
+            )));
         }
     }
     served

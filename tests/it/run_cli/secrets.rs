@@ -395,3 +395,45 @@ fn values_an_mcp_server_takes_from_the_host_are_masked_in_output_events_errors_a
     assert!(saved.contains("it was given ***"), "{saved}");
     assert!(stdout(&plain).contains("***"), "{}", stdout(&plain));
 }
+
+// Regression: `mcp serve` wrote a re-served server's stderr tail, which repeated a value taken
+// from the host with `env_from`, unmasked into its startup log.
+#[test]
+fn mcp_serve_masks_what_a_served_server_was_given_from_the_host_in_its_log() {
+    if !python() {
+        return;
+    }
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py");
+    let manifest = format!(
+        "version: 1
+name: leaky
+model: {{id: test}}
+toolsets:
+  - type: mcp
+    name: dies
+    command: python3
+    args: ['{script}', leak, {variable}, exit]
+    env_from: [{variable}]
+    startup_timeout_ms: 30000
+",
+        script = script.display(),
+        variable = PASSED.0,
+    );
+    let dir = folder(&[("leaky.yaml", &manifest)]);
+    // Standard input is empty: the server stops as soon as it has started.
+    let output = crate::common::starweaver_binary()
+        .current_dir(dir.path())
+        .env(PASSED.0, PASSED.1)
+        .args(["mcp", "serve", "leaky.yaml"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let log = stderr(&output);
+    assert!(log.contains("toolset `dies` is unavailable"), "{log}");
+    assert!(!log.contains(PASSED.1), "the log shows the value:\n{log}");
+    assert!(
+        log.contains("***"),
+        "the server's words are still shown:\n{log}"
+    );
+}
