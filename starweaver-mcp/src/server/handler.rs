@@ -8,7 +8,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, Implementation, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
 
 use super::shared::Shared;
@@ -28,11 +28,15 @@ impl Session {
 impl ServerHandler for Session {
     fn get_info(&self) -> ServerConfig {
         let options = &self.shared.options;
-        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                options.name.clone(),
-                options.version.clone(),
-            ));
+        // The list changes when a re-served MCP server's does; clients are told.
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let mut config = ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            options.name.clone(),
+            options.version.clone(),
+        ));
         if let Some(instructions) = &options.instructions {
             config = config.with_instructions(instructions.clone());
         }
@@ -45,6 +49,10 @@ impl ServerHandler for Session {
         Cow::Borrowed(ProtocolVersion::known_up_to(
             &ProtocolVersion::LATEST_WITH_INITIALIZE,
         ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.shared.add_peer(context.peer);
     }
 
     async fn list_tools(

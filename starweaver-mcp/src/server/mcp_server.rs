@@ -35,6 +35,8 @@ pub struct StartupReport {
 pub struct McpServer {
     shared: Arc<Shared>,
     report: StartupReport,
+    /// Reads changed tool lists again and tells the clients; aborted when serving stops.
+    follower: tokio::task::JoinHandle<()>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -78,8 +80,13 @@ impl McpServer {
             }
             served.push(agent.name().to_string());
         }
+        let follower = tokio::spawn({
+            let shared = Arc::clone(&shared);
+            async move { shared.follow_list_changes().await }
+        });
         Ok(Self {
             shared,
+            follower,
             report: StartupReport {
                 served,
                 deferred: listing.deferred,
@@ -128,6 +135,7 @@ impl McpServer {
     /// Tears the toolsets down (a server-backed toolset stops its server), as a run does when
     /// it ends.
     pub async fn stop(self) -> Vec<ToolsetLifecycleReport> {
+        self.follower.abort();
         stop_toolsets(&self.shared).await
     }
 }
@@ -135,7 +143,7 @@ impl McpServer {
 /// Exits the toolsets with the shared context taken out of its handle.
 async fn stop_toolsets(shared: &Shared) -> Vec<ToolsetLifecycleReport> {
     let mut context = shared.context.replace(AgentContext::default());
-    let reports = shared.registry.exit_toolsets(&mut context).await;
+    let reports = shared.registry().exit_toolsets(&mut context).await;
     shared.context.replace(context);
     reports
 }

@@ -27,6 +27,7 @@ mod http;
 mod listing;
 mod mcp_server;
 mod options;
+mod progress;
 mod returns;
 
 mod shared;

@@ -13,7 +13,8 @@ exists, it refuses to start (status 3). Modes:
 Every mode that answers offers the tools `pid` (its process id), `echo`
 (answers LABEL and its own name), `slow` (sleeps 30 s), `huge` (a 100 MiB
 text), `die` (writes last words to stderr and exits with status 7), and
-`env` (its variables' names), `write` (writes the file at `path`, or answers why not), and the names
+`grow` (adds the tool `extra` and says the list changed), `count` (three progress
+notifications for a caller that sent a progress token), `env` (its variables' names), `write` (writes the file at `path`, or answers why not), and the names
 `files.read` and a 90-character one. `pid` says it is read-only and `write` that it is
 destructive; the others give no hints.
 """
@@ -40,7 +41,7 @@ def text(request_id, value):
 
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object", "properties": {}}}
-    for name in ["pid", "echo", "slow", "huge", "die", "files.read", LONG]
+    for name in ["pid", "echo", "slow", "huge", "die", "grow", "count", "files.read", LONG]
 ] + [{"name": "env", "inputSchema": {"type": "object", "properties": {}}},
      {"name": "write", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
       "annotations": {"readOnlyHint": False, "destructiveHint": True}}]
@@ -84,7 +85,7 @@ for raw in sys.stdin:
             continue
         send({"jsonrpc": "2.0", "id": request_id, "result": {
             "protocolVersion": message["params"]["protocolVersion"],
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {"listChanged": True}},
             "serverInfo": {"name": "hostile", "version": "1"}}})
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": request_id, "result": {"tools": TOOLS}})
@@ -103,6 +104,19 @@ for raw in sys.stdin:
                 sys.stdout.write(chunk)
             sys.stdout.write('"}]}}\n')
             sys.stdout.flush()
+        elif name == "count":
+            token = message["params"].get("_meta", {}).get("progressToken")
+            if token is not None:
+                for step in (1, 2, 3):
+                    send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+                        "progressToken": token, "progress": step, "total": 3,
+                        "message": "step %d" % step}})
+            text(request_id, "counted")
+        elif name == "grow":
+            if not any(tool["name"] == "extra" for tool in TOOLS):
+                TOOLS.append({"name": "extra", "inputSchema": {"type": "object", "properties": {}}})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            text(request_id, "grown")
         elif name == "env":
             text(request_id, " ".join(sorted(os.environ)))
         elif name == "write":

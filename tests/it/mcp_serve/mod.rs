@@ -6,6 +6,7 @@ mod agent;
 mod approvals;
 mod cancellation;
 mod interop;
+mod reserved;
 mod stdio;
 mod tools;
 
@@ -81,6 +82,8 @@ pub struct Client {
     pub answer: Option<ElicitationAction>,
     pub asked: Arc<Mutex<Vec<String>>>,
     pub progress: Arc<Mutex<Vec<String>>>,
+    /// Signalled on each `notifications/tools/list_changed`.
+    pub list_changes: Arc<tokio::sync::Notify>,
 }
 
 impl Client {
@@ -113,6 +116,10 @@ impl ClientHandler for Client {
         Ok(ElicitResult::new(
             self.answer.clone().unwrap_or(ElicitationAction::Decline),
         ))
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changes.notify_one();
     }
 
     async fn on_progress(
