@@ -12,10 +12,12 @@ use criterion::{criterion_main, Criterion};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use starweaver::agent::Agent;
 use starweaver::model::{
     Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse, ToolCallPart,
 };
-use starweaver::{typed_tool, Agent, AgentBuilder, BoxFuture, ToolContext, ToolResult};
+use starweaver::tools::BoxFuture;
+use starweaver::{typed_tool, AgentBuilder, ToolContext, ToolResult};
 
 const STEPS: usize = 10;
 const CALLS_PER_STEP: usize = 3;

@@ -45,7 +45,8 @@ pub async fn tool_{i}(
 }}
 '''
         else:
-            body = f'''use starweaver::{{typed_tool, ToolContext, ToolError, ToolResult, TypedFunctionTool}};
+            body = f'''use starweaver::tools::TypedFunctionTool;
+use starweaver::{{typed_tool, ToolContext, ToolError, ToolResult}};
 
 fn default_b() -> i64 {{
     1

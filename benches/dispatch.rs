@@ -32,9 +32,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use starweaver::model::ToolCallPart;
+use starweaver::tools::{CompiledSchema, DynTool, ToolCallOutcome, ToolLimits};
 use starweaver::{
-    string_tool, typed_tool, AgentContext, AgentContextHandle, CompiledSchema, DynTool,
-    ToolCallOutcome, ToolContext, ToolError, ToolLimits, ToolRegistry, ToolResult,
+    string_tool, typed_tool, AgentContext, AgentContextHandle, ToolContext, ToolError,
+    ToolRegistry, ToolResult,
 };
 
 /// Arguments of the benchmarked tool.

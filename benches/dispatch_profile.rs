@@ -24,7 +24,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use starweaver::model::ToolCallPart;
-use starweaver::{typed_tool, DynTool, ToolContext, ToolError, ToolRegistry, ToolResult};
+use starweaver::tools::DynTool;
+use starweaver::{typed_tool, ToolContext, ToolError, ToolRegistry, ToolResult};
 
 /// Arguments of the profiled tool (the `dispatch` bench's).
 #[derive(Deserialize, JsonSchema)]

@@ -35,10 +35,10 @@ use starweaver::environment::{
     glob, grep, walk, EnvironmentProvider, GlobOptions, GrepOptions, VirtualEnvironmentProvider,
     WalkOptions,
 };
-use starweaver::model::ToolCallPart;
+use starweaver::model::{ToolCallPart, ToolReturnKind};
 use starweaver::{
     attach_environment, filesystem_tools, AgentContext, AgentContextHandle, ToolContext,
-    ToolRegistry, ToolReturnKind,
+    ToolRegistry,
 };
 
 const CRATES: usize = 20;

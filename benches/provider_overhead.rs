@@ -48,7 +48,7 @@ use starweaver::model::{
     ModelSettings, ModelStreamEvent, RequestPart, ResponsePart, TextPart, ToolCallPart,
     ToolDefinition, ToolReturnKind, ToolReturnPart, UserPromptPart,
 };
-use starweaver::schema_for_type;
+use starweaver::tools::schema_for_type;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpListener;
 

@@ -27,9 +27,10 @@ use std::sync::Arc;
 use criterion::{criterion_main, BatchSize, Criterion};
 use serde_json::{json, Value};
 use starweaver::model::ToolCallPart;
+use starweaver::tools::{DynTool, ToolSearchToolset};
 use starweaver::{
-    string_tool, tool_search_toolset, AgentContext, AgentContextHandle, DynTool, StaticToolset,
-    ToolContext, ToolRegistry, ToolResult, ToolSearchToolset,
+    string_tool, tool_search_toolset, AgentContext, AgentContextHandle, StaticToolset, ToolContext,
+    ToolRegistry, ToolResult,
 };
 
 const NAMESPACES: usize = 100;

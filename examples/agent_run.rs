@@ -9,10 +9,14 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use starweaver::agent::{
+    Agent, AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction, AgentSessionState,
+    AgentStreamRecord,
+};
+use starweaver::tools::DeferredToolset;
 use starweaver::{
-    typed_tool, Agent, AgentBuilder, AgentHitlRequestKind, AgentHitlResults,
-    AgentHitlUserInteraction, AgentSession, AgentSessionState, AgentStreamEvent, AgentStreamRecord,
-    DeferredToolset, StaticToolset, TestModel, ToolContext, ToolError, ToolInstruction, ToolResult,
+    typed_tool, AgentBuilder, AgentSession, AgentStreamEvent, StaticToolset, TestModel,
+    ToolContext, ToolError, ToolInstruction, ToolResult,
 };
 
 #[derive(Deserialize, JsonSchema)]

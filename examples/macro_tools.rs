@@ -51,7 +51,7 @@ async fn call_info(ctx: ToolContext) -> Result<String, ToolError> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let toolset = StaticToolset::new("demo").with_tools([
-        Arc::new(lookup_tool()) as starweaver::DynTool,
+        Arc::new(lookup_tool()) as starweaver::tools::DynTool,
         Arc::new(word_count_tool()),
         Arc::new(call_info_tool()),
     ]);

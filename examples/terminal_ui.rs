@@ -10,11 +10,12 @@ mod demo {
     use std::sync::{Arc, Mutex};
 
     use serde_json::{json, Value};
-    use starweaver::model::{ModelResponse, ToolReturnKind};
+    use starweaver::agent::{Agent, AgentHitlResults, AgentRunResult, AgentStreamRecord};
+    use starweaver::bundles::user_input_tools;
+    use starweaver::model::{ModelResponse, ToolCallPart, ToolReturnKind};
     use starweaver::{
-        string_tool, user_input_tools, Agent, AgentBuilder, AgentError, AgentHitlResults,
-        AgentRunOptions, AgentRunResult, AgentStreamEvent, AgentStreamRecord, TestModel,
-        ToolCallPart, ToolContext, ToolResult,
+        string_tool, AgentBuilder, AgentError, AgentRunOptions, AgentStreamEvent, TestModel,
+        ToolContext, ToolResult,
     };
 
     use starweaver::cli::terminal::{color_enabled, TerminalOptions, TerminalUi};

@@ -10,8 +10,9 @@ use std::sync::Arc;
 use serde_json::json;
 use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
 use starweaver::model::{ModelResponse, ToolCallPart};
+use starweaver::skills::skill_tools;
 use starweaver::{
-    filesystem_tools, skill_tools, AgentBuilder, AgentSession, AgentStreamEvent, SkillRegistry,
+    filesystem_tools, AgentBuilder, AgentSession, AgentStreamEvent, SkillRegistry,
     SkillSourceScope, TestModel,
 };
 

@@ -1,10 +1,16 @@
 //! Starweaver: a declarative, config-driven agent framework.
 //!
-//! This facade carries the whole product. Its root holds the agent and
-//! tool runtime: agents, sessions, context, tools, toolsets, bundles and
-//! skills. [`tools`], [`environment`] and [`model`] each hold their whole
-//! layer. An item has at most two paths: the root and its layer module
-//! (the committed list in `tests/public_api.txt` shows them all).
+//! This facade carries the whole product, one module per layer:
+//! [`agent`] (agents, sessions, runs, approvals), [`context`] (the state a
+//! run carries and its ids), [`tools`] (tools, the registry, toolsets),
+//! [`bundles`] (the first-party filesystem, shell and user-input tools),
+//! [`skills`], [`environment`], [`model`], [`schedule`], [`catalog`] and
+//! [`config`] (manifests). Every item is in its layer module. The root
+//! holds, besides, the few names a program types first: building, running
+//! and registering tools, an agent and its session, the context, the
+//! first-party bundles, the test model and the skill registry. So an item
+//! has at most two paths, its layer module and perhaps the root (the
+//! committed list in `tests/public_api.txt` shows them all).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -20,42 +26,83 @@
 //! assert_eq!(registry.names(), vec!["echo"]);
 //! ```
 
-pub use starweaver_core::agent::*;
-pub use starweaver_core::bundles::*;
-pub use starweaver_core::context::*;
-pub use starweaver_core::environment::{attach_environment, attach_process_shell};
-pub use starweaver_core::model::{
-    DynModel, FunctionModel, Model, ModelError, ModelSettings, TestModel, ToolCallArguments,
-    ToolCallPart, ToolDefinition, ToolReturnKind, ToolReturnPart, Usage,
+pub use starweaver_core::agent::{
+    AgentBuilder, AgentError, AgentRunOptions, AgentSession, AgentStreamEvent,
 };
-pub use starweaver_core::schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
-pub use starweaver_core::skills::*;
-pub use starweaver_core::tools::*;
-pub use starweaver_core::toolsets::*;
-pub use starweaver_core::{BoxFuture, JsonMap};
+pub use starweaver_core::bundles::{filesystem_tools, shell_tools};
+pub use starweaver_core::context::{
+    AgentContext, AgentContextHandle, ConversationId, RunId, ToolAvailabilityPolicy, ToolConfig,
+};
+pub use starweaver_core::environment::{attach_environment, attach_process_shell};
+pub use starweaver_core::model::TestModel;
+pub use starweaver_core::skills::{
+    SkillError, SkillRegistry, SkillReloadChangeKind, SkillScanDiagnosticKind, SkillSourceScope,
+    SKILL_RELOAD_EVENT_KIND, SKILL_SCAN_EVENT_KIND,
+};
+pub use starweaver_core::tools::{
+    string_tool, tool_metadata_hidden_by_tags, tool_metadata_kind, tool_metadata_tags, typed_tool,
+    DynToolset, Tool, ToolContext, ToolError, ToolInstruction, ToolKind, ToolRegistry, ToolResult,
+    ToolUserInputPreprocessResult, Toolset,
+};
+pub use starweaver_core::toolsets::{
+    tool_proxy_toolset, tool_search_toolset, PrefixedToolset, StaticToolset,
+};
+
+/// Agents: the builder, the agent and the app, sessions, run options and
+/// results, stream events, the runtime policy and human-in-the-loop
+/// requests and answers.
+pub mod agent {
+    pub use starweaver_core::agent::*;
+}
+
+/// The state a run carries: [`context::AgentContext`] with its notes,
+/// events, dependencies and grants, the capability handles tools ask
+/// for, the runtime snapshots and the run and conversation ids.
+pub mod context {
+    pub use starweaver_core::context::*;
+}
 
 /// The tool layer: tools, their context, results and errors, the
-/// registry, hooks, dependency profiles, the `Toolset` trait and the
-/// toolset combinators. Everything here is also at the crate root.
+/// registry, hooks, dependency profiles and typed facts, the `Toolset`
+/// trait and the toolset combinators (prefix, approval, deferral, proxy,
+/// search), and the two types the dyn-compatible traits share
+/// ([`tools::BoxFuture`], [`tools::JsonMap`]).
 pub mod tools {
     pub use starweaver_core::tools::*;
     pub use starweaver_core::toolsets::*;
+    pub use starweaver_core::{BoxFuture, JsonMap};
+}
+
+/// The first-party tool bundles: the filesystem tools, the shell tools and
+/// the user-input tool, with their argument types, tool names and limits.
+pub mod bundles {
+    pub use starweaver_core::bundles::*;
+}
+
+/// Skills: the registry, its sources and scopes, scan and reload reports,
+/// the reload binding and the skills toolset.
+pub mod skills {
+    pub use starweaver_core::skills::*;
+}
+
+/// Deterministic scheduling from host-supplied clock readings, shared by
+/// the tool-search refresh and skill reload bindings: the decision and
+/// the reason a refresh or reload is due.
+pub mod schedule {
+    pub use starweaver_core::schedule::*;
 }
 
 /// Environments: the provider trait, the in-memory provider, the path
 /// space, search, commands, the shell policy and background processes.
-/// `attach_environment` and `attach_process_shell` are also at the crate
-/// root.
 pub mod environment {
     pub use starweaver_core::environment::*;
 }
 
 /// The model layer: provider-neutral messages and parts, tool
-/// definitions, the `Model` trait and the test models. The test models,
-/// call and return parts and `ToolDefinition` are also at the crate root.
-/// With the `openai` and `anthropic` features it also holds the HTTP
-/// clients (from `starweaver-providers`): `model::openai`,
-/// `model::anthropic` and what they share, `model::http`.
+/// definitions, the `Model` trait and the test models. With the `openai`
+/// and `anthropic` features it also holds the HTTP clients (from
+/// `starweaver-providers`): `model::openai`, `model::anthropic` and what
+/// they share, `model::http`.
 pub mod model {
     pub use starweaver_core::model::*;
     #[cfg(feature = "anthropic")]
@@ -124,3 +171,29 @@ pub struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/tool-macro.md")]
 pub struct ToolMacroDoctests;
+
+/// The filesystem guide's examples run as doctests, like every guide's
+/// Rust examples, so they keep to the facade's paths.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/filesystem-tools.md")]
+pub struct FilesystemToolsDoctests;
+
+/// The shell guide's examples.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/shell.md")]
+pub struct ShellDoctests;
+
+/// The skills guide's examples.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/skills.md")]
+pub struct SkillsDoctests;
+
+/// The check guide's example: a checker binary (the `cli` feature).
+#[cfg(all(doctest, feature = "cli"))]
+#[doc = include_str!("../docs/check.md")]
+pub struct CheckDoctests;
+
+/// The MCP guide's examples (the `mcp` feature).
+#[cfg(all(doctest, feature = "mcp"))]
+#[doc = include_str!("../docs/mcp.md")]
+pub struct McpDoctests;

@@ -4,7 +4,8 @@
 //! Each item has one path here, in the module of its layer
 //! (`starweaver_core::tools::ToolRegistry`); nothing is re-exported at the
 //! root. Users reach these types through the `starweaver` facade crate,
-//! whose root keeps the flat namespace.
+//! which has a module per layer and keeps the names a first program types
+//! at its root.
 
 pub mod agent;
 pub mod bounds;

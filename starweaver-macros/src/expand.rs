@@ -230,18 +230,18 @@ impl Tool {
             fn #checked<#generics>() {}
 
             #[doc(hidden)]
-            fn #make<#(#params: #bounds,)* __F, __Fut>(__f: __F) -> #fw::TypedFunctionTool<#generic_ty>
+            fn #make<#(#params: #bounds,)* __F, __Fut>(__f: __F) -> #fw::tools::TypedFunctionTool<#generic_ty>
             where
-                __F: ::std::ops::Fn(#fw::ToolContext, #generic_ty) -> __Fut
+                __F: ::std::ops::Fn(#fw::tools::ToolContext, #generic_ty) -> __Fut
                     + ::std::marker::Send
                     + ::std::marker::Sync
                     + 'static,
                 __Fut: ::std::future::Future<
-                        Output = ::std::result::Result<#fw::ToolResult, #fw::ToolError>,
+                        Output = ::std::result::Result<#fw::tools::ToolResult, #fw::tools::ToolError>,
                     > + ::std::marker::Send
                     + 'static,
             {
-                #fw::typed_tool::<#generic_ty, _, _>(
+                #fw::tools::typed_tool::<#generic_ty, _, _>(
                     #name,
                     ::std::option::Option::Some(::std::string::String::from(#description)),
                     __f,
@@ -250,21 +250,21 @@ impl Tool {
             }
 
             #[doc(hidden)]
-            fn #dynamic<#generics>(__tool: #fw::TypedFunctionTool<#generic_ty>) -> #fw::DynTool {
+            fn #dynamic<#generics>(__tool: #fw::tools::TypedFunctionTool<#generic_ty>) -> #fw::tools::DynTool {
                 ::std::sync::Arc::new(__tool)
             }
 
             #[doc = #doc]
             #[allow(deprecated)]
-            #vis fn #tool_fn() -> #fw::TypedFunctionTool<#args_ty> {
+            #vis fn #tool_fn() -> #fw::tools::TypedFunctionTool<#args_ty> {
                 #checked #turbofish();
                 #make::<#(#types,)* _, _>(
-                    |#ctx_pat: #fw::ToolContext, #args: #args_ty| async move { #call },
+                    |#ctx_pat: #fw::tools::ToolContext, #args: #args_ty| async move { #call },
                 )
             }
 
             const _: () = {
-                fn __build() -> #fw::DynTool {
+                fn __build() -> #fw::tools::DynTool {
                     #checked #turbofish();
                     #dynamic #turbofish(#tool_fn())
                 }
@@ -457,7 +457,7 @@ impl Tool {
             chain.extend(quote!(.with_hidden_by_tags::<_, &str>([#(#tags),*])));
         }
         if let Some(kind) = &options.kind {
-            chain.extend(quote!(.with_kind(#fw::ToolKind::#kind)));
+            chain.extend(quote!(.with_kind(#fw::tools::ToolKind::#kind)));
         }
         if let Some(strict) = options.strict {
             chain.extend(quote!(.with_strict_schema(#strict)));
@@ -471,7 +471,7 @@ impl Tool {
                 _ => quote!(()),
             };
             chain.extend(
-                quote_spanned!(span=> .with_return_schema(#fw::schema_for_type::<#success>())),
+                quote_spanned!(span=> .with_return_schema(#fw::tools::schema_for_type::<#success>())),
             );
         }
         if let Some(deps) = &options.dependencies {
@@ -480,7 +480,7 @@ impl Tool {
             let context = &deps.context;
             chain.extend(quote! {
                 .with_dependencies(
-                    #fw::ToolDependencyRequirements::#profile::<_, &str>([#(#host),*])
+                    #fw::tools::ToolDependencyRequirements::#profile::<_, &str>([#(#host),*])
                     #(.with_context_capability(#context))*
                 )
             });
@@ -527,7 +527,7 @@ mod tests {
             "# [serde (default = \"__lookup_default_limit\")] # [schemars (default = \"__lookup_default_limit\")] limit : usize",
             "# [serde (default)] # [schemars (extend (\"default\" = null))] section : :: std :: option :: Option < __A1 >",
             "fn __lookup_default_limit () -> usize { 10 }",
-            "fn lookup_tool () -> :: starweaver :: TypedFunctionTool < __lookup_args < String , String > >",
+            "fn lookup_tool () -> :: starweaver :: tools :: TypedFunctionTool < __lookup_args < String , String > >",
             // The written types, each with its span, instantiate the checked helpers.
             "__lookup_checked :: < String , String > () ;",
             "__lookup_make :: < String , String , _ , _ >",

@@ -11,14 +11,15 @@ use std::sync::Arc;
 
 use crate::common::interop::{everything_on_path, MCP_AGENT};
 use serde_json::json;
+use starweaver::agent::{
+    AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction, AgentRunResult,
+};
+use starweaver::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
 use starweaver::config::load::{load, LoadOptions, LoadedAgent};
 use starweaver::config::manifest::{ApprovalRequired, EnvironmentKind, Manifest, ToolsetSpec};
 use starweaver::config::script::{ScriptCall, ScriptModel, ScriptTurn};
 use starweaver::config::validate::{check_manifest, CheckContext, Checked};
-use starweaver::{
-    AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction, AgentRunResult, TestModel,
-    CLARIFYING_QUESTIONS_REQUEST_KIND,
-};
+use starweaver::TestModel;
 
 /// The header every manifest starts with, so editors validate it against the committed schema.
 const SCHEMA_HEADER: &str = "# yaml-language-server: $schema=../schema/agent.schema.json";

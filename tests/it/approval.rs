@@ -5,12 +5,13 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
+use starweaver::agent::{AgentHitlUserInteraction, AgentRunStatus};
 use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
-use starweaver::model::{ModelResponse, ToolCallPart};
+use starweaver::model::{ModelResponse, ToolCallPart, ToolReturnKind};
+use starweaver::tools::ApprovalRequiredToolset;
 use starweaver::{
-    filesystem_tools, tool_proxy_toolset, tool_search_toolset, AgentBuilder,
-    AgentHitlUserInteraction, AgentRunOptions, AgentRunStatus, AgentSession, AgentStreamEvent,
-    ApprovalRequiredToolset, DynToolset, PrefixedToolset, TestModel, ToolRegistry, ToolReturnKind,
+    filesystem_tools, tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentRunOptions,
+    AgentSession, AgentStreamEvent, DynToolset, PrefixedToolset, TestModel, ToolRegistry,
 };
 
 use crate::common::environment::{gated_writes, notes, text_of};
@@ -90,7 +91,7 @@ async fn without_a_list_every_tool_is_gated_and_typos_are_reported() {
     for name in ["ls", "read_file", "write_file", "edit_file", "glob", "grep"] {
         let definition = registry.get(name).unwrap().definition();
         assert!(
-            starweaver::tool_metadata_requires_approval(&definition.metadata),
+            starweaver::tools::tool_metadata_requires_approval(&definition.metadata),
             "{name}"
         );
     }
@@ -135,7 +136,7 @@ async fn names_are_the_inner_toolsets_under_a_prefix() {
     let prefixed: DynToolset = Arc::new(starweaver::PrefixedToolset::new("fs", gated));
     let registry = ToolRegistry::new().with_toolset(&prefixed);
     let gated_of = |name: &str| {
-        starweaver::tool_metadata_requires_approval(
+        starweaver::tools::tool_metadata_requires_approval(
             &registry.get(name).unwrap().definition().metadata,
         )
     };

@@ -5,10 +5,9 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use starweaver::model::ToolCallPart;
+use starweaver::model::{ToolCallPart, ToolReturnKind};
 use starweaver::{
     string_tool, DynToolset, PrefixedToolset, StaticToolset, ToolContext, ToolError, ToolRegistry,
-    ToolReturnKind,
 };
 
 use crate::common;
@@ -16,7 +15,7 @@ use crate::common;
 mod error_names {
     use super::*;
 
-    fn strict_tool() -> starweaver::FunctionTool {
+    fn strict_tool() -> starweaver::tools::FunctionTool {
         string_tool(
             "lookup",
             Some("Look up".to_string()),
@@ -72,10 +71,9 @@ mod error_names {
 
 mod lifecycle_guards {
     use super::*;
-    use starweaver::{
-        AgentBuilder, AgentContext, BoxFuture, ContextEventKind, DynTool, TestModel, Toolset,
-        ToolsetLifecyclePolicy,
-    };
+    use starweaver::context::ContextEventKind;
+    use starweaver::tools::{BoxFuture, DynTool, ToolsetLifecyclePolicy};
+    use starweaver::{AgentBuilder, AgentContext, TestModel, Toolset};
 
     /// A toolset whose chosen lifecycle callback panics.
     struct Panicking {
@@ -183,7 +181,9 @@ mod lifecycle_guards {
 
 mod one_source_of_truth {
     use super::*;
-    use starweaver::{AgentBuilder, AgentHitlUserInteraction, FunctionModel};
+    use starweaver::agent::AgentHitlUserInteraction;
+    use starweaver::model::FunctionModel;
+    use starweaver::AgentBuilder;
 
     // A denied approval said `error_kind: "denied"` under kind feedback, unlike every other return.
     #[tokio::test]
@@ -261,10 +261,10 @@ mod one_key_per_fact {
     // Approval and deferral were each read from two metadata keys; each fact now has one.
     #[tokio::test]
     async fn approval_and_deferral_each_have_one_key() {
-        use starweaver::{
-            ToolKind, APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY,
-            TOOL_KIND_METADATA_KEY,
+        use starweaver::tools::{
+            APPROVAL_REQUIRED_METADATA_KEY, DEFERRED_CALL_METADATA_KEY, TOOL_KIND_METADATA_KEY,
         };
+        use starweaver::ToolKind;
         let unapproved =
             common::echo_tool("unapproved", "Needs approval").with_kind(ToolKind::Unapproved);
         let definition = starweaver::Tool::definition(&unapproved);
@@ -302,8 +302,8 @@ mod one_key_per_fact {
     #[test]
     fn the_context_counts_usage_with_the_model_usage_type() {
         let mut context = starweaver::AgentContext::default();
-        let usage: starweaver::Usage = context.usage;
-        context.usage.add(&starweaver::Usage {
+        let usage: starweaver::model::Usage = context.usage;
+        context.usage.add(&starweaver::model::Usage {
             requests: 1,
             ..usage
         });

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::json;
 use starweaver::{catalog, string_tool, ToolContext, ToolResult};
 
-fn echo(name: &str) -> starweaver::DynTool {
+fn echo(name: &str) -> starweaver::tools::DynTool {
     Arc::new(
         string_tool(
             name,

@@ -7,10 +7,9 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
-use starweaver::{
-    AgentContext, AgentStreamEvent, AgentStreamRecord, ContextEvent, ContextEventKind,
-    ContextEvents, SKILL_RELOAD_EVENT_KIND, SKILL_SCAN_EVENT_KIND,
-};
+use starweaver::agent::AgentStreamRecord;
+use starweaver::context::{ContextEvent, ContextEventKind, ContextEvents};
+use starweaver::{AgentContext, AgentStreamEvent, SKILL_RELOAD_EVENT_KIND, SKILL_SCAN_EVENT_KIND};
 
 fn fixture(name: &str) -> String {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

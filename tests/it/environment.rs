@@ -5,14 +5,14 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use starweaver::context::ToolCapabilityGrant;
 use starweaver::environment::{
     tool_environment, EnvironmentProvider, VirtualEnvironmentProvider, ENVIRONMENT_CAPABILITY,
 };
 use starweaver::model::ModelResponse;
-use starweaver::tools::ToolDependencyRequirements;
+use starweaver::tools::{FunctionTool, ToolDependencyRequirements};
 use starweaver::{
-    string_tool, AgentBuilder, AgentSession, FunctionTool, TestModel, Tool, ToolCapabilityGrant,
-    ToolContext, ToolError, ToolResult,
+    string_tool, AgentBuilder, AgentSession, TestModel, Tool, ToolContext, ToolError, ToolResult,
 };
 
 use crate::common::{call_response, open_schema, tool_returns};

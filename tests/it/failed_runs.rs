@@ -7,13 +7,17 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
+use starweaver::agent::{
+    Agent, AgentHitlUserInteraction, AgentRuntimePolicy, AgentSessionState, ToolExecutionPolicy,
+};
+use starweaver::bundles::user_input_tools;
 use starweaver::model::{
-    ModelError, ModelMessage, ModelRequest, ModelResponse, RequestPart, ToolReturnKind,
+    FunctionModel, ModelError, ModelMessage, ModelRequest, ModelResponse, RequestPart,
+    ToolReturnKind,
 };
 use starweaver::{
-    string_tool, user_input_tools, Agent, AgentBuilder, AgentError, AgentHitlUserInteraction,
-    AgentRunOptions, AgentRuntimePolicy, AgentSession, AgentSessionState, FunctionModel, TestModel,
-    ToolAvailabilityPolicy, ToolConfig, ToolContext, ToolError, ToolExecutionPolicy, ToolResult,
+    string_tool, AgentBuilder, AgentError, AgentRunOptions, AgentSession, TestModel,
+    ToolAvailabilityPolicy, ToolConfig, ToolContext, ToolError, ToolResult,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -582,7 +586,7 @@ async fn errors_that_ran_nothing_change_nothing() {
         "{error:?}"
     );
     let error = session
-        .resume_after_hitl(starweaver::AgentHitlResults::default())
+        .resume_after_hitl(starweaver::agent::AgentHitlResults::default())
         .await
         .unwrap_err();
     assert!(

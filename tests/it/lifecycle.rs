@@ -6,12 +6,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse};
+use starweaver::context::ContextEventKind;
+use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, ToolReturnKind};
+use starweaver::tools::{BoxFuture, DynTool, ToolsetLifecyclePolicy, ToolsetLifecycleStatus};
 use starweaver::{
-    tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentContext, BoxFuture,
-    ContextEventKind, DynTool, DynToolset, FunctionModel, PrefixedToolset, StaticToolset,
-    ToolError, ToolRegistry, ToolReturnKind, Toolset, ToolsetLifecyclePolicy,
-    ToolsetLifecycleStatus,
+    tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentContext, DynToolset,
+    PrefixedToolset, StaticToolset, ToolError, ToolRegistry, Toolset,
 };
 
 use crate::common::toolsets::{ambient_handle, assert_kind, names_for, payloads};

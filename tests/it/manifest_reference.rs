@@ -8,7 +8,8 @@ use serde_json::json;
 use starweaver::config::load::{load, LoadOptions};
 use starweaver::config::reference::markdown;
 use starweaver::config::validate::{check, check_manifest, CheckContext};
-use starweaver::{string_tool, DynTool, StaticToolset, ToolResult};
+use starweaver::tools::DynTool;
+use starweaver::{string_tool, StaticToolset, ToolResult};
 
 fn committed_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/manifest.md")

@@ -7,12 +7,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse, RequestPart, ToolCallPart};
+use starweaver::agent::{AgentRunStatus, AgentRuntimePolicy, AgentStream, ToolExecutionPolicy};
+use starweaver::context::{TaskContextHandle, CONTEXT_TASKS_CAPABILITY};
+use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, RequestPart, ToolCallPart};
+use starweaver::tools::{FunctionTool, ToolDependencyRequirements};
 use starweaver::{
-    string_tool, tool_proxy_toolset, AgentBuilder, AgentRunStatus, AgentRuntimePolicy, AgentStream,
-    AgentStreamEvent, FunctionModel, FunctionTool, StaticToolset, TaskContextHandle, TestModel,
-    ToolContext, ToolDependencyRequirements, ToolExecutionPolicy, ToolResult,
-    CONTEXT_TASKS_CAPABILITY,
+    string_tool, tool_proxy_toolset, AgentBuilder, AgentStreamEvent, StaticToolset, TestModel,
+    ToolContext, ToolResult,
 };
 use tokio::sync::{Barrier, Notify};
 
@@ -402,9 +403,9 @@ async fn proxied_sequential_tool_makes_its_batch_sequential() {
                 open_schema(),
                 |_ctx: ToolContext, args: Value| async move { Ok(ToolResult::new(args)) },
             )
-            .with_dependencies(starweaver::ToolDependencyRequirements::filtered(
-                Vec::<String>::new(),
-            )),
+            .with_dependencies(
+                starweaver::tools::ToolDependencyRequirements::filtered(Vec::<String>::new()),
+            ),
         ))
         .build()
         .run_stream("go")

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use starweaver::agent::{AgentHitlUserInteraction, AgentSessionState};
 use starweaver::model::{ModelMessage, ModelResponse, RequestPart};
 use starweaver::{
     string_tool, typed_tool, AgentBuilder, AgentContext, AgentContextHandle, AgentError,
-    AgentHitlUserInteraction, AgentSession, AgentSessionState, TestModel, ToolContext, ToolError,
-    ToolResult,
+    AgentSession, TestModel, ToolContext, ToolError, ToolResult,
 };
 
 use crate::common::{
@@ -177,7 +177,7 @@ async fn restore_keeps_the_fail_closed_tool_policy() {
     let json = session.export_state().to_json().unwrap();
     let restored = starweaver::AgentSession::restore(
         agent,
-        starweaver::AgentSessionState::from_json(&json).unwrap(),
+        starweaver::agent::AgentSessionState::from_json(&json).unwrap(),
     );
     assert_eq!(
         restored.context().tool_config.unavailable_tool_policy,

@@ -7,11 +7,14 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use starweaver::model::ToolReturnKind;
+use starweaver::tools::{
+    DeferredToolset, DynTool, DEFAULT_MAX_RETRIES, DEFERRED_CALL_METADATA_KEY,
+    TOOL_KIND_METADATA_KEY,
+};
 use starweaver::{
-    string_tool, tool_metadata_kind, typed_tool, AgentContext, DeferredToolset, DynTool,
-    DynToolset, PrefixedToolset, StaticToolset, ToolContext, ToolInstruction, ToolKind,
-    ToolRegistry, ToolResult, ToolReturnKind, Toolset, DEFAULT_MAX_RETRIES,
-    DEFERRED_CALL_METADATA_KEY, TOOL_KIND_METADATA_KEY,
+    string_tool, tool_metadata_kind, typed_tool, AgentContext, DynToolset, PrefixedToolset,
+    StaticToolset, ToolContext, ToolInstruction, ToolKind, ToolRegistry, ToolResult, Toolset,
 };
 
 use crate::common::toolsets::{assert_kind, failing_tool, tagged_echo};

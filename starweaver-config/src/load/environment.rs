@@ -27,7 +27,7 @@ pub(super) struct Attached {
 
 /// The shell policy `shell:` declares; no section means no execution, `allow_execute` with no
 /// list means any program.
-pub fn policy(shell: Option<&ShellSpec>) -> ShellPolicy {
+pub fn shell_policy(shell: Option<&ShellSpec>) -> ShellPolicy {
     match shell {
         Some(spec) if spec.allow_execute && spec.allowed_programs.is_empty() => {
             ShellPolicy::unrestricted()
@@ -79,7 +79,7 @@ pub(super) fn attach(
     base_dir: &Path,
     name: &str,
 ) -> Result<Attached, LoadError> {
-    let policy = policy(shell);
+    let policy = shell_policy(shell);
     let limits = shell.cloned().unwrap_or_default();
     match spec.kind {
         EnvironmentKind::Local => {

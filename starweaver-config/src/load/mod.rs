@@ -19,7 +19,7 @@ mod summary;
 mod toolsets;
 
 pub use agent::{load, LoadedAgent};
-pub use environment::{policy as shell_policy, sandbox_policy, sandbox_policy_of};
+pub use environment::{sandbox_policy, sandbox_policy_of, shell_policy};
 pub use error::LoadError;
 pub use file::{load_file, LoadFileError};
 pub use mcp::{host_values, mcp_toolset, McpBuilder};

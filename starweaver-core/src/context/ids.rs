@@ -1,6 +1,7 @@
 //! Run and conversation identifiers.
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -35,53 +36,94 @@ fn fresh_id(prefix: &str) -> Arc<str> {
     }
 }
 
-/// Generates one id type: a cheaply cloned string, serialized as itself,
-/// whose `Default` mints a fresh id with the given prefix.
-macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
-        $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(transparent)]
-        pub struct $name(Arc<str>);
-
-        impl $name {
-            /// Wraps an existing id.
-            pub fn new(id: impl Into<String>) -> Self {
-                Self(Arc::from(id.into()))
-            }
-
-            /// The id as text.
-            #[must_use]
-            pub fn as_str(&self) -> &str {
-                &self.0
-            }
-        }
-
-        impl Default for $name {
-            /// A fresh, globally unique id (`run-` or `conv-` and a UUID v7).
-            fn default() -> Self {
-                Self(fresh_id($prefix))
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.0)
-            }
-        }
-    };
+/// What an [`Id`] names, and the prefix its fresh ids carry.
+pub trait IdKind {
+    /// The prefix of a fresh id (`run`, `conv`), at most eight bytes to
+    /// stay on the stack while it is written.
+    const PREFIX: &'static str;
 }
 
-id_type!(
-    /// Identifies one agent run.
-    RunId,
-    "run"
-);
-id_type!(
-    /// Identifies one conversation (a session spanning runs).
-    ConversationId,
-    "conv"
-);
+/// An [`Id`] of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Run {}
+
+impl IdKind for Run {
+    const PREFIX: &'static str = "run";
+}
+
+/// An [`Id`] of a conversation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Conversation {}
+
+impl IdKind for Conversation {
+    const PREFIX: &'static str = "conv";
+}
+
+/// An identifier of what `K` names: a cheaply cloned string, serialized
+/// as itself, whose `Default` mints a fresh, globally unique id (the
+/// kind's prefix, `-` and a UUID v7). One generic type, so every id has
+/// the same methods; the kind keeps a run id from standing in for a
+/// conversation id. Users name the kinds [`RunId`] and
+/// [`ConversationId`].
+///
+/// ```
+/// use starweaver_core::context::RunId;
+///
+/// let fresh = RunId::default();
+/// assert!(fresh.as_str().starts_with("run-"));
+/// assert_eq!(RunId::new("r1").to_string(), "r1");
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent, bound = "")]
+pub struct Id<K> {
+    text: Arc<str>,
+    #[serde(skip)]
+    kind: PhantomData<fn() -> K>,
+}
+
+/// Identifies one agent run.
+pub type RunId = Id<Run>;
+
+/// Identifies one conversation (a session spanning runs).
+pub type ConversationId = Id<Conversation>;
+
+impl<K> Id<K> {
+    /// Wraps an existing id.
+    pub fn new(id: impl Into<String>) -> Self {
+        Self {
+            text: Arc::from(id.into()),
+            kind: PhantomData,
+        }
+    }
+
+    /// The id as text.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl<K: IdKind> Default for Id<K> {
+    /// A fresh, globally unique id (`run-` or `conv-` and a UUID v7).
+    fn default() -> Self {
+        Self {
+            text: fresh_id(K::PREFIX),
+            kind: PhantomData,
+        }
+    }
+}
+
+impl<K> fmt::Debug for Id<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Id").field(&self.text).finish()
+    }
+}
+
+impl<K> fmt::Display for Id<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -30,7 +30,7 @@ pub use handles::{
     AgentContextHandle, ContextHandoffHandle, TaskContextHandle, ToolSearchContextHandle,
     UsageContextHandle,
 };
-pub use ids::{ConversationId, RunId};
+pub use ids::{Conversation, ConversationId, Id, IdKind, Run, RunId};
 pub use notes::Notes;
 pub use snapshots::{HostCapabilities, ShellEnvironmentSnapshot, ToolRuntimeSnapshot};
 pub use state::{ContextHandoff, ContextTask, ToolSearchState};

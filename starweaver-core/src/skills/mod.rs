@@ -32,7 +32,7 @@ pub use events::{SKILL_RELOAD_EVENT_KIND, SKILL_SCAN_EVENT_KIND};
 pub use file::SKILL_ENTRYPOINT;
 pub use registry::SkillRegistry;
 pub use reload::{SkillReloadChange, SkillReloadChangeKind, SkillReloadReport};
-pub use reload_binding::{SkillReloadBinding, SkillReloadDecision, SkillReloadReason};
+pub use reload_binding::SkillReloadBinding;
 pub use report::SkillScanReport;
 pub use scope::SkillSourceScope;
 pub use source::{SkillDirectoryKind, SkillSource};

@@ -10,9 +10,10 @@ use serde_json::{json, Value};
 use super::report::diagnostics_json;
 use super::scan::scan;
 use super::SkillError;
-use super::{SkillRegistry, SkillReloadReason, SkillScanDiagnostic, SkillSourceScope};
+use super::{SkillRegistry, SkillScanDiagnostic, SkillSourceScope};
 use crate::context::{AgentContext, ContextEvent, ContextEventKind};
 use crate::environment::DynEnvironment;
+use crate::schedule::RefreshReason;
 
 /// How a skill changed between two scans.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -49,7 +50,7 @@ pub struct SkillReloadReport {
     changes: Vec<SkillReloadChange>,
     diagnostics: Vec<SkillScanDiagnostic>,
     pub(crate) reload_scheduled: bool,
-    pub(crate) reload_reason: Option<SkillReloadReason>,
+    pub(crate) reload_reason: Option<RefreshReason>,
     pub(crate) reload_ms: u64,
     pub(crate) inventory_version: Option<String>,
 }
@@ -94,7 +95,7 @@ impl SkillReloadReport {
 
     /// Why a scheduled reload ran.
     #[must_use]
-    pub fn reload_reason(&self) -> Option<SkillReloadReason> {
+    pub fn reload_reason(&self) -> Option<RefreshReason> {
         self.reload_reason
     }
 
@@ -135,7 +136,7 @@ impl SkillReloadReport {
             "skill_count": self.registry.len(),
             "diagnostics": diagnostics_json(&self.diagnostics),
             "reload_scheduled": self.reload_scheduled,
-            "reload_reason": self.reload_reason.map(SkillReloadReason::as_str),
+            "reload_reason": self.reload_reason.map(RefreshReason::as_str),
             "reload_ms": self.reload_ms,
             "inventory_version": self.inventory_version,
         })

@@ -6,13 +6,7 @@
 use super::{SkillError, SkillRegistry, SkillReloadReport, SkillSourceScope};
 use crate::context::AgentContext;
 use crate::environment::DynEnvironment;
-use crate::schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
-
-/// Why a reload is due.
-pub type SkillReloadReason = RefreshReason;
-
-/// Whether a reload should run now.
-pub type SkillReloadDecision = RefreshDecision;
+use crate::schedule::{RefreshDecision, RefreshSchedule};
 
 /// Decides when to reload skills from host-supplied clock readings (any
 /// monotonic milliseconds), so hosts and tests get the same answer for
@@ -21,7 +15,8 @@ pub type SkillReloadDecision = RefreshDecision;
 /// reload runs every `interval_ms` (if set).
 ///
 /// ```
-/// use starweaver_core::skills::{SkillReloadBinding, SkillReloadReason};
+/// use starweaver_core::schedule::RefreshReason;
+/// use starweaver_core::skills::SkillReloadBinding;
 ///
 /// let mut binding = SkillReloadBinding::new().with_debounce_ms(200);
 /// binding.observe_watch_event(1_000);
@@ -29,7 +24,7 @@ pub type SkillReloadDecision = RefreshDecision;
 /// assert!(!binding.decision(1_300).due); // 50 ms left
 /// let decision = binding.decision(1_350);
 /// assert!(decision.due);
-/// assert_eq!(decision.reason, Some(SkillReloadReason::WatchEvent));
+/// assert_eq!(decision.reason, Some(RefreshReason::WatchEvent));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SkillReloadBinding {
@@ -96,7 +91,7 @@ impl SkillReloadBinding {
 
     /// Whether a reload is due at `now_ms`.
     #[must_use]
-    pub fn decision(&self, now_ms: u64) -> SkillReloadDecision {
+    pub fn decision(&self, now_ms: u64) -> RefreshDecision {
         self.schedule.decision(now_ms)
     }
 

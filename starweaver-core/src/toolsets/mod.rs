@@ -16,7 +16,7 @@ pub use deferred::DeferredToolset;
 pub use prefixed::PrefixedToolset;
 pub use proxy::{tool_proxy_toolset, ToolProxyToolset};
 pub use search::{
-    tool_search_toolset, ToolSearchRefreshBinding, ToolSearchRefreshDecision,
-    ToolSearchRefreshReason, ToolSearchRefreshReport, ToolSearchReport, ToolSearchToolset,
+    tool_search_toolset, ToolSearchRefreshBinding, ToolSearchRefreshReport, ToolSearchReport,
+    ToolSearchToolset,
 };
 pub use static_toolset::StaticToolset;

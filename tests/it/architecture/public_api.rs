@@ -10,8 +10,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-/// A public item: its name and what it is (a re-exported module also
-/// where it is, so the listing goes on into it).
+/// A public item: its name where it is defined (a re-export under
+/// another name keeps it, so a second name counts as a second path) and
+/// what it is (a re-exported module also where it is, so the listing goes
+/// on into it).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Item {
     name: String,
@@ -80,8 +82,8 @@ thread_local! {
 }
 
 /// Every public item a core module exposes, by name, with re-exports
-/// followed to where the item is defined. (Items made by a macro, such
-/// as the id types, are listed as `item`.)
+/// followed to where the item is defined. (Items re-exported from a crate
+/// the listing does not follow, such as the macros, are listed as `item`.)
 fn module_items(module: &[String], seen: &mut BTreeSet<Vec<String>>) -> Items {
     if let Some(items) = RESOLVED.with(|resolved| resolved.borrow().get(module).cloned()) {
         return items;
@@ -197,13 +199,10 @@ fn reexports(
             }
             let target = resolve(module, prefix);
             let found = module_items(&target, &mut seen.clone());
-            let item = found.get(&original).map_or_else(
-                || Item::new(name.clone(), "item"),
-                |item| Item {
-                    name: name.clone(),
-                    ..item.clone()
-                },
-            );
+            let item = found
+                .get(&original)
+                .cloned()
+                .unwrap_or_else(|| Item::new(original, "item"));
             items.insert(name, item);
         }
         syn::UseTree::Glob(_) => {
@@ -327,6 +326,14 @@ fn the_public_api_matches_the_committed_list() {
 /// check binaries call it where manifests live.
 const SECOND_HOMES: &[&str] = &["starweaver::config::check_main"];
 
+/// Root items that have no layer module, each for a reason: the attribute
+/// is spelled `#[starweaver::tool]`.
+const ROOT_ONLY: &[&str] = &["starweaver::tool"];
+
+/// Type aliases that only rename another item, each for a reason:
+/// `TypedFunctionTool<A>` is the name typed tools are known by.
+const SECOND_NAMES: &[&str] = &["TypedFunctionTool"];
+
 #[test]
 fn every_item_has_at_most_two_paths() {
     // One item is one definition: items of different modules that share
@@ -362,6 +369,163 @@ fn every_item_has_at_most_two_paths() {
     }
 }
 
+/// The root holds a few names a first program types, each also in its
+/// layer module: every item can be found in its module, and the root is
+/// only a shortcut.
+#[test]
+fn every_root_item_is_also_in_its_layer_module() {
+    let paths = facade_paths();
+    let mut lonely = Vec::new();
+    for (path, item) in &paths {
+        let Some(name) = path.strip_prefix("starweaver::") else {
+            continue;
+        };
+        if name.contains("::") || item.kind == "mod" || ROOT_ONLY.contains(&path.as_str()) {
+            continue;
+        }
+        let in_module = paths.iter().any(|(other, found)| {
+            other != path
+                && found.name == item.name
+                && found.origin == item.origin
+                && other
+                    .strip_prefix("starweaver::")
+                    .is_some_and(|rest| rest.contains("::"))
+        });
+        if !in_module {
+            lonely.push(path.clone());
+        }
+    }
+    assert!(
+        lonely.is_empty(),
+        "root items in no layer module (re-export each from its module too):\n{}",
+        lonely.join("\n")
+    );
+}
+
+/// The source files of every crate the facade shows, the facade's own
+/// `src/` and the tool-name crate.
+fn public_sources() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let folders = CRATES
+        .iter()
+        .map(|(_, folder)| *folder)
+        .chain(["src", "starweaver-names/src"]);
+    for folder in folders {
+        crate::common::sources::rust_files(&root().join(folder), &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// The names of a generic parameter list or argument list, in order
+/// (`'a`, `T`); anything but a bare name shows as `_`.
+fn parameter_names(generics: &syn::Generics) -> Vec<String> {
+    generics
+        .params
+        .iter()
+        .map(|param| match param {
+            syn::GenericParam::Lifetime(lifetime) => lifetime.lifetime.to_string(),
+            syn::GenericParam::Type(ty) => ty.ident.to_string(),
+            syn::GenericParam::Const(constant) => constant.ident.to_string(),
+        })
+        .collect()
+}
+
+fn argument_names(arguments: &syn::PathArguments) -> Vec<String> {
+    let syn::PathArguments::AngleBracketed(arguments) = arguments else {
+        return Vec::new();
+    };
+    arguments
+        .args
+        .iter()
+        .map(|argument| match argument {
+            syn::GenericArgument::Lifetime(lifetime) => lifetime.to_string(),
+            syn::GenericArgument::Type(syn::Type::Path(path))
+                if path.qself.is_none() && path.path.get_ident().is_some() =>
+            {
+                path.path.segments[0].ident.to_string()
+            }
+            _ => "_".to_string(),
+        })
+        .collect()
+}
+
+/// Public second names in `items`: `pub use X as Y` (but a whole crate
+/// as a module, `pub use starweaver_cli as cli`) and a `pub type` that
+/// only renames a type with the same parameters (`pub type A<T> = B<T>`).
+fn second_names(items: &[syn::Item], found: &mut Vec<String>) {
+    fn renames(tree: &syn::UseTree, depth: usize, found: &mut Vec<String>) {
+        match tree {
+            syn::UseTree::Path(path) => renames(&path.tree, depth + 1, found),
+            syn::UseTree::Group(group) => {
+                for tree in &group.items {
+                    renames(tree, depth, found);
+                }
+            }
+            syn::UseTree::Rename(rename) if rename.ident != rename.rename => {
+                let original = rename.ident.to_string();
+                let whole_crate = depth == 0 && CRATES.iter().any(|(name, _)| *name == original);
+                if !whole_crate {
+                    found.push(format!("`{original} as {}`", rename.rename));
+                }
+            }
+            _ => {}
+        }
+    }
+    for item in items {
+        match item {
+            syn::Item::Use(item) if is_pub(&item.vis) => renames(&item.tree, 0, found),
+            syn::Item::Type(alias) if is_pub(&alias.vis) => {
+                let syn::Type::Path(target) = &*alias.ty else {
+                    continue;
+                };
+                let Some(last) = target.path.segments.last() else {
+                    continue;
+                };
+                let name = alias.ident.to_string();
+                if target.qself.is_none()
+                    && argument_names(&last.arguments) == parameter_names(&alias.generics)
+                    && !SECOND_NAMES.contains(&name.as_str())
+                {
+                    found.push(format!("`type {name}` for `{}`", last.ident));
+                }
+            }
+            syn::Item::Mod(module) => {
+                if let Some((_, items)) = &module.content {
+                    second_names(items, found);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One item, one name: a re-export under another name or an alias that
+/// only renames a type gives users two names to look up and docs two names
+/// to keep in step. (Aliases of a generic type's instances, such as
+/// `RunId = Id<Run>`, name something the generic alone does not.)
+#[test]
+fn no_item_has_a_second_name() {
+    let mut found = Vec::new();
+    for file in public_sources() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let parsed = syn::parse_file(&text).unwrap();
+        let mut here = Vec::new();
+        second_names(&parsed.items, &mut here);
+        let shown = file
+            .strip_prefix(root())
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        found.extend(here.into_iter().map(|name| format!("{shown}: {name}")));
+    }
+    assert!(
+        found.is_empty(),
+        "second names (use the item's own name, or make the alias name an instance):\n{}",
+        found.join("\n")
+    );
+}
+
 /// Lines only in one of the two listings.
 fn diff(expected: &str, actual: &str) -> String {
     let old: BTreeSet<&str> = expected.lines().collect();
@@ -380,6 +544,11 @@ fn the_listing_finds_known_items() {
     assert!(has("starweaver::model::ToolCallPart"));
     assert!(has("starweaver::environment::VirtualEnvironmentProvider"));
     assert!(has("starweaver::attach_environment"));
+    // Every layer has its module; the root is a shortcut for a few names.
+    assert!(has("starweaver::agent::AgentBuilder"));
+    assert!(has("starweaver::context::RunId"));
+    assert!(has("starweaver::schedule::RefreshReason"));
+    assert!(!has("starweaver::AgentHitlUserInteraction"));
     assert!(!has("starweaver::tools::ToolCallPart"));
     // Every crate is followed: the manifest crate, the providers and the
     // command-line library, item by item.

@@ -39,16 +39,18 @@ async fn deep_arguments_are_refused_before_parsing() {
 // A model response with 100,000-level arguments overflowed the stack when the run loop copied it into the history.
 #[tokio::test]
 async fn a_run_drops_deep_arguments_from_the_model() {
-    let model = Arc::new(starweaver::FunctionModel::new(|messages, _parameters| {
-        if crate::common::responses_so_far(messages) > 0 {
-            return Ok(starweaver::model::ModelResponse::text("done"));
-        }
-        let mut arguments = serde_json::Map::new();
-        arguments.insert("value".to_string(), nested_arrays(100_000));
-        Ok(starweaver::model::ModelResponse::tool_calls([
-            ToolCallPart::new("c", "take", Value::Object(arguments)),
-        ]))
-    }));
+    let model = Arc::new(starweaver::model::FunctionModel::new(
+        |messages, _parameters| {
+            if crate::common::responses_so_far(messages) > 0 {
+                return Ok(starweaver::model::ModelResponse::text("done"));
+            }
+            let mut arguments = serde_json::Map::new();
+            arguments.insert("value".to_string(), nested_arrays(100_000));
+            Ok(starweaver::model::ModelResponse::tool_calls([
+                ToolCallPart::new("c", "take", Value::Object(arguments)),
+            ]))
+        },
+    ));
     let tool = typed_tool::<Anything, _, _>(
         "take",
         Some("Take anything".to_string()),

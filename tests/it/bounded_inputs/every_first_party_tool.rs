@@ -1,10 +1,9 @@
 //! What every first-party tool returns stays under the limits.
 
 use super::*;
-use starweaver::{
-    filesystem_tools, tool_proxy_toolset, tool_search_toolset, user_input_tools, StaticToolset,
-    DEFAULT_MAX_RETURN_BYTES,
-};
+use starweaver::bundles::user_input_tools;
+use starweaver::tools::DEFAULT_MAX_RETURN_BYTES;
+use starweaver::{filesystem_tools, tool_proxy_toolset, tool_search_toolset, StaticToolset};
 
 /// Every first-party tool in one registry: the filesystem bundle,
 /// `ask_user_question`, the proxy's `search_tools`/`call_tool` and

@@ -81,7 +81,8 @@ async fn read_write_and_edit_share_one_size_limit() {
 #[tokio::test]
 async fn the_default_limit_refuses_a_huge_write() {
     let provider = Arc::new(VirtualEnvironmentProvider::new("t"));
-    let content = "w".repeat(usize::try_from(starweaver::DEFAULT_MAX_FILE_BYTES).unwrap() + 1);
+    let content =
+        "w".repeat(usize::try_from(starweaver::bundles::DEFAULT_MAX_FILE_BYTES).unwrap() + 1);
     let part = call_on(
         provider.clone(),
         "write_file",

@@ -14,13 +14,14 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use starweaver::bundles::FilesystemOptions;
 use starweaver::environment::{
     EnvironmentProvider, VirtualEnvironmentProvider, MAX_SEARCH_PATTERN_BYTES,
 };
-use starweaver::model::ToolCallPart;
+use starweaver::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
+use starweaver::tools::{ToolLimits, DEFAULT_MAX_MESSAGE_BYTES};
 use starweaver::{
-    attach_environment, typed_tool, AgentContext, FilesystemOptions, ToolContext, ToolLimits,
-    ToolRegistry, ToolResult, ToolReturnKind, ToolReturnPart, DEFAULT_MAX_MESSAGE_BYTES,
+    attach_environment, typed_tool, AgentContext, ToolContext, ToolRegistry, ToolResult,
 };
 
 use crate::common::ambient;

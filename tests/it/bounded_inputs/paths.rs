@@ -12,8 +12,7 @@ use starweaver::environment::{
     glob, grep, EnvironmentError, EnvironmentProvider, GlobOptions, GrepOptions, PathLimits,
     VirtualEnvironmentProvider, DEFAULT_MAX_PATH_BYTES, DEFAULT_MAX_PATH_SEGMENTS,
 };
-use starweaver::model::ToolReturnPart;
-use starweaver::ToolReturnKind;
+use starweaver::model::{ToolReturnKind, ToolReturnPart};
 use starweaver_core::bounds::MAX_ECHO_BYTES;
 
 use crate::common::environment::call_on;

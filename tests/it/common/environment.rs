@@ -17,11 +17,9 @@ use starweaver::environment::{
     attach_environment, EntryKind, EnvironmentEntry, EnvironmentError, EnvironmentProvider,
     VirtualEnvironmentProvider,
 };
-use starweaver::model::{ToolCallPart, ToolReturnPart};
-use starweaver::{
-    filesystem_tools, AgentContext, ApprovalRequiredToolset, BoxFuture, DynToolset, ToolRegistry,
-    ToolReturnKind,
-};
+use starweaver::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
+use starweaver::tools::{ApprovalRequiredToolset, BoxFuture};
+use starweaver::{filesystem_tools, AgentContext, DynToolset, ToolRegistry};
 
 /// Runs one filesystem-bundle call with `provider` attached to the
 /// ambient agent context.

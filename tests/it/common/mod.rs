@@ -21,13 +21,15 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use starweaver::agent::{Agent, AgentSessionState, AgentStreamRecord};
 use starweaver::model::{
-    ModelMessage, ModelResponse, RecordedRequest, RequestPart, ToolCallPart, ToolReturnPart,
+    FunctionModel, Model, ModelMessage, ModelResponse, RecordedRequest, RequestPart, ToolCallPart,
+    ToolReturnPart,
 };
+use starweaver::tools::{DynTool, FunctionTool};
 use starweaver::{
-    string_tool, Agent, AgentBuilder, AgentContext, AgentContextHandle, AgentSession,
-    AgentSessionState, AgentStreamEvent, AgentStreamRecord, DynTool, DynToolset, FunctionModel,
-    FunctionTool, Model, StaticToolset, TestModel, ToolContext, ToolError, ToolResult,
+    string_tool, AgentBuilder, AgentContext, AgentContextHandle, AgentSession, AgentStreamEvent,
+    DynToolset, StaticToolset, TestModel, ToolContext, ToolError, ToolResult,
 };
 
 /// A shared log of JSON values that tools append to.
@@ -413,14 +415,14 @@ impl starweaver::Toolset for CountingLifecycle {
         self.tools.clone()
     }
 
-    fn lifecycle_policy(&self) -> starweaver::ToolsetLifecyclePolicy {
-        starweaver::ToolsetLifecyclePolicy::managed()
+    fn lifecycle_policy(&self) -> starweaver::tools::ToolsetLifecyclePolicy {
+        starweaver::tools::ToolsetLifecyclePolicy::managed()
     }
 
     fn enter_with_context<'a>(
         &'a self,
         _context: &'a mut starweaver::AgentContext,
-    ) -> starweaver::BoxFuture<'a, Result<(), starweaver::ToolError>> {
+    ) -> starweaver::tools::BoxFuture<'a, Result<(), starweaver::ToolError>> {
         self.enters
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Box::pin(async { Ok(()) })
@@ -429,7 +431,7 @@ impl starweaver::Toolset for CountingLifecycle {
     fn exit_with_context<'a>(
         &'a self,
         _context: &'a mut starweaver::AgentContext,
-    ) -> starweaver::BoxFuture<'a, Result<(), starweaver::ToolError>> {
+    ) -> starweaver::tools::BoxFuture<'a, Result<(), starweaver::ToolError>> {
         self.exits.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Box::pin(async { Ok(()) })
     }

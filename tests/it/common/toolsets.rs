@@ -6,9 +6,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use starweaver::context::ContextEventKind;
+use starweaver::model::{ToolReturnKind, ToolReturnPart};
+use starweaver::tools::DynTool;
 use starweaver::{
-    string_tool, AgentContext, AgentContextHandle, ContextEventKind, DynTool, ToolContext,
-    ToolError, ToolRegistry, ToolResult, ToolReturnKind, ToolReturnPart,
+    string_tool, AgentContext, AgentContextHandle, ToolContext, ToolError, ToolRegistry, ToolResult,
 };
 
 use super::{echo_tool, open_schema};

@@ -5,11 +5,14 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
-use starweaver::model::{ModelMessage, ModelResponse, ToolCallPart, ToolReturnPart};
+use starweaver::model::{
+    FunctionModel, ModelMessage, ModelResponse, ToolCallPart, ToolReturnKind, ToolReturnPart,
+};
+use starweaver::tools::{DeferredToolset, DynTool};
 use starweaver::{
     filesystem_tools, tool_proxy_toolset, tool_search_toolset, AgentBuilder, AgentError,
-    AgentRunOptions, AgentSession, AgentStreamEvent, DeferredToolset, DynTool, DynToolset,
-    FunctionModel, PrefixedToolset, StaticToolset, TestModel, ToolRegistry, ToolReturnKind,
+    AgentRunOptions, AgentSession, AgentStreamEvent, DynToolset, PrefixedToolset, StaticToolset,
+    TestModel, ToolRegistry,
 };
 
 use crate::common::environment::{
@@ -289,7 +292,7 @@ async fn a_deferred_write_returns_the_worker_result_and_touches_nothing() {
     let mut restored = round_trip(&session, build()).with_environment(provider.clone());
     let done = restored
         .resume_after_hitl(
-            starweaver::AgentHitlResults::new().with_deferred_result("w1", json!({"ok": 1})),
+            starweaver::agent::AgentHitlResults::new().with_deferred_result("w1", json!({"ok": 1})),
         )
         .await
         .unwrap();
@@ -368,7 +371,7 @@ async fn cancelling_a_run_stops_a_long_grep() {
     let mut session = AgentSession::new(agent).with_environment(provider);
     let returns = Arc::new(Mutex::new(Vec::new()));
     let sink_returns = returns.clone();
-    let mut sink = move |record: &starweaver::AgentStreamRecord| {
+    let mut sink = move |record: &starweaver::agent::AgentStreamRecord| {
         if let AgentStreamEvent::ToolReturn { part } = &record.event {
             sink_returns.lock().unwrap().push(part.clone());
         }
@@ -423,7 +426,7 @@ async fn a_deferred_write_behind_the_proxy_and_a_duplicate_run_toolset() {
     let mut restored = round_trip(&session, build()).with_environment(provider.clone());
     let done = restored
         .resume_after_hitl(
-            starweaver::AgentHitlResults::new().with_deferred_result("w1", json!({"ok": 1})),
+            starweaver::agent::AgentHitlResults::new().with_deferred_result("w1", json!({"ok": 1})),
         )
         .await
         .unwrap();

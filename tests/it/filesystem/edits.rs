@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
-use starweaver::{
-    filesystem_tools, tool_proxy_toolset, AgentBuilder, AgentSession, ToolReturnKind,
-};
+use starweaver::model::ToolReturnKind;
+use starweaver::{filesystem_tools, tool_proxy_toolset, AgentBuilder, AgentSession};
 
 use crate::common::environment::{call_on, notes, ok_on, text_of, TestEnvironment};
 use crate::common::{batch_model, proxied, strings, tool_returns};

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::json;
 use starweaver::environment::{EnvironmentProvider, VirtualEnvironmentProvider};
-use starweaver::model::ToolCallPart;
-use starweaver::{AgentContext, ToolContext, ToolReturnKind};
+use starweaver::model::{ToolCallPart, ToolReturnKind};
+use starweaver::{AgentContext, ToolContext};
 
 use crate::common::ambient;
 use crate::common::environment::{call_on, filesystem_registry, project};

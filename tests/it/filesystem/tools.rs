@@ -7,10 +7,9 @@ use serde_json::json;
 use starweaver::environment::{
     EnvironmentProvider, VirtualEnvironmentProvider, ENVIRONMENT_CAPABILITY,
 };
-use starweaver::{
-    filesystem_tools, tool_metadata_tags, ToolDependencyProfile, ToolDependencyRequirements,
-    ToolReturnKind,
-};
+use starweaver::model::ToolReturnKind;
+use starweaver::tools::{ToolDependencyProfile, ToolDependencyRequirements};
+use starweaver::{filesystem_tools, tool_metadata_tags};
 
 use crate::common::environment::{
     call_on, filesystem_registry, hidden_tree, ok_on, project, TestEnvironment,

@@ -4,11 +4,12 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse, RequestPart, ToolCallPart};
+use starweaver::agent::{AgentHitlRequestKind, AgentHitlUserInteraction, AgentRunStatus};
+use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, RequestPart, ToolCallPart};
+use starweaver::tools::{BoxFuture, ToolExecutionHook, ToolHookInput};
 use starweaver::{
-    string_tool, AgentBuilder, AgentError, AgentHitlRequestKind, AgentHitlUserInteraction,
-    AgentRunStatus, BoxFuture, FunctionModel, TestModel, ToolContext, ToolError, ToolExecutionHook,
-    ToolHookInput, ToolRegistry, ToolResult,
+    string_tool, AgentBuilder, AgentError, TestModel, ToolContext, ToolError, ToolRegistry,
+    ToolResult,
 };
 
 use crate::common::{
@@ -237,7 +238,7 @@ async fn run_scoped_approval_tool_and_params_survive_the_wait() {
         ModelResponse::text("done"),
     ]));
     let mut session = deploy_agent(&model, &log).session();
-    let mut params = starweaver::JsonMap::new();
+    let mut params = starweaver::tools::JsonMap::new();
     params.insert("tenant".to_string(), json!("acme"));
     let waiting = session
         .run_with_options(

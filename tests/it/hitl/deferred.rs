@@ -7,12 +7,13 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use starweaver::model::{ModelResponse, RequestPart};
-use starweaver::{
-    typed_tool, Agent, AgentBuilder, AgentHitlRequestKind, AgentHitlResults,
-    AgentHitlUserInteraction, AgentRunStatus, AgentSession, AgentSessionState, DeferredToolset,
-    TestModel, ToolContext, ToolResult,
+use starweaver::agent::{
+    Agent, AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction, AgentRunStatus,
+    AgentSessionState,
 };
+use starweaver::model::{ModelResponse, RequestPart};
+use starweaver::tools::DeferredToolset;
+use starweaver::{typed_tool, AgentBuilder, AgentSession, TestModel, ToolContext, ToolResult};
 
 use crate::common::{call_response, calls, last_request_parts, recording_tool, tool_return, Log};
 
@@ -158,10 +159,10 @@ async fn approved_deferred_call_completes_with_its_result() {
         rounds += 1;
         let pending = result.pending[0].clone();
         let answer = match pending.kind {
-            starweaver::AgentHitlRequestKind::Approval => {
+            starweaver::agent::AgentHitlRequestKind::Approval => {
                 AgentHitlResults::interaction(AgentHitlUserInteraction::approved("r1"))
             }
-            starweaver::AgentHitlRequestKind::Deferred => {
+            starweaver::agent::AgentHitlRequestKind::Deferred => {
                 AgentHitlResults::deferred_result("r1", json!({"video": "ok"}))
             }
         };

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use starweaver::{AgentError, AgentHitlUserInteraction, AgentRunStatus, TestModel};
+use starweaver::agent::{AgentHitlUserInteraction, AgentRunStatus};
+use starweaver::{AgentError, TestModel};
 
 use crate::common::{deploy_agent, deploy_script, tool_return, Log};
 

@@ -4,11 +4,11 @@
 use std::sync::Arc;
 
 use serde_json::json;
-use starweaver::model::ModelResponse;
-use starweaver::{
-    AgentBuilder, AgentError, AgentHitlResults, AgentHitlUserInteraction, AgentRunStatus,
-    AgentSession, AgentSessionState, TestModel,
+use starweaver::agent::{
+    AgentHitlResults, AgentHitlUserInteraction, AgentRunStatus, AgentSessionState,
 };
+use starweaver::model::ModelResponse;
+use starweaver::{AgentBuilder, AgentError, AgentSession, TestModel};
 
 use crate::common::{
     call_response, deploy_agent, deploy_script, echo_deploy_agent, tool_return, Log,
@@ -260,7 +260,10 @@ async fn resume_of_a_tool_the_restored_agent_lacks_names_the_missing_tool() {
 // ---------------------------------------------------------------------------
 
 /// An agent whose approval-gated `slow` tool says when it starts, then runs until cancelled.
-fn slow_agent(model: Arc<TestModel>, started: Arc<tokio::sync::Notify>) -> starweaver::Agent {
+fn slow_agent(
+    model: Arc<TestModel>,
+    started: Arc<tokio::sync::Notify>,
+) -> starweaver::agent::Agent {
     let slow = starweaver::string_tool(
         "slow",
         Some("Takes its time".to_string()),
@@ -298,7 +301,7 @@ async fn a_restored_resume_is_cancelled_through_its_options() {
         canceller.cancel();
     });
     let mut kinds = Vec::new();
-    let mut sink = |record: &starweaver::AgentStreamRecord| kinds.push(record.event.clone());
+    let mut sink = |record: &starweaver::agent::AgentStreamRecord| kinds.push(record.event.clone());
     let resumed = tokio::time::timeout(
         std::time::Duration::from_secs(120),
         session.resume_with_options(
@@ -319,7 +322,11 @@ async fn a_restored_resume_is_cancelled_through_its_options() {
         session.messages()
     );
     let part = tool_return(session.messages(), "s1");
-    assert_eq!(part.kind, starweaver::ToolReturnKind::Cancelled, "{part:?}");
+    assert_eq!(
+        part.kind,
+        starweaver::model::ToolReturnKind::Cancelled,
+        "{part:?}"
+    );
     assert!(!session.is_waiting());
     assert_eq!(session.failed_run().unwrap().error, "the run was cancelled");
     // The sink heard the cancelled return too.
@@ -327,7 +334,7 @@ async fn a_restored_resume_is_cancelled_through_its_options() {
         kinds.iter().any(|event| matches!(
             event,
             starweaver::AgentStreamEvent::ToolReturn { part }
-                if part.kind == starweaver::ToolReturnKind::Cancelled
+                if part.kind == starweaver::model::ToolReturnKind::Cancelled
         )),
         "{kinds:?}"
     );

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::json;
 use starweaver::environment::EnvironmentProvider;
-use starweaver::ToolReturnKind;
+use starweaver::model::ToolReturnKind;
 
 use crate::common::environment::{call_on, call_through, match_paths, ok_on};
 
@@ -110,7 +110,7 @@ async fn concurrent_edits_of_one_file_on_disk_keep_every_update() {
 /// checked the link's size and then loaded its target whatever its size.
 #[tokio::test]
 async fn a_link_to_a_large_file_is_too_large_to_read_or_edit() {
-    use starweaver::FilesystemOptions;
+    use starweaver::bundles::FilesystemOptions;
     let root = folder(&[("big.txt", &"x".repeat(10_000))]);
     std::os::unix::fs::symlink("big.txt", root.path().join("alias.txt")).unwrap();
     let env: Arc<dyn EnvironmentProvider> = Arc::new(local(&root));

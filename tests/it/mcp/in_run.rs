@@ -5,12 +5,11 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
+use starweaver::agent::{AgentHitlRequestKind, AgentHitlResults, AgentRunStatus};
 use starweaver::mcp::client::McpToolset;
 use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, ToolReturnKind};
-use starweaver::{
-    AgentBuilder, AgentHitlRequestKind, AgentHitlResults, AgentRunStatus, AgentSession,
-    AgentStreamEvent, DeferredToolset,
-};
+use starweaver::tools::DeferredToolset;
+use starweaver::{AgentBuilder, AgentSession, AgentStreamEvent};
 
 use super::server::spec;
 use crate::common::{batch_model, call as call_part, tool_returns};

@@ -23,7 +23,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use starweaver::mcp::client::{McpServerSpec, McpToolset};
-use starweaver::{ConversationId, RunId, ToolContext, ToolProgressSink};
+use starweaver::tools::ToolProgressSink;
+use starweaver::{ConversationId, RunId, ToolContext};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::{call, names};

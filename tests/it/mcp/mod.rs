@@ -15,7 +15,8 @@ mod server;
 
 use serde_json::Value;
 use starweaver::mcp::client::McpToolset;
-use starweaver::{ConversationId, DynTool, RunId, ToolContext, ToolError, ToolResult, Toolset};
+use starweaver::tools::DynTool;
+use starweaver::{ConversationId, RunId, ToolContext, ToolError, ToolResult, Toolset};
 
 /// The toolset's tool the model knows as `name`.
 fn tool(toolset: &McpToolset, name: &str) -> DynTool {

@@ -5,7 +5,7 @@
 //! sent again (the provider may have billed it).
 
 use serde_json::json;
-use starweaver::ModelSettings;
+use starweaver::model::ModelSettings;
 
 use super::{model_failure, patiently, project, Provider, Setup, PROMPT};
 use crate::common::loopback::{fixture, sse_events, LoopbackServer, Reply};

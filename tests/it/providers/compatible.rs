@@ -4,7 +4,7 @@
 //! keep them apart instead of gluing their arguments together.
 
 use serde_json::{json, Value};
-use starweaver::{ModelSettings, ToolReturnKind};
+use starweaver::model::{ModelSettings, ToolReturnKind};
 
 use super::{
     model_failure, patiently, project, returns, Provider, Setup, FINAL_TEXT, NOTES, PROMPT,

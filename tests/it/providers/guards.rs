@@ -2,8 +2,8 @@
 //! host the host policy does not allow (a model left on the provider's
 //! own endpoint under the loopback policy the tests use).
 
-use starweaver::model::ModelError;
-use starweaver::{AgentError, ModelSettings};
+use starweaver::model::{ModelError, ModelSettings};
+use starweaver::AgentError;
 
 use super::{patiently, project, Provider, Setup, PROMPT};
 use crate::common::loopback::LoopbackServer;

@@ -6,8 +6,10 @@
 use std::time::Duration;
 
 use serde_json::json;
+use starweaver::agent::AgentStreamRecord;
 use starweaver::model::http::RetryPolicy;
-use starweaver::{AgentError, AgentRunOptions, AgentStreamEvent, AgentStreamRecord, ModelSettings};
+use starweaver::model::ModelSettings;
+use starweaver::{AgentError, AgentRunOptions, AgentStreamEvent};
 use tokio_util::sync::CancellationToken;
 
 use super::{model_failure, patiently, project, quick_retries, Provider, Setup, PROMPT};

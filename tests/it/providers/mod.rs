@@ -31,15 +31,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use starweaver::agent::{Agent, AgentStreamRecord};
+use starweaver::context::ContextEventKind;
 use starweaver::environment::LocalEnvironmentProvider;
 use starweaver::model::anthropic::AnthropicProtocol;
 use starweaver::model::http::{HostPolicy, HttpModel, HttpOptions, Protocol, RetryPolicy};
 use starweaver::model::openai::OpenAiProtocol;
-use starweaver::model::{ModelMessage, RequestPart};
-use starweaver::{
-    filesystem_tools, Agent, AgentBuilder, AgentError, AgentSession, AgentStreamEvent,
-    AgentStreamRecord, ContextEventKind, DynModel, ModelSettings, ToolReturnPart,
-};
+use starweaver::model::{DynModel, ModelMessage, ModelSettings, RequestPart, ToolReturnPart};
+use starweaver::{filesystem_tools, AgentBuilder, AgentError, AgentSession, AgentStreamEvent};
 use tempfile::TempDir;
 
 use crate::common::loopback::{LoopbackServer, Reply};

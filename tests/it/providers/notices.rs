@@ -4,8 +4,8 @@
 //! run makes.
 
 use serde_json::{json, Value};
-use starweaver::ContextEventKind;
-use starweaver::ModelSettings;
+use starweaver::context::ContextEventKind;
+use starweaver::model::ModelSettings;
 
 use super::{custom_events, patiently, project, Provider, Setup, FINAL_TEXT, PROMPT};
 use crate::common::loopback::LoopbackServer;

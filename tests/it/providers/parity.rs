@@ -4,7 +4,8 @@
 //! or at the places a careless reader breaks (inside `data:`, mid-line,
 //! between an event's two newlines, inside a UTF-8 character).
 
-use starweaver::{AgentRunResult, ModelSettings};
+use starweaver::agent::AgentRunResult;
+use starweaver::model::ModelSettings;
 
 use super::{patiently, project, Provider, Setup, FINAL_TEXT, PROMPT};
 use crate::common::loopback::{awkward_cuts, fixture, utf8_cut, LoopbackServer, Reply, Split};

@@ -5,8 +5,8 @@
 //! Chat Completions and Messages references accept.
 
 use serde_json::{json, Map, Value};
-use starweaver::model::{adapt_schema, SchemaDialect};
-use starweaver::{filesystem_tools, ModelSettings, ToolDefinition, ToolRegistry};
+use starweaver::model::{adapt_schema, ModelSettings, SchemaDialect, ToolDefinition};
+use starweaver::{filesystem_tools, ToolRegistry};
 
 use super::{patiently, project, Provider, Setup, INSTRUCTIONS, KEY, PROMPT};
 use crate::common::loopback::{fixture_json, LoopbackServer, Recorded, Reply};

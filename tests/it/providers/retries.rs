@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use starweaver::model::http::RetryPolicy;
-use starweaver::ModelSettings;
+use starweaver::model::ModelSettings;
 
 use super::{
     model_failure, patiently, project, quick_retries, Provider, Setup, FINAL_TEXT, PROMPT,

@@ -2,7 +2,9 @@
 //! really run on the folder, the final text arrives, and the usage of
 //! both requests is summed.
 
-use starweaver::{AgentRunResult, AgentStreamEvent, ModelSettings, ToolReturnKind, Usage};
+use starweaver::agent::AgentRunResult;
+use starweaver::model::{ModelSettings, ToolReturnKind, Usage};
+use starweaver::AgentStreamEvent;
 
 use super::{patiently, project, returns, Provider, Setup, FINAL_TEXT, NOTES, PROMPT};
 use crate::common::loopback::LoopbackServer;

@@ -4,7 +4,9 @@
 //! the wrong type that the parser quotes).
 
 use serde_json::json;
-use starweaver::{AgentRunOptions, AgentStreamRecord, ModelSettings};
+use starweaver::agent::AgentStreamRecord;
+use starweaver::model::ModelSettings;
+use starweaver::AgentRunOptions;
 
 use super::{model_failure, patiently, project, Provider, Setup, KEY, PROMPT};
 use crate::common::loopback::{LoopbackServer, Reply};

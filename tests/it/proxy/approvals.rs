@@ -5,11 +5,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse};
+use starweaver::agent::AgentHitlUserInteraction;
+use starweaver::bundles::user_input_tools;
+use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, ToolReturnKind};
 use starweaver::{
-    string_tool, tool_proxy_toolset, user_input_tools, AgentBuilder, AgentHitlUserInteraction,
-    DynToolset, FunctionModel, StaticToolset, TestModel, ToolContext, ToolRegistry, ToolResult,
-    ToolReturnKind,
+    string_tool, tool_proxy_toolset, AgentBuilder, DynToolset, StaticToolset, TestModel,
+    ToolContext, ToolRegistry, ToolResult,
 };
 
 use crate::common::toolsets::assert_kind;
@@ -83,8 +84,9 @@ async fn approved_call_through_a_tool_proxy_runs_the_tool() {
 // Regression: approvals of tools behind the proxy could not be resumed.
 #[tokio::test]
 async fn proxied_approval_round_trip() {
+    use starweaver::agent::{AgentHitlUserInteraction, AgentRunStatus};
     use starweaver::model::ModelResponse;
-    use starweaver::{AgentHitlUserInteraction, AgentRunStatus, TestModel};
+    use starweaver::TestModel;
 
     let log: Arc<std::sync::Mutex<Vec<Value>>> = Arc::default();
     let deploy = {

@@ -7,11 +7,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse};
+use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, ToolReturnKind};
+use starweaver::tools::{DynTool, DEFAULT_MAX_RETRIES};
 use starweaver::{
     string_tool, tool_proxy_toolset, tool_search_toolset, typed_tool, AgentBuilder, AgentContext,
-    DynTool, DynToolset, FunctionModel, PrefixedToolset, StaticToolset, TestModel, ToolContext,
-    ToolError, ToolRegistry, ToolResult, ToolReturnKind, Toolset, DEFAULT_MAX_RETRIES,
+    DynToolset, PrefixedToolset, StaticToolset, TestModel, ToolContext, ToolError, ToolRegistry,
+    ToolResult, Toolset,
 };
 
 use crate::common::toolsets::{ambient_handle, assert_kind, names_for, value_schema};

@@ -7,10 +7,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use starweaver::{
-    string_tool, typed_tool, ToolCallPart, ToolContext, ToolError, ToolRegistry, ToolResult,
-    ToolReturnKind,
-};
+use starweaver::model::{ToolCallPart, ToolReturnKind};
+use starweaver::{string_tool, typed_tool, ToolContext, ToolError, ToolRegistry, ToolResult};
 
 use crate::common::{call, counter, open_schema, EchoArgs};
 

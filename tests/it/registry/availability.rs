@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use serde_json::{json, Value};
+use starweaver::context::ContextEventKind;
+use starweaver::model::ToolReturnKind;
 use starweaver::{
-    string_tool, AgentContext, AgentContextHandle, ContextEventKind, ToolAvailabilityPolicy,
-    ToolContext, ToolRegistry, ToolResult, ToolReturnKind,
+    string_tool, AgentContext, AgentContextHandle, ToolAvailabilityPolicy, ToolContext,
+    ToolRegistry, ToolResult,
 };
 
 use crate::common::{ambient, call, counter, echo, echo_tool, open_schema, records_toolset};

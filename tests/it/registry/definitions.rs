@@ -7,10 +7,12 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use starweaver::model::{ToolCallPart, ToolReturnKind};
+use starweaver::tools::DynTool;
 use starweaver::{
     string_tool, tool_metadata_hidden_by_tags, tool_metadata_kind, tool_metadata_tags, typed_tool,
-    AgentContext, DynTool, StaticToolset, Tool, ToolCallPart, ToolContext, ToolInstruction,
-    ToolKind, ToolRegistry, ToolResult, ToolReturnKind, Toolset,
+    AgentContext, StaticToolset, Tool, ToolContext, ToolInstruction, ToolKind, ToolRegistry,
+    ToolResult, Toolset,
 };
 
 use crate::common::{call, described_echo, echo_tool, open_schema};
@@ -27,7 +29,7 @@ struct StatusArgs {
     component: String,
 }
 
-fn typed_status(name: &str) -> starweaver::TypedFunctionTool<StatusArgs> {
+fn typed_status(name: &str) -> starweaver::tools::TypedFunctionTool<StatusArgs> {
     typed_tool::<StatusArgs, _, _>(
         name,
         Some("Return status".to_string()),
@@ -133,7 +135,7 @@ fn tags_hidden_by_tags_and_kinds_round_trip_on_string_and_typed_tools() {
         assert_eq!(tool_metadata_kind(&string.metadata), Some(kind), "{kind:?}");
         assert_eq!(tool_metadata_kind(&typed.metadata), Some(kind), "{kind:?}");
         assert_eq!(
-            string.metadata[starweaver::TOOL_KIND_METADATA_KEY],
+            string.metadata[starweaver::tools::TOOL_KIND_METADATA_KEY],
             json!(kind.as_str())
         );
         assert_eq!(ToolKind::parse(kind.as_str()), Some(kind));

@@ -6,15 +6,20 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use starweaver::model::ModelResponse;
-use starweaver::{
-    string_tool, AgentBuilder, AgentContext, AgentContextHandle, AgentHitlUserInteraction,
-    AgentRunStatus, ContextHandoffHandle, ContextTask, Dependencies, FunctionTool,
-    HostCapabilities, ShellEnvironmentSnapshot, TaskContextHandle, TestModel, ToolCapabilityGrant,
-    ToolContext, ToolDependencyProfile, ToolDependencyRequirements, ToolRegistry, ToolResult,
-    ToolReturnKind, ToolRuntimeSnapshot, ToolSearchContextHandle, ToolUserInputPreprocessResult,
+use starweaver::agent::{AgentHitlUserInteraction, AgentRunStatus};
+use starweaver::context::{
+    ContextHandoffHandle, ContextTask, Dependencies, HostCapabilities, ShellEnvironmentSnapshot,
+    TaskContextHandle, ToolCapabilityGrant, ToolRuntimeSnapshot, ToolSearchContextHandle,
     UsageContextHandle, CONTEXT_HANDOFF_CAPABILITY, CONTEXT_TASKS_CAPABILITY,
-    CONTEXT_USAGE_CAPABILITY, TOOL_DEPENDENCIES_METADATA_KEY,
+    CONTEXT_USAGE_CAPABILITY,
+};
+use starweaver::model::{ModelResponse, ToolReturnKind};
+use starweaver::tools::{
+    FunctionTool, ToolDependencyProfile, ToolDependencyRequirements, TOOL_DEPENDENCIES_METADATA_KEY,
+};
+use starweaver::{
+    string_tool, AgentBuilder, AgentContext, AgentContextHandle, TestModel, ToolContext,
+    ToolRegistry, ToolResult, ToolUserInputPreprocessResult,
 };
 
 use crate::common::{ambient, call, call_response, open_schema, NamedDb};
@@ -459,7 +464,7 @@ fn observe_seen(ctx: &ToolContext) -> Seen {
             handle.read(|context| context.notes.get("reviewer").map(str::to_string))
         }),
         capability: ctx
-            .dependency::<starweaver::HostCapabilities>()
+            .dependency::<starweaver::context::HostCapabilities>()
             .and_then(|capabilities| capabilities.get::<String>("ledger"))
             .map(|value| (*value).clone()),
     }
@@ -467,7 +472,7 @@ fn observe_seen(ctx: &ToolContext) -> Seen {
 
 /// An approval tool recording what its preprocessor and its body saw.
 fn observed_tool(
-    requirements: Option<starweaver::ToolDependencyRequirements>,
+    requirements: Option<starweaver::tools::ToolDependencyRequirements>,
     seen: &Arc<Mutex<Vec<(&'static str, Seen)>>>,
 ) -> FunctionTool {
     let body_seen = seen.clone();
@@ -501,7 +506,7 @@ fn observed_tool(
 }
 
 async fn run_observed(
-    requirements: Option<starweaver::ToolDependencyRequirements>,
+    requirements: Option<starweaver::tools::ToolDependencyRequirements>,
 ) -> Vec<(&'static str, Seen)> {
     let seen: Arc<Mutex<Vec<(&'static str, Seen)>>> = Arc::default();
     let model = Arc::new(TestModel::scripted(vec![
@@ -539,9 +544,9 @@ async fn approved_execution_uses_the_tool_dependency_profile() {
         }
     );
 
-    let filtered = run_observed(Some(starweaver::ToolDependencyRequirements::filtered([
-        "ledger",
-    ])))
+    let filtered = run_observed(Some(
+        starweaver::tools::ToolDependencyRequirements::filtered(["ledger"]),
+    ))
     .await;
     let body = filtered.iter().find(|(stage, _)| *stage == "body").unwrap();
     assert_eq!(
@@ -570,9 +575,9 @@ async fn user_input_preprocessing_uses_the_tool_dependency_profile() {
         }
     );
 
-    let filtered = run_observed(Some(starweaver::ToolDependencyRequirements::filtered([
-        "ledger",
-    ])))
+    let filtered = run_observed(Some(
+        starweaver::tools::ToolDependencyRequirements::filtered(["ledger"]),
+    ))
     .await;
     let pre = filtered
         .iter()

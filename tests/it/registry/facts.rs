@@ -5,14 +5,12 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use starweaver::model::ToolDefinition;
+use starweaver::model::{ToolDefinition, ToolReturnKind};
 use starweaver::tools::{
-    DynTool, Tool, ToolFacts, ToolKind, APPROVAL_REQUIRED_METADATA_KEY,
+    BoxFuture, DynTool, Tool, ToolFacts, ToolKind, APPROVAL_REQUIRED_METADATA_KEY,
     HIDDEN_BY_TAGS_METADATA_KEY, TAGS_METADATA_KEY, TOOL_KIND_METADATA_KEY,
 };
-use starweaver::{
-    AgentContext, BoxFuture, ToolContext, ToolError, ToolRegistry, ToolResult, ToolReturnKind,
-};
+use starweaver::{AgentContext, ToolContext, ToolError, ToolRegistry, ToolResult};
 
 use super::execute;
 use crate::common::echo_tool;

@@ -5,11 +5,14 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse};
+use starweaver::agent::AgentHitlUserInteraction;
+use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, ToolReturnKind};
+use starweaver::tools::{
+    BoxFuture, DeferredToolset, DynTool, FunctionTool, ToolExecutionHook, ToolExecutionOutcome,
+    ToolHookInput, ToolHookOutput,
+};
 use starweaver::{
-    AgentBuilder, AgentHitlUserInteraction, AgentSession, BoxFuture, DeferredToolset, DynTool,
-    FunctionModel, FunctionTool, ToolContext, ToolError, ToolExecutionHook, ToolExecutionOutcome,
-    ToolHookInput, ToolHookOutput, ToolKind, ToolRegistry, ToolResult, ToolReturnKind,
+    AgentBuilder, AgentSession, ToolContext, ToolError, ToolKind, ToolRegistry, ToolResult,
 };
 
 use crate::common::{batch_model, call, counter, described_echo, echo, responses_so_far};
@@ -493,10 +496,10 @@ async fn panicking_hook_becomes_a_tool_return() {
 
 struct StrictAuditHook;
 
-impl starweaver::ToolExecutionHook for StrictAuditHook {
+impl starweaver::tools::ToolExecutionHook for StrictAuditHook {
     fn before_execute<'a>(
         &'a self,
-        input: starweaver::ToolHookInput<'a>,
+        input: starweaver::tools::ToolHookInput<'a>,
     ) -> BoxFuture<'a, Result<(), ToolError>> {
         // Synchronous work before the future, as the `Increment` hook of
         // `hitl::approvals` does; it panics on unexpected input.
@@ -568,10 +571,10 @@ async fn first_registry_given_to_the_builder_keeps_its_hooks() {
 /// A hook that tags the context of every `tag_me` call with its id.
 struct Tagger;
 
-impl starweaver::ToolExecutionHook for Tagger {
+impl starweaver::tools::ToolExecutionHook for Tagger {
     fn before_execute<'a>(
         &'a self,
-        input: starweaver::ToolHookInput<'a>,
+        input: starweaver::tools::ToolHookInput<'a>,
     ) -> BoxFuture<'a, Result<(), ToolError>> {
         if input.tool_name == "tag_me" {
             input

@@ -20,10 +20,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use starweaver::{
-    string_tool, FunctionTool, ToolCallPart, ToolContext, ToolDefinition, ToolError, ToolRegistry,
-    ToolResult, ToolReturnPart,
-};
+use starweaver::model::{ToolCallPart, ToolDefinition, ToolReturnPart};
+use starweaver::tools::FunctionTool;
+use starweaver::{string_tool, ToolContext, ToolError, ToolRegistry, ToolResult};
 
 use crate::common::{echo_tool, open_schema};
 

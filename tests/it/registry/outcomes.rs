@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use starweaver::{
-    string_tool, FunctionTool, ToolContext, ToolError, ToolRegistry, ToolResult, ToolReturnKind,
-};
+use starweaver::model::ToolReturnKind;
+use starweaver::tools::FunctionTool;
+use starweaver::{string_tool, ToolContext, ToolError, ToolRegistry, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use crate::common::{counter, open_schema};

@@ -8,9 +8,11 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
+use starweaver::model::{ToolCallPart, ToolReturnKind};
+use starweaver::tools::{FunctionTool, DEFAULT_MAX_RETRIES};
 use starweaver::{
-    string_tool, typed_tool, ConversationId, FunctionTool, RunId, StaticToolset, ToolCallPart,
-    ToolContext, ToolError, ToolRegistry, ToolResult, ToolReturnKind, DEFAULT_MAX_RETRIES,
+    string_tool, typed_tool, ConversationId, RunId, StaticToolset, ToolContext, ToolError,
+    ToolRegistry, ToolResult,
 };
 
 use crate::common::{counter, open_schema};

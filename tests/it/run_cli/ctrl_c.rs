@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use starweaver::config::load::{load, LoadOptions};
 use starweaver::config::validate::{check_manifest, CheckContext};
-use starweaver::model::ModelResponse;
-use starweaver::{TestModel, ToolCallPart};
+use starweaver::model::{ModelResponse, ToolCallPart};
+use starweaver::TestModel;
 
 use super::{folder, stderr, stdout};
 

@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse};
+use starweaver::agent::AgentStreamRecord;
+use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, ToolReturnKind};
 use starweaver::{
     string_tool, AgentBuilder, AgentContext, AgentContextHandle, AgentError, AgentRunOptions,
-    AgentStreamEvent, AgentStreamRecord, FunctionModel, TestModel, ToolContext, ToolResult,
-    ToolReturnKind,
+    AgentStreamEvent, TestModel, ToolContext, ToolResult,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -206,7 +206,7 @@ async fn cancelled_run_stops_requesting_the_model() {
 /// A model whose answer never comes.
 struct Silent;
 
-impl starweaver::Model for Silent {
+impl starweaver::model::Model for Silent {
     fn name(&self) -> &str {
         "silent"
     }
@@ -215,7 +215,8 @@ impl starweaver::Model for Silent {
         &'a self,
         _messages: &'a [ModelMessage],
         _parameters: &'a starweaver::model::ModelRequestParameters,
-    ) -> starweaver::BoxFuture<'a, Result<ModelResponse, starweaver::ModelError>> {
+    ) -> starweaver::tools::BoxFuture<'a, Result<ModelResponse, starweaver::model::ModelError>>
+    {
         Box::pin(std::future::pending())
     }
 }

@@ -21,7 +21,7 @@ use starweaver::{typed_tool, ToolContext, ToolResult};
 use crate::common::{last_request_parts, EchoArgs};
 
 /// Typed `echo` tool counting its executions.
-fn typed_echo(runs: &Arc<AtomicU32>) -> starweaver::TypedFunctionTool<EchoArgs> {
+fn typed_echo(runs: &Arc<AtomicU32>) -> starweaver::tools::TypedFunctionTool<EchoArgs> {
     let runs = runs.clone();
     typed_tool::<EchoArgs, _, _>(
         "echo",

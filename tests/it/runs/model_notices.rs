@@ -6,10 +6,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde_json::json;
-use starweaver::model::{ModelMessage, ModelRequestParameters, ModelResponse, RequestNotice};
+use starweaver::context::ContextEventKind;
+use starweaver::model::{
+    Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse, RequestNotice,
+};
+use starweaver::tools::BoxFuture;
 use starweaver::{
-    string_tool, AgentBuilder, AgentError, AgentStreamEvent, BoxFuture, ContextEventKind, Model,
-    ModelError, ToolAvailabilityPolicy, ToolConfig, ToolResult,
+    string_tool, AgentBuilder, AgentError, AgentStreamEvent, ToolAvailabilityPolicy, ToolConfig,
+    ToolResult,
 };
 
 /// Calls `good` once, then answers; cannot take a tool named `bad` and drops `temperature`.
@@ -43,11 +47,9 @@ impl Model for Picky {
     ) -> BoxFuture<'a, Result<ModelResponse, ModelError>> {
         Box::pin(async move {
             if self.requests.fetch_add(1, Ordering::SeqCst) == 0 {
-                Ok(ModelResponse::tool_calls([starweaver::ToolCallPart::new(
-                    "c1",
-                    "good",
-                    json!({}),
-                )]))
+                Ok(ModelResponse::tool_calls([
+                    starweaver::model::ToolCallPart::new("c1", "good", json!({})),
+                ]))
             } else {
                 Ok(ModelResponse::text("done"))
             }
@@ -55,7 +57,7 @@ impl Model for Picky {
     }
 }
 
-fn tool(name: &str, schema: serde_json::Value) -> starweaver::DynTool {
+fn tool(name: &str, schema: serde_json::Value) -> starweaver::tools::DynTool {
     Arc::new(string_tool(name, None, schema, |_ctx, _args| async move {
         Ok(ToolResult::new(json!("ok")))
     }))
@@ -65,7 +67,7 @@ fn builder(model: Arc<Picky>) -> AgentBuilder {
     AgentBuilder::new(model)
         .tool(tool("good", json!({"type": "object", "properties": {}})))
         .tool(tool("bad", json!({"type": "string"})))
-        .model_settings(starweaver::ModelSettings {
+        .model_settings(starweaver::model::ModelSettings {
             temperature: Some(0.3),
             ..Default::default()
         })

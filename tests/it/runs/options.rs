@@ -5,11 +5,14 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelError, ModelMessage, ModelResponse, ToolCallPart};
+use starweaver::agent::AgentHitlResults;
+use starweaver::model::{
+    FunctionModel, Model, ModelError, ModelMessage, ModelResponse, ModelSettings, ToolCallPart,
+};
+use starweaver::tools::{BoxFuture, JsonMap};
 use starweaver::{
-    string_tool, AgentBuilder, AgentContext, AgentContextHandle, AgentHitlResults, AgentRunOptions,
-    BoxFuture, FunctionModel, JsonMap, Model, ModelSettings, TestModel, ToolContext, ToolError,
-    ToolResult,
+    string_tool, AgentBuilder, AgentContext, AgentContextHandle, AgentRunOptions, TestModel,
+    ToolContext, ToolError, ToolResult,
 };
 
 use crate::common::{

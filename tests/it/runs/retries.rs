@@ -6,10 +6,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelResponse, RequestPart, ToolCallPart, ToolReturnPart};
+use starweaver::agent::{AgentRunStatus, AgentRuntimePolicy};
+use starweaver::model::{FunctionModel, ModelResponse, RequestPart, ToolCallPart, ToolReturnPart};
+use starweaver::tools::FunctionTool;
 use starweaver::{
-    string_tool, AgentBuilder, AgentError, AgentRunStatus, AgentRuntimePolicy, FunctionModel,
-    FunctionTool, TestModel, ToolContext, ToolError, ToolResult,
+    string_tool, AgentBuilder, AgentError, TestModel, ToolContext, ToolError, ToolResult,
 };
 
 use crate::common::{

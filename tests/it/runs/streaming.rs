@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
 use serde_json::{json, Value};
+use starweaver::agent::{AgentHitlUserInteraction, AgentStreamRecord};
 use starweaver::model::{
-    FinishReason, ModelError, ModelMessage, ModelRequestParameters, ModelResponse,
-    ModelResponseStream, ModelStreamEvent, ToolCallPart,
+    FinishReason, FunctionModel, Model, ModelError, ModelMessage, ModelRequestParameters,
+    ModelResponse, ModelResponseStream, ModelStreamEvent, ToolCallPart,
 };
+use starweaver::tools::{BoxFuture, DynTool};
 use starweaver::{
-    string_tool, AgentBuilder, AgentContextHandle, AgentHitlUserInteraction, AgentRunOptions,
-    AgentStreamEvent, AgentStreamRecord, BoxFuture, DynTool, DynToolset, FunctionModel, Model,
+    string_tool, AgentBuilder, AgentContextHandle, AgentRunOptions, AgentStreamEvent, DynToolset,
     TestModel, ToolContext, ToolError, ToolResult, ToolUserInputPreprocessResult,
 };
 
@@ -107,7 +108,7 @@ async fn streamed_run_reports_events_in_order() {
 #[tokio::test]
 async fn startup_events_reach_the_stream_as_custom_records() {
     let agent = AgentBuilder::new(Arc::new(TestModel::with_text("ok")))
-        .startup_event(starweaver::ContextEvent::new(
+        .startup_event(starweaver::context::ContextEvent::new(
             "skills_scanned",
             json!({"skills": 2, "diagnostics": []}),
         ))
@@ -139,7 +140,7 @@ async fn resumed_run_continues_its_record_sequence() {
         .session();
     let records: Arc<Mutex<Vec<(String, u64)>>> = Arc::default();
     let sink_records = records.clone();
-    let mut sink = move |record: &starweaver::AgentStreamRecord| {
+    let mut sink = move |record: &starweaver::agent::AgentStreamRecord| {
         sink_records
             .lock()
             .unwrap()

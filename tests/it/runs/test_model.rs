@@ -7,12 +7,13 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use starweaver::agent::AgentRunStatus;
 use starweaver::model::{
-    ModelError, ModelMessage, ModelResponse, RequestPart, ResponsePart, ToolReturnPart,
+    FunctionModel, ModelError, ModelMessage, ModelResponse, RequestPart, ResponsePart,
+    ToolReturnPart,
 };
 use starweaver::{
-    string_tool, typed_tool, AgentBuilder, AgentError, AgentRunStatus, FunctionModel, TestModel,
-    ToolContext, ToolResult,
+    string_tool, typed_tool, AgentBuilder, AgentError, TestModel, ToolContext, ToolResult,
 };
 
 use crate::common::{assert_valid, call_response, counter, tool_returns};
@@ -310,8 +311,8 @@ async fn test_model_honours_the_formats_of_std_types() {
     assert!(
         returns.first().is_some_and(|part| part.is_success()),
         "schema {} sampled as {}; run output: {}",
-        starweaver::schema_for_type::<PingArgs>(),
-        starweaver::model::sample_value(&starweaver::schema_for_type::<PingArgs>()),
+        starweaver::tools::schema_for_type::<PingArgs>(),
+        starweaver::model::sample_value(&starweaver::tools::schema_for_type::<PingArgs>()),
         result.output
     );
 }

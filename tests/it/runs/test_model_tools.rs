@@ -6,15 +6,16 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use starweaver::agent::{AgentRunResult, AgentRunStatus};
+use starweaver::bundles::user_input_tools;
 use starweaver::environment::{LocalEnvironmentProvider, VirtualEnvironmentProvider};
 use starweaver::model::{
     Model, ModelMessage, ModelRequest, ModelRequestParameters, ModelResponse, RequestPart,
-    ToolCallPart, ToolDefinition, ToolReturnPart,
+    ToolCallPart, ToolDefinition, ToolReturnKind, ToolReturnPart,
 };
 use starweaver::{
-    filesystem_tools, shell_tools, tool_proxy_toolset, tool_search_toolset, user_input_tools,
-    AgentBuilder, AgentRunResult, AgentRunStatus, AgentSession, DynToolset, TestModel,
-    ToolRegistry, ToolReturnKind,
+    filesystem_tools, shell_tools, tool_proxy_toolset, tool_search_toolset, AgentBuilder,
+    AgentSession, DynToolset, TestModel, ToolRegistry,
 };
 
 use crate::common::{assert_valid, tool_returns};

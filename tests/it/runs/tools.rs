@@ -4,11 +4,13 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use starweaver::agent::AgentRunStatus;
+use starweaver::context::ContextEventKind;
 use starweaver::model::ModelResponse;
+use starweaver::tools::FunctionTool;
 use starweaver::{
-    string_tool, AgentBuilder, AgentContext, AgentError, AgentRunStatus, AgentStreamEvent,
-    ContextEventKind, FunctionTool, TestModel, ToolAvailabilityPolicy, ToolConfig, ToolContext,
-    ToolResult,
+    string_tool, AgentBuilder, AgentContext, AgentError, AgentStreamEvent, TestModel,
+    ToolAvailabilityPolicy, ToolConfig, ToolContext, ToolResult,
 };
 
 use crate::common::{call_response, counter, open_schema};

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use starweaver::environment::SandboxPolicy;
-use starweaver::ToolReturnKind;
+use starweaver::model::ToolReturnKind;
 
 use super::{pid_in, processes_with, running, stdout, Sandboxed};
 

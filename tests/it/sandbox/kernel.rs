@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use starweaver::environment::{SandboxKernel, SandboxPolicy};
-use starweaver::ToolReturnKind;
+use starweaver::model::ToolReturnKind;
 
 use super::{stdout, Sandboxed};
 

@@ -24,8 +24,8 @@ use serde_json::{json, Value};
 use starweaver::environment::{
     attach_process_shell, LocalEnvironmentProvider, SandboxKernel, SandboxPolicy,
 };
-use starweaver::model::{ToolCallPart, ToolReturnPart};
-use starweaver::{attach_environment, shell_tools, AgentContext, ToolRegistry, ToolReturnKind};
+use starweaver::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
+use starweaver::{attach_environment, shell_tools, AgentContext, ToolRegistry};
 use tempfile::TempDir;
 
 use crate::common::ambient;

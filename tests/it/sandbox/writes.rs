@@ -4,7 +4,7 @@
 
 use serde_json::json;
 use starweaver::environment::SandboxPolicy;
-use starweaver::ToolReturnKind;
+use starweaver::model::ToolReturnKind;
 
 use super::{enforced, stdout, Sandboxed};
 

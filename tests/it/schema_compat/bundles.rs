@@ -1,9 +1,10 @@
 //! The first-party bundles and the proxy and search toolsets' own tools.
 
 use super::losses_by_name;
+use starweaver::bundles::user_input_tools;
+use starweaver::model::ToolDefinition;
 use starweaver::{
-    filesystem_tools, shell_tools, tool_proxy_toolset, tool_search_toolset, user_input_tools,
-    DynToolset, ToolDefinition,
+    filesystem_tools, shell_tools, tool_proxy_toolset, tool_search_toolset, DynToolset,
 };
 
 fn definitions(toolset: &DynToolset) -> Vec<ToolDefinition> {

@@ -11,7 +11,8 @@ mod macro_tools;
 mod agents;
 
 use super::losses_by_name;
-use starweaver::{catalog, ToolDefinition};
+use starweaver::catalog;
+use starweaver::model::ToolDefinition;
 
 /// The definitions of every catalog tool defined under `examples/`.
 fn example_definitions() -> Vec<ToolDefinition> {

@@ -7,8 +7,7 @@ mod bundles;
 mod check_command;
 mod examples;
 
-use starweaver::model::{adapt_schema, sample_value, SchemaDialect};
-use starweaver::ToolDefinition;
+use starweaver::model::{adapt_schema, sample_value, SchemaDialect, ToolDefinition};
 
 /// Every dialect a provider client adapts to.
 const DIALECTS: [SchemaDialect; 3] = [

@@ -8,7 +8,7 @@ use starweaver::environment::{
     glob, grep, EnvironmentError, EnvironmentProvider, GlobOptions, GrepOptions, SearchError,
     VirtualEnvironmentProvider,
 };
-use starweaver::ToolReturnKind;
+use starweaver::model::ToolReturnKind;
 
 use crate::common::environment::{call_on, project, TestEnvironment};
 use crate::common::strings;

@@ -9,10 +9,8 @@ use serde_json::json;
 use starweaver::environment::{
     grep, walk, EnvironmentProvider, GrepOptions, VirtualEnvironmentProvider, WalkOptions,
 };
-use starweaver::model::ToolCallPart;
-use starweaver::{
-    attach_environment, filesystem_tools, AgentContext, ToolRegistry, ToolReturnKind,
-};
+use starweaver::model::{ToolCallPart, ToolReturnKind};
+use starweaver::{attach_environment, filesystem_tools, AgentContext, ToolRegistry};
 
 use crate::common::environment::{call_on, match_paths, ok_on, project};
 use crate::common::{ambient, strings};

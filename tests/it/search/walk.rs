@@ -8,7 +8,7 @@ use starweaver::environment::{
     glob, grep, is_hidden_excluded, walk, EntryKind, EnvironmentError, EnvironmentProvider,
     GlobOptions, GrepOptions, SearchError, VirtualEnvironmentProvider, WalkOptions,
 };
-use starweaver::ToolReturnKind;
+use starweaver::model::ToolReturnKind;
 
 use crate::common::environment::{call_on, hidden_tree, ok_on, project, TestEnvironment};
 use crate::common::strings;

@@ -4,16 +4,17 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use starweaver::bundles::core_toolsets;
+use starweaver::context::{HostCapabilities, ShellEnvironmentSnapshot};
 use starweaver::environment::{
     attach_process_shell, tool_environment, tool_process_shell, VirtualEnvironmentProvider,
     ENVIRONMENT_CAPABILITY, PROCESS_SHELL_CAPABILITY,
 };
-use starweaver::model::{ModelResponse, ToolCallPart};
+use starweaver::model::{ModelResponse, ToolCallPart, ToolReturnKind};
 use starweaver::tools::{ToolDependencyProfile, ToolDependencyRequirements};
 use starweaver::{
-    attach_environment, core_toolsets, shell_tools, string_tool, tool_metadata_tags, AgentBuilder,
-    AgentContext, AgentContextHandle, AgentSession, HostCapabilities, ShellEnvironmentSnapshot,
-    TestModel, ToolContext, ToolRegistry, ToolResult, ToolReturnKind,
+    attach_environment, shell_tools, string_tool, tool_metadata_tags, AgentBuilder, AgentContext,
+    AgentContextHandle, AgentSession, TestModel, ToolContext, ToolRegistry, ToolResult,
 };
 
 use super::{permissive, workspace};

@@ -2,7 +2,7 @@
 //! input, signals and kill, unknown ids and a missing process shell.
 
 use serde_json::{json, Value};
-use starweaver::ToolReturnKind;
+use starweaver::model::ToolReturnKind;
 
 use super::{message, workspace, Shell};
 

@@ -2,7 +2,7 @@
 //! directories, time limits, bounded output and argument errors.
 
 use serde_json::json;
-use starweaver::ToolReturnKind;
+use starweaver::model::ToolReturnKind;
 
 use super::{message, workspace, Shell};
 

@@ -12,12 +12,10 @@ mod policy;
 use std::sync::Arc;
 
 use serde_json::Value;
+use starweaver::context::ShellEnvironmentSnapshot;
 use starweaver::environment::{attach_process_shell, VirtualEnvironmentProvider};
-use starweaver::model::{ToolCallPart, ToolReturnPart};
-use starweaver::{
-    attach_environment, shell_tools, AgentContext, ShellEnvironmentSnapshot, ToolRegistry,
-    ToolReturnKind,
-};
+use starweaver::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
+use starweaver::{attach_environment, shell_tools, AgentContext, ToolRegistry};
 
 use crate::common::ambient;
 

@@ -4,20 +4,18 @@
 use std::sync::Arc;
 
 use serde_json::json;
+use starweaver::context::{ShellEnvironmentSnapshot, ToolRuntimeSnapshot};
 use starweaver::environment::{
     ShellPolicy, ENVIRONMENT_CAPABILITY, RULE_ENV_UNDER_ALLOWLIST, RULE_EXECUTION_DISABLED,
     RULE_PROGRAM_NOT_ALLOWED, RULE_SHELL_UNDER_ALLOWLIST,
 };
-use starweaver::model::ToolCallPart;
-use starweaver::{
-    shell_tools, ShellEnvironmentSnapshot, ToolContext, ToolRegistry, ToolReturnKind,
-    ToolRuntimeSnapshot,
-};
+use starweaver::model::{ToolCallPart, ToolReturnKind};
+use starweaver::{shell_tools, ToolContext, ToolRegistry};
 
 use super::{message, permissive, workspace, Shell};
 
 /// Asserts `part` is a policy refusal naming `rule`.
-fn assert_refused(part: &starweaver::ToolReturnPart, rule: &str) {
+fn assert_refused(part: &starweaver::model::ToolReturnPart, rule: &str) {
     assert_eq!(part.kind, ToolReturnKind::Feedback, "{}", part.content);
     assert_eq!(part.content["details"]["error"], "policy_denied");
     assert_eq!(part.content["details"]["rule"], rule);
@@ -258,7 +256,7 @@ async fn the_hosts_output_bound_narrows_what_the_model_sees() {
 #[tokio::test]
 async fn a_legacy_callers_runtime_snapshot_is_read_when_no_dedicated_one_is_given() {
     let provider: Arc<dyn starweaver::environment::EnvironmentProvider> = Arc::new(workspace());
-    let mut dependencies = starweaver::Dependencies::default();
+    let mut dependencies = starweaver::context::Dependencies::default();
     dependencies.insert_named(ENVIRONMENT_CAPABILITY, provider);
     dependencies.insert(ToolRuntimeSnapshot {
         shell: Some(ShellEnvironmentSnapshot::default()),

@@ -1,10 +1,9 @@
 //! Activation: loading a skill's body, missing files, validation and the
 //! activation event.
 
-use starweaver::{
-    AgentContext, ContextEventKind, SkillDirectoryKind, SkillError, SkillRegistry, SkillSource,
-    SkillSourceScope,
-};
+use starweaver::context::ContextEventKind;
+use starweaver::skills::{SkillDirectoryKind, SkillSource};
+use starweaver::{AgentContext, SkillError, SkillRegistry, SkillSourceScope};
 
 use super::{all_strings, env, scan_ok, skill};
 

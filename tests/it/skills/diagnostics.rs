@@ -10,7 +10,7 @@ use crate::common::environment::TestEnvironment;
 
 use super::{env, root, scan_error, scan_ok, skill};
 
-fn kinds(report: &starweaver::SkillScanReport) -> Vec<SkillScanDiagnosticKind> {
+fn kinds(report: &starweaver::skills::SkillScanReport) -> Vec<SkillScanDiagnosticKind> {
     report
         .diagnostics()
         .iter()
@@ -169,7 +169,7 @@ async fn long_descriptions_are_shortened_and_names_checked_against_folders() {
     let description = &report.registry().get("long").unwrap().description;
     assert_eq!(
         description.chars().count(),
-        starweaver::MAX_SKILL_DESCRIPTION_CHARS
+        starweaver::skills::MAX_SKILL_DESCRIPTION_CHARS
     );
     assert!(description.ends_with('…'));
     assert_eq!(

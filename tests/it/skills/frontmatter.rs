@@ -431,7 +431,7 @@ async fn random_yaml_frontmatter_never_panics() {
 }
 
 /// Activates `skills/a/SKILL.md` holding `frontmatter` between fences.
-async fn activate(frontmatter: &str) -> Result<starweaver::ActiveSkill, String> {
+async fn activate(frontmatter: &str) -> Result<starweaver::skills::ActiveSkill, String> {
     let text = format!("---\n{frontmatter}\n---\nBody.\n");
     let provider: Arc<dyn EnvironmentProvider> =
         Arc::new(VirtualEnvironmentProvider::new("skills").with_file("skills/a/SKILL.md", text));

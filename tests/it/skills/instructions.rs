@@ -4,12 +4,15 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
+use starweaver::agent::AgentHitlUserInteraction;
 use starweaver::environment::VirtualEnvironmentProvider;
 use starweaver::model::ModelResponse;
+use starweaver::skills::{
+    skill_instruction, skill_tools, SkillSummary, SKILLS_INSTRUCTION_GROUP, SKILLS_TOOLSET_NAME,
+};
 use starweaver::{
-    skill_instruction, skill_tools, string_tool, AgentBuilder, AgentHitlUserInteraction,
-    AgentRunOptions, AgentSession, AgentStreamEvent, SkillRegistry, SkillSummary, TestModel,
-    ToolContext, ToolResult, SKILLS_INSTRUCTION_GROUP, SKILLS_TOOLSET_NAME, SKILL_SCAN_EVENT_KIND,
+    string_tool, AgentBuilder, AgentRunOptions, AgentSession, AgentStreamEvent, SkillRegistry,
+    TestModel, ToolContext, ToolResult, SKILL_SCAN_EVENT_KIND,
 };
 
 use crate::common::environment::gated_writes;
@@ -235,13 +238,15 @@ async fn skills_scanned_is_published_once_for_a_run_that_waits_and_resumes() {
     )]]);
     let agent = AgentBuilder::new(model)
         .toolset(&gated_writes())
-        .toolset(&starweaver::skill_tools(report.registry().packages()))
+        .toolset(&starweaver::skills::skill_tools(
+            report.registry().packages(),
+        ))
         .skills_report(report)
         .build();
     let mut session = AgentSession::new(agent).with_environment(provider.clone());
     let scans = Arc::new(Mutex::new(0_usize));
     let counter = scans.clone();
-    let mut sink = move |record: &starweaver::AgentStreamRecord| {
+    let mut sink = move |record: &starweaver::agent::AgentStreamRecord| {
         if matches!(&record.event, AgentStreamEvent::Custom { event } if event.kind == starweaver::SKILL_SCAN_EVENT_KIND)
         {
             *counter.lock().unwrap() += 1;

@@ -2,9 +2,11 @@
 //! scheduling with explicit clock values.
 
 use starweaver::environment::EnvironmentProvider;
+use starweaver::schedule::RefreshReason;
+use starweaver::skills::SkillReloadBinding;
 use starweaver::{
-    AgentContext, SkillRegistry, SkillReloadBinding, SkillReloadChangeKind, SkillReloadReason,
-    SkillScanDiagnosticKind, SkillSourceScope, SKILL_RELOAD_EVENT_KIND,
+    AgentContext, SkillRegistry, SkillReloadChangeKind, SkillScanDiagnosticKind, SkillSourceScope,
+    SKILL_RELOAD_EVENT_KIND,
 };
 
 use super::{all_strings, env, root, scan_ok, skill};
@@ -210,7 +212,7 @@ fn binding_debounces_watch_bursts_with_explicit_clock_values() {
     binding.observe_watch_event(1_200);
     let waiting = binding.decision(1_300);
     assert!(!waiting.due);
-    assert_eq!(waiting.reason, Some(SkillReloadReason::WatchEvent));
+    assert_eq!(waiting.reason, Some(RefreshReason::WatchEvent));
     assert_eq!(waiting.wait_ms, Some(150));
     let due = binding.decision(1_450);
     assert!(due.due);
@@ -230,25 +232,22 @@ fn binding_interval_and_versions() {
     assert_eq!(binding.decision(30_000).wait_ms, Some(30_000));
     let interval = binding.decision(60_000);
     assert!(interval.due);
-    assert_eq!(interval.reason, Some(SkillReloadReason::Interval));
+    assert_eq!(interval.reason, Some(RefreshReason::Interval));
     assert!(!binding.observe_inventory_version("v1", 20_000));
     assert!(binding.observe_inventory_version("v2", 20_000));
     binding.observe_watch_event(20_001);
     let changed = binding.decision(20_001);
     assert!(changed.due);
-    assert_eq!(changed.reason, Some(SkillReloadReason::InventoryChanged));
+    assert_eq!(changed.reason, Some(RefreshReason::InventoryChanged));
     assert_eq!(binding.inventory_version(), Some("v2"));
     binding.request_reload(25_000);
     assert_eq!(
         binding.decision(25_000).reason,
-        Some(SkillReloadReason::InventoryChanged)
+        Some(RefreshReason::InventoryChanged)
     );
     let mut requested = SkillReloadBinding::new();
     requested.request_reload(5);
-    assert_eq!(
-        requested.decision(5).reason,
-        Some(SkillReloadReason::Requested)
-    );
+    assert_eq!(requested.decision(5).reason, Some(RefreshReason::Requested));
 }
 
 #[tokio::test]
@@ -288,7 +287,7 @@ async fn binding_reloads_only_when_due_and_reports_the_schedule() {
     assert!(report.reload_scheduled());
     assert_eq!(
         report.reload_reason(),
-        Some(SkillReloadReason::InventoryChanged)
+        Some(RefreshReason::InventoryChanged)
     );
     assert_eq!(report.inventory_version(), Some("rev-2"));
     assert_eq!(report.changes()[0].kind, SkillReloadChangeKind::Added);
@@ -363,7 +362,7 @@ fn binding_decisions_are_pure_functions_of_host_clock_values() {
     assert_eq!(earlier.wait_ms, Some(2_000));
     assert_eq!(
         binding.decision(6_000).reason,
-        Some(SkillReloadReason::Interval)
+        Some(RefreshReason::Interval)
     );
     let copy = binding.clone();
     // A change long after the interval elapsed is due at once: the

@@ -4,10 +4,8 @@
 use std::sync::Arc;
 
 use starweaver::environment::VirtualEnvironmentProvider;
-use starweaver::{
-    SkillDiagnosticSeverity, SkillDirectoryKind, SkillError, SkillRegistry,
-    SkillScanDiagnosticKind, SkillSource, SkillSourceScope,
-};
+use starweaver::skills::{SkillDiagnosticSeverity, SkillDirectoryKind, SkillSource};
+use starweaver::{SkillError, SkillRegistry, SkillScanDiagnosticKind, SkillSourceScope};
 
 use super::{env, root, scan_error, scan_ok, skill};
 

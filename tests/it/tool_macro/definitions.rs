@@ -104,7 +104,7 @@ fn whole_args_struct_and_marked_context_match_the_hand_built_one() {
     let definition = tool.definition();
     assert_eq!(
         definition.parameters,
-        starweaver::schema_for_type::<AddArgs>()
+        starweaver::tools::schema_for_type::<AddArgs>()
     );
     assert_eq!(definition.return_schema.unwrap()["type"], json!("integer"));
     assert_eq!(

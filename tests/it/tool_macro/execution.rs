@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use starweaver::{Tool, ToolCallPart, ToolContext, ToolRegistry, ToolReturnKind, ToolReturnPart};
+use starweaver::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
+use starweaver::{Tool, ToolContext, ToolRegistry};
 
 use super::tools::*;
 

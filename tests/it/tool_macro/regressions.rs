@@ -171,7 +171,7 @@ mod nested {
     }
 }
 
-fn tool_in_a_function_body() -> starweaver::DynTool {
+fn tool_in_a_function_body() -> starweaver::tools::DynTool {
     /// A tool defined inside a function.
     #[starweaver::tool]
     fn regression_in_body(n: u8) -> u8 {

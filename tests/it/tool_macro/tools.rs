@@ -3,10 +3,8 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use starweaver::{
-    schema_for_type, typed_tool, Tool, ToolContext, ToolDependencyRequirements, ToolError,
-    ToolKind, ToolResult,
-};
+use starweaver::tools::{schema_for_type, ToolDependencyRequirements};
+use starweaver::{typed_tool, Tool, ToolContext, ToolError, ToolKind, ToolResult};
 
 /// One glossary entry.
 #[derive(Clone, Debug, Serialize, JsonSchema)]

@@ -4,9 +4,12 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use starweaver::context::ContextEventKind;
+use starweaver::model::ToolReturnKind;
+use starweaver::tools::ToolSearchToolset;
 use starweaver::{
-    tool_search_toolset, AgentContext, ContextEventKind, DynToolset, StaticToolset, ToolContext,
-    ToolError, ToolRegistry, ToolReturnKind, ToolSearchToolset, Toolset,
+    tool_search_toolset, AgentContext, DynToolset, StaticToolset, ToolContext, ToolError,
+    ToolRegistry, Toolset,
 };
 
 use crate::common::toolsets::{

@@ -4,11 +4,11 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
+use starweaver::context::ContextEventKind;
 use starweaver::model::ToolReturnKind;
-use starweaver::{
-    tool_search_toolset, AgentContext, ContextEventKind, DynTool, DynToolset, ToolRegistry,
-    ToolSearchRefreshBinding, ToolSearchRefreshReason, ToolSearchToolset, Toolset,
-};
+use starweaver::schedule::RefreshReason;
+use starweaver::tools::{DynTool, ToolSearchRefreshBinding, ToolSearchToolset};
+use starweaver::{tool_search_toolset, AgentContext, DynToolset, ToolRegistry, Toolset};
 
 use crate::common::toolsets::{ambient_handle, assert_kind, names_for, payloads, set_of};
 use crate::common::{call, echo, echo_tool};
@@ -319,7 +319,7 @@ async fn refresh_binding_interval_decisions() {
     // Never refreshed: due at once.
     let decision = binding.decision(0);
     assert!(decision.due);
-    assert_eq!(decision.reason, Some(ToolSearchRefreshReason::Interval));
+    assert_eq!(decision.reason, Some(RefreshReason::Interval));
     let report = binding
         .refresh_loaded_state_if_due(&search, &mut context, 0)
         .expect("first refresh is due");
@@ -338,7 +338,7 @@ async fn refresh_binding_interval_decisions() {
 
     let decision = binding.decision(1_000);
     assert!(decision.due);
-    assert_eq!(decision.reason, Some(ToolSearchRefreshReason::Interval));
+    assert_eq!(decision.reason, Some(RefreshReason::Interval));
     assert!(binding
         .refresh_loaded_state_if_due(&search, &mut context, 1_000)
         .is_some());
@@ -368,7 +368,7 @@ async fn refresh_binding_debounces_bursts_of_watch_events() {
 
     let decision = binding.decision(120);
     assert!(!decision.due);
-    assert_eq!(decision.reason, Some(ToolSearchRefreshReason::WatchEvent));
+    assert_eq!(decision.reason, Some(RefreshReason::WatchEvent));
     assert_eq!(decision.wait_ms, Some(40));
     assert!(binding
         .refresh_loaded_state_if_due(&search, &mut context, 120)
@@ -396,7 +396,7 @@ async fn refresh_binding_debounces_bursts_of_watch_events() {
     assert!(!binding.decision(20_050).due);
     let decision = binding.decision(20_100);
     assert!(decision.due);
-    assert_eq!(decision.reason, Some(ToolSearchRefreshReason::Requested));
+    assert_eq!(decision.reason, Some(RefreshReason::Requested));
 }
 
 #[tokio::test]
@@ -421,10 +421,7 @@ async fn refresh_binding_inventory_version_change_schedules_refresh() {
     binding.observe_watch_event(2_010);
     let decision = binding.decision(2_020);
     assert!(!decision.due);
-    assert_eq!(
-        decision.reason,
-        Some(ToolSearchRefreshReason::InventoryChanged)
-    );
+    assert_eq!(decision.reason, Some(RefreshReason::InventoryChanged));
     assert_eq!(decision.wait_ms, Some(40));
     assert!(binding
         .refresh_loaded_state_if_due(&search, &mut context, 2_020)
@@ -451,7 +448,7 @@ async fn refresh_binding_inventory_version_change_schedules_refresh() {
 
     assert!(!binding.decision(100_000).due);
     assert_eq!(
-        ToolSearchRefreshReason::InventoryChanged.as_str(),
+        RefreshReason::InventoryChanged.as_str(),
         "inventory_changed"
     );
 }

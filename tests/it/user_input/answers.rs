@@ -2,10 +2,11 @@
 //! never dropped, and input that answers nothing or too much is refused.
 
 use serde_json::{json, Value};
-use starweaver::{
+use starweaver::bundles::{
     normalize_clarifying_question_answers, resolve_clarifying_question_answers, ClarifyingQuestion,
-    ClarifyingQuestionAnswers, ClarifyingQuestionOption, ToolError,
+    ClarifyingQuestionAnswers, ClarifyingQuestionOption,
 };
+use starweaver::ToolError;
 
 fn clarifying(question: &str, labels: &[&str], multi: bool) -> ClarifyingQuestion {
     ClarifyingQuestion {

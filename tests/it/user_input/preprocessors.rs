@@ -4,10 +4,10 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelMessage, ModelResponse};
+use starweaver::agent::{AgentHitlUserInteraction, AgentRunStatus};
+use starweaver::model::{FunctionModel, ModelMessage, ModelResponse};
 use starweaver::{
-    string_tool, AgentBuilder, AgentHitlUserInteraction, AgentRunStatus, FunctionModel, TestModel,
-    ToolContext, ToolResult, ToolUserInputPreprocessResult,
+    string_tool, AgentBuilder, TestModel, ToolContext, ToolResult, ToolUserInputPreprocessResult,
 };
 
 use crate::common::{
@@ -99,8 +99,9 @@ async fn preprocessor_sees_the_call_id() {
 // Regression: user-input preprocessors saw an empty tool_call_id.
 #[tokio::test]
 async fn preprocessor_sees_the_call_id_before_its_future_starts() {
+    use starweaver::agent::AgentHitlUserInteraction;
     use starweaver::model::ModelResponse;
-    use starweaver::{AgentHitlUserInteraction, TestModel, ToolUserInputPreprocessResult};
+    use starweaver::{TestModel, ToolUserInputPreprocessResult};
 
     let seen: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
     let tool = {

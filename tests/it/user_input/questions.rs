@@ -5,12 +5,15 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use starweaver::model::{ModelResponse, RequestPart};
-use starweaver::{
-    user_input_tools, Agent, AgentBuilder, AgentError, AgentHitlRequestKind,
-    AgentHitlUserInteraction, AgentRunStatus, AgentSession, AgentSessionState, AgentStreamEvent,
-    AgentStreamRecord, TestModel, ASK_USER_QUESTION_TOOL_NAME, CLARIFYING_QUESTIONS_REQUEST_KIND,
+use starweaver::agent::{
+    Agent, AgentHitlRequestKind, AgentHitlUserInteraction, AgentRunStatus, AgentSessionState,
+    AgentStreamRecord,
 };
+use starweaver::bundles::{
+    user_input_tools, ASK_USER_QUESTION_TOOL_NAME, CLARIFYING_QUESTIONS_REQUEST_KIND,
+};
+use starweaver::model::{ModelResponse, RequestPart};
+use starweaver::{AgentBuilder, AgentError, AgentSession, AgentStreamEvent, TestModel};
 
 use crate::common::{
     call_response, calls, last_request_parts, one_question, tool_return, tool_returns,

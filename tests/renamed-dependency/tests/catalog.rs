@@ -1,7 +1,8 @@
 //! The renamed facade's catalog finds the macro tool, and it runs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use sw::{ToolCallPart, ToolContext, ToolRegistry, ToolReturnKind};
+use sw::model::{ToolCallPart, ToolReturnKind};
+use sw::{ToolContext, ToolRegistry};
 
 // Linking the library registers its tools.
 use starweaver_renamed_dependency::renamed_greet_tool;

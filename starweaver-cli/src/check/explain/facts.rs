@@ -31,7 +31,7 @@ pub struct Explanation {
     /// The model section.
     pub model: ModelFacts,
     /// Every tool, seen at the start or reachable later, in manifest order.
-    pub tools: Vec<ToolFacts>,
+    pub tools: Vec<ExplainedTool>,
     /// What the shell may run.
     pub shell: ShellFacts,
     /// Where files are read and written.
@@ -63,9 +63,12 @@ pub struct ModelFacts {
     pub settings: BTreeMap<String, Value>,
 }
 
-/// One tool of the assembled agent.
+/// One tool as the explanation shows it: where it comes from, how the model reaches it and
+/// what gates it. `approval` and `deferred` are the runtime's facts about the tool
+/// (`ToolFacts`), as the loader recorded them in its toolset summary; the rest is the
+/// explanation's own.
 #[derive(Clone, Debug, Serialize)]
-pub struct ToolFacts {
+pub struct ExplainedTool {
     /// The name the model calls it by.
     pub name: String,
     /// The toolset it comes from (`null` for a tool the loader added outside `toolsets:`).

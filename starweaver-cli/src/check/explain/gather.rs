@@ -12,8 +12,8 @@ use starweaver_core::environment::{
 };
 
 use super::facts::{
-    Explanation, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts, ShellFacts,
-    ShellReach, SkillFact, SkillFacts, SkillProblem, ToolFacts,
+    ExplainedTool, Explanation, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts,
+    ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem,
 };
 use super::sandbox::{mode, sandbox_facts, writable};
 use super::servers::servers;
@@ -61,7 +61,7 @@ pub(super) fn explain(
     }
 }
 
-fn tools(loaded: &LoadedAgent, verified: bool) -> Vec<ToolFacts> {
+fn tools(loaded: &LoadedAgent, verified: bool) -> Vec<ExplainedTool> {
     let mut tools = Vec::new();
     for summary in &loaded.toolsets {
         let (reach, via) = match &summary.reach {
@@ -71,7 +71,7 @@ fn tools(loaded: &LoadedAgent, verified: bool) -> Vec<ToolFacts> {
         };
         let code = matches!(summary.kind, "tools" | "deferred");
         for tool in &summary.tools {
-            tools.push(ToolFacts {
+            tools.push(ExplainedTool {
                 name: tool.name.clone(),
                 toolset: Some(summary.name.clone()),
                 kind: Some(summary.kind.to_string()),
@@ -90,7 +90,7 @@ fn tools(loaded: &LoadedAgent, verified: bool) -> Vec<ToolFacts> {
     }
     for name in &loaded.tool_names {
         if !tools.iter().any(|tool| tool.seen && tool.name == *name) {
-            tools.push(ToolFacts {
+            tools.push(ExplainedTool {
                 name: name.clone(),
                 toolset: None,
                 kind: None,

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::facts::{
-    Explanation, PathReach, SandboxFacts, SandboxMode, ServerFacts, ShellFacts, ShellReach,
-    ToolFacts,
+    ExplainedTool, Explanation, PathReach, SandboxFacts, SandboxMode, ServerFacts, ShellFacts,
+    ShellReach,
 };
 
 /// `writeln!` for text that comes from a manifest or a catalog: control characters (a newline,
@@ -40,8 +40,8 @@ fn one(agent: &Explanation) -> String {
         let _ = visible_line!(out, "          {description}");
     }
     let _ = visible_line!(out, "Model     {}", model(agent));
-    let seen: Vec<&ToolFacts> = agent.tools.iter().filter(|tool| tool.seen).collect();
-    let later: Vec<&ToolFacts> = agent.tools.iter().filter(|tool| !tool.seen).collect();
+    let seen: Vec<&ExplainedTool> = agent.tools.iter().filter(|tool| tool.seen).collect();
+    let later: Vec<&ExplainedTool> = agent.tools.iter().filter(|tool| !tool.seen).collect();
     let _ = visible_line!(out, "Tools seen on the first request ({})", seen.len());
     table(&mut out, &seen);
     if !later.is_empty() {
@@ -129,12 +129,12 @@ fn model(agent: &Explanation) -> String {
 }
 
 /// `name  toolset (type)  notes` rows, columns aligned.
-fn table(mut out: &mut String, tools: &[&ToolFacts]) {
+fn table(mut out: &mut String, tools: &[&ExplainedTool]) {
     if tools.is_empty() {
         let _ = visible_line!(out, "  (none)");
         return;
     }
-    let origin = |tool: &ToolFacts| match (&tool.toolset, &tool.kind) {
+    let origin = |tool: &ExplainedTool| match (&tool.toolset, &tool.kind) {
         (Some(name), Some(kind)) if name == kind => name.clone(),
         (Some(name), Some(kind)) => format!("{name} ({kind})"),
         _ => "(added by the loader)".to_string(),
@@ -157,7 +157,7 @@ fn table(mut out: &mut String, tools: &[&ToolFacts]) {
     }
 }
 
-fn notes(tool: &ToolFacts) -> Vec<String> {
+fn notes(tool: &ExplainedTool) -> Vec<String> {
     let mut notes = Vec::new();
     // The words `run` and `tools` use for the same wait.
     if tool.approval && tool.kind.as_deref() == Some("user_input") {

@@ -22,9 +22,9 @@ mod source;
 mod stand_in;
 
 pub use facts::{
-    Explanation, Explanations, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts,
-    SandboxMode, ServerFacts, ServerTool, ShellFacts, ShellReach, SkillFact, SkillFacts,
-    SkillProblem, ToolFacts, EXPLAIN_FORMAT_VERSION,
+    ExplainedTool, Explanation, Explanations, FileFacts, ModelFacts, PathReach, RuntimeFacts,
+    SandboxFacts, SandboxMode, ServerFacts, ServerTool, ShellFacts, ShellReach, SkillFact,
+    SkillFacts, SkillProblem, EXPLAIN_FORMAT_VERSION,
 };
 
 pub use assemble::load_checked;

@@ -13,7 +13,7 @@ use super::settings::HostSettings;
 use super::{mutating, requirements};
 use crate::bundles::environment::environment;
 use crate::environment::{
-    CommandOptions, CommandRequest, EnvironmentError, ProgramCommand, ShellCommand,
+    CommandOptions, CommandRequest, EnvironmentError, Program, ProgramCommand, Shell, ShellCommand,
     RULE_ENV_UNDER_ALLOWLIST,
 };
 use crate::tools::ToolContext;
@@ -183,10 +183,16 @@ fn request(args: ShellExecArgs) -> Result<CommandRequest, ToolError> {
         (None, Some(program)) if program.trim().is_empty() => Err(invalid(
             "`program` is empty; give the program to run, such as `git`",
         )),
-        (Some(script), None) => Ok(ShellCommand { script, options }.into()),
+        (Some(script), None) => Ok(ShellCommand {
+            form: Shell { script },
+            options,
+        }
+        .into()),
         (None, Some(executable)) => Ok(ProgramCommand {
-            executable,
-            args: args.args,
+            form: Program {
+                executable,
+                args: args.args,
+            },
             options,
         }
         .into()),

@@ -12,7 +12,9 @@ mod signal;
 pub use attach::{
     attach_process_shell, attached_process_shell, tool_process_shell, PROCESS_SHELL_CAPABILITY,
 };
-pub use command::{CommandOptions, CommandRequest, ProgramCommand, ShellCommand};
+pub use command::{
+    Command, CommandOptions, CommandRequest, Program, ProgramCommand, Shell, ShellCommand,
+};
 pub use limits::{
     ProcessLimits, DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_COMPLETED_PROCESS_RETENTION,
     DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_INHERITED_ENV, DEFAULT_KILL_GRACE_MS,

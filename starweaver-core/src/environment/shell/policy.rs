@@ -109,14 +109,14 @@ impl ShellPolicy {
                 ),
             )),
             CommandRequest::Program(program) => {
-                if !self.allowed_programs.contains(&program.executable) {
+                if !self.allowed_programs.contains(&program.form.executable) {
                     return Err(denied(
                         RULE_PROGRAM_NOT_ALLOWED,
                         self.allowed_programs.clone(),
                         format!(
                             "`{}` is not an allowed program; only these may run, named exactly \
                              (no path): {allowed}",
-                            echo(&program.executable)
+                            echo(&program.form.executable)
                         ),
                     ));
                 }

@@ -34,11 +34,11 @@ pub(super) fn invocation(
 ) -> Result<Option<Invocation>, EnvironmentError> {
     match request {
         CommandRequest::Program(program) => Ok(Some(Invocation {
-            name: program.executable.clone(),
-            args: program.args.clone(),
+            name: program.form.executable.clone(),
+            args: program.form.args.clone(),
         })),
         CommandRequest::Shell(shell) => {
-            parse_script(&shell.script).map_err(|syntax| EnvironmentError::Unsupported {
+            parse_script(&shell.form.script).map_err(|syntax| EnvironmentError::Unsupported {
                 environment: environment.to_string(),
                 operation: format!(
                     "{syntax} in a shell command: the in-memory environment runs only single \

@@ -9,6 +9,6 @@ mod tool;
 mod toolset;
 
 pub(crate) use index::{IndexedTool, SearchIndex};
-pub use refresh::{ToolSearchRefreshBinding, ToolSearchRefreshDecision, ToolSearchRefreshReason};
+pub use refresh::ToolSearchRefreshBinding;
 pub use report::{ToolSearchRefreshReport, ToolSearchReport};
 pub use toolset::{tool_search_toolset, ToolSearchToolset};

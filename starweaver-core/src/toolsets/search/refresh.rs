@@ -6,13 +6,7 @@ use std::time::Instant;
 use super::toolset::to_json;
 use super::{ToolSearchRefreshReport, ToolSearchToolset};
 use crate::context::{AgentContext, ContextEventKind};
-use crate::schedule::{RefreshDecision, RefreshReason, RefreshSchedule};
-
-/// Why a refresh is due.
-pub type ToolSearchRefreshReason = RefreshReason;
-
-/// Whether a refresh should run now.
-pub type ToolSearchRefreshDecision = RefreshDecision;
+use crate::schedule::{RefreshDecision, RefreshSchedule};
 
 /// Decides when to refresh from host-supplied clock readings, so hosts
 /// and tests get the same answer for the same inputs. Changes are
@@ -69,7 +63,7 @@ impl ToolSearchRefreshBinding {
 
     /// Whether a refresh is due at `now_ms`.
     #[must_use]
-    pub fn decision(&self, now_ms: u64) -> ToolSearchRefreshDecision {
+    pub fn decision(&self, now_ms: u64) -> RefreshDecision {
         self.schedule.decision(now_ms)
     }
 

@@ -91,13 +91,13 @@ pub(super) async fn spawn(
     let mut command = match request {
         CommandRequest::Shell(shell) => {
             let mut command = Command::new(SHELL);
-            command.arg("-c").arg(&shell.script);
+            command.arg("-c").arg(&shell.form.script);
             command
         }
         CommandRequest::Program(program) => {
-            let executable = resolve(&program.executable, &env).map_err(failed)?;
+            let executable = resolve(&program.form.executable, &env).map_err(failed)?;
             let mut command = Command::new(executable);
-            command.args(&program.args);
+            command.args(&program.form.args);
             command
         }
     };
