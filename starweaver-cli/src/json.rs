@@ -11,7 +11,7 @@ use starweaver_core::agent::{AgentHitlRequest, AgentStreamRecord};
 
 use crate::plain::PlainUi;
 use crate::run::{exit_code, UiSettings};
-use crate::ui::{Answers, RunOutcome, RunUi};
+use crate::ui::{toolset_problem, Answers, RunOutcome, RunUi};
 
 /// JSON lines on a writer (standard output).
 pub struct JsonUi {
@@ -54,6 +54,14 @@ impl JsonUi {
 
 impl RunUi for JsonUi {
     fn record(&mut self, record: &AgentStreamRecord) {
+        if let Some(problem) = toolset_problem(&record.event) {
+            let problem = self.settings.redactor.text(&problem);
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}",
+                crate::terminal::text::clean(&problem)
+            );
+        }
         let value = serde_json::to_value(record).unwrap_or_else(|error| {
             json!({"type": "record_unavailable", "sequence": record.sequence, "error": error.to_string()})
         });

@@ -16,7 +16,7 @@ use starweaver_core::model::Usage;
 use crate::run::{is_question, UiSettings};
 use crate::terminal::events::progress_line;
 use crate::terminal::text::{clean, shorten};
-use crate::ui::{Answers, RunOutcome, RunUi};
+use crate::ui::{toolset_problem, Answers, RunOutcome, RunUi};
 use crate::waits::Waits;
 
 /// How many characters of arguments and results a line shows.
@@ -132,6 +132,9 @@ impl RunUi for PlainUi {
                 ));
             }
             AgentStreamEvent::Custom { event } => {
+                if let Some(problem) = toolset_problem(&record.event) {
+                    self.problem(&problem);
+                }
                 let payload = self.settings.redactor.text(&event.payload.to_string());
                 let payload = shorten(&payload, SHOWN_CHARS);
                 self.line(&format!("  · {} {payload}", event.kind));

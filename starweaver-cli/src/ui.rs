@@ -4,7 +4,10 @@
 
 use std::path::PathBuf;
 
-use starweaver_core::agent::{AgentHitlRequest, AgentHitlUserInteraction, AgentStreamRecord};
+use starweaver_core::agent::{
+    AgentHitlRequest, AgentHitlUserInteraction, AgentStreamEvent, AgentStreamRecord,
+};
+use starweaver_core::context::ContextEventKind;
 use starweaver_core::model::Usage;
 
 /// What the UI decided for the calls a waiting run needs. A call named in neither list stays
@@ -70,4 +73,25 @@ pub trait RunUi: Send + Sync {
     fn output_failed(&self) -> Option<String> {
         None
     }
+}
+
+/// The whole message of a toolset that could not be set up (`toolset_failed`,
+/// `toolset_unavailable`), for standard error: a server that exited at startup says how it
+/// ended and the end of its stderr, which a shortened record line would cut. Not yet masked.
+pub(crate) fn toolset_problem(event: &AgentStreamEvent) -> Option<String> {
+    let AgentStreamEvent::Custom { event } = event else {
+        return None;
+    };
+    let what = match event.kind {
+        ContextEventKind::ToolsetFailed => "could not be set up",
+        ContextEventKind::ToolsetUnavailable => "is unavailable",
+        _ => return None,
+    };
+    let toolset = event.payload.get("toolset")?.as_str()?;
+    let mut text = format!("warning: toolset `{toolset}` {what}, its tools are not offered");
+    if let Some(error) = event.payload.get("error").and_then(|error| error.as_str()) {
+        text.push_str(": ");
+        text.push_str(error);
+    }
+    Some(text)
 }

@@ -242,6 +242,11 @@ impl RunUi for TerminalUi {
         if let Some(line) = events::event_line(&record.event, self.paint, &self.redactor) {
             self.print(&line);
         }
+        if let Some(problem) = crate::ui::toolset_problem(&record.event) {
+            // The whole reason, a server's last words included, within a few lines.
+            let problem = shorten(&self.redactor.text(&problem), 4 * text::LINE_CHARS);
+            self.print(&self.paint.yellow(&format!("  ! {problem}")));
+        }
         match &record.event {
             AgentStreamEvent::ModelRequest { step, .. } => {
                 self.spinner

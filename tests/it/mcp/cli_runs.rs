@@ -80,3 +80,72 @@ fn a_deferred_entry_over_a_server_waits_for_a_worker() {
     assert_eq!(request["tool_name"], "echo", "{waiting:#}");
     assert_eq!(request["kind"], "deferred", "{waiting:#}");
 }
+
+/// A manifest whose one MCP server exits at startup (`hostile_server.py exit`), under the
+/// unavailable-tool policy `policy`; `None` when `python3` is missing (after a notice).
+fn dying_server(policy: &str) -> Option<tempfile::TempDir> {
+    let found = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !found {
+        eprintln!("skipped: python3 is not installed; the failing MCP server needs it");
+        return None;
+    }
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py");
+    let manifest = format!(
+        "version: 1\nname: dying\nmodel: {{id: test}}\nruntime: {{unavailable_tools: {policy}}}\ntoolsets:\n  - type: mcp\n    name: dies\n    command: python3\n    args: ['{}', exit]\n",
+        script.display()
+    );
+    Some(folder(&[("agent.yaml", &manifest)]))
+}
+
+#[test]
+fn a_server_that_exits_at_startup_is_reported_on_stderr_and_the_run_goes_on_under_skip() {
+    let Some(dir) = dying_server("skip") else {
+        return;
+    };
+    for json in [false, true] {
+        let mut args = vec!["run", "agent.yaml", "--prompt", "go"];
+        if json {
+            args.push("--json");
+        }
+        let output = run(dir.path(), &args);
+        assert_status(&output, 0);
+        let errors = crate::run_cli::stderr(&output);
+        assert!(
+            errors.contains("toolset `dies` could not be set up")
+                && errors.contains("exited with status 3")
+                && errors.contains("cannot start: the config file is missing"),
+            "json {json}: {errors}"
+        );
+        if json {
+            let records = json_lines(&stdout(&output));
+            let failed = events(&records)
+                .into_iter()
+                .find(|event| event["event"]["kind"] == "toolset_failed")
+                .unwrap_or_else(|| panic!("no toolset_failed record: {records:#?}"));
+            let error = failed["event"]["payload"]["error"].as_str().unwrap();
+            assert!(error.contains("exited with status 3"), "{error}");
+            assert!(error.contains("the config file is missing"), "{error}");
+        }
+    }
+}
+
+// Regression: a server that exited at startup left no tools to report as unavailable, so
+// `unavailable_tools: fail_run` let the run complete without it.
+#[test]
+fn a_server_that_exits_at_startup_fails_the_run_under_fail_run() {
+    let Some(dir) = dying_server("fail_run") else {
+        return;
+    };
+    let output = run(dir.path(), &["run", "agent.yaml", "--prompt", "go"]);
+    assert_status(&output, 1);
+    let errors = crate::run_cli::stderr(&output);
+    assert!(
+        errors.contains("toolsets unavailable in this context: dies"),
+        "{errors}"
+    );
+    assert!(errors.contains("FailRun"), "{errors}");
+}

@@ -28,13 +28,33 @@ pub struct AvailabilityReport {
 /// The run was configured to fail when tools are unavailable.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "tools unavailable in this context: {}; the run fails because the unavailable-tool policy is FailRun \
-     (enable the tools, or use ToolAvailabilityPolicy::SkipAndReport)",
-    tools.join(", ")
+    "{}; the run fails because the unavailable-tool policy is FailRun \
+     (enable them, or use ToolAvailabilityPolicy::SkipAndReport)",
+    what(tools, toolsets)
 )]
 pub struct ToolsUnavailableError {
     /// The unavailable tools.
     pub tools: Vec<String>,
+    /// The toolsets that could not be set up (or said they are unavailable), whose tools are
+    /// hidden; for one that lists its tools only once set up (an MCP server that did not
+    /// start), the only sign of what is missing.
+    pub toolsets: Vec<String>,
+}
+
+/// What is unavailable, in words.
+fn what(tools: &[String], toolsets: &[String]) -> String {
+    match (tools.is_empty(), toolsets.is_empty()) {
+        (false, true) => format!("tools unavailable in this context: {}", tools.join(", ")),
+        (true, _) => format!(
+            "toolsets unavailable in this context: {} (`toolset_failed` says why)",
+            toolsets.join(", ")
+        ),
+        (false, false) => format!(
+            "tools unavailable in this context: {} (toolsets: {})",
+            tools.join(", "),
+            toolsets.join(", ")
+        ),
+    }
 }
 
 impl ToolRegistry {
@@ -66,8 +86,20 @@ impl ToolRegistry {
         context: &mut AgentContext,
     ) -> Result<Vec<Arc<ToolDefinition>>, ToolsUnavailableError> {
         let (definitions, report) = self.prepare(context, false);
-        if report.unavailable.is_empty() {
+        let toolsets_down = self.toolsets_down(context);
+        if report.unavailable.is_empty() && toolsets_down.is_empty() {
             return Ok(definitions);
+        }
+        if report.unavailable.is_empty() {
+            // Nothing registered is hidden (a toolset that lists its tools once set up, and
+            // was not): `toolset_failed` was published when it was set up.
+            return match context.tool_config.unavailable_tool_policy {
+                ToolAvailabilityPolicy::SkipAndReport => Ok(definitions),
+                ToolAvailabilityPolicy::FailRun => Err(ToolsUnavailableError {
+                    tools: Vec::new(),
+                    toolsets: toolsets_down,
+                }),
+            };
         }
         let policy = context.tool_config.unavailable_tool_policy;
         context.emit(
@@ -84,8 +116,26 @@ impl ToolRegistry {
             ToolAvailabilityPolicy::SkipAndReport => Ok(definitions),
             ToolAvailabilityPolicy::FailRun => Err(ToolsUnavailableError {
                 tools: report.unavailable,
+                toolsets: toolsets_down,
             }),
         }
+    }
+
+    /// The toolsets of this registry (those registered and those they wrap) that `context`
+    /// marks unavailable, in name order.
+    fn toolsets_down(&self, context: &AgentContext) -> Vec<String> {
+        if context.unavailable_toolsets.is_empty() {
+            return Vec::new();
+        }
+        let mut down = std::collections::BTreeSet::new();
+        let mut pending: Vec<crate::tools::DynToolset> = self.toolsets().to_vec();
+        while let Some(toolset) = pending.pop() {
+            if context.unavailable_toolsets.contains(toolset.name()) {
+                down.insert(toolset.name().to_string());
+            }
+            pending.extend(toolset.wrapped_toolsets());
+        }
+        down.into_iter().collect()
     }
 
     /// Filters the tools for a context. Without `full_report`, only the
