@@ -83,7 +83,7 @@ impl ToolRegistry {
         &mut self,
         context: &mut AgentContext,
     ) -> Vec<ToolsetLifecycleReport> {
-        let reports = self.enter_toolsets(context).await;
+        let mut reports = self.enter_toolsets(context).await;
         let managed: Vec<DynToolset> = self
             .toolsets()
             .iter()
@@ -91,6 +91,23 @@ impl ToolRegistry {
             .cloned()
             .collect();
         for toolset in &managed {
+            // Two toolsets offering one name would leave one of them unreachable without a
+            // word: the later one is refused, naming both (`check` does this where the names
+            // are known before the toolsets start).
+            if let Some(clash) = self.name_clash(toolset) {
+                context
+                    .unavailable_toolsets
+                    .insert(toolset.name().to_string());
+                reports.push(
+                    ToolsetLifecycleReport {
+                        toolset: toolset.name().to_string(),
+                        status: ToolsetLifecycleStatus::Failed,
+                        error: Some(clash),
+                    }
+                    .publish(context),
+                );
+                continue;
+            }
             self.insert_toolset(toolset);
         }
         reports

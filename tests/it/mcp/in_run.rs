@@ -152,3 +152,50 @@ async fn a_deferred_mcp_toolsets_calls_wait_for_a_worker_and_never_reach_the_ser
     let returns = tool_returns(&done.messages);
     assert_eq!(returns[0].content, json!("from the worker"));
 }
+
+// Regression: two servers listing the same tool name, both unprefixed, silently shadowed one
+// another: the model saw one `echo`, and calls went to whichever registered last.
+#[tokio::test]
+async fn two_servers_offering_one_name_refuse_the_later_one_naming_both() {
+    let (first, _) = spec("one");
+    let (second, second_seen) = spec("two");
+    let model = batch_model(vec![vec![call_part("e1", "echo", json!({"text": "hi"}))]]);
+    let agent = AgentBuilder::new(model)
+        .toolset(&McpToolset::new(first.with_tools(["echo"])))
+        .toolset(&McpToolset::new(second.with_tools(["echo", "add"])))
+        .build();
+    let mut session = AgentSession::new(agent);
+    let stream = session.run_stream("echo").await.unwrap();
+    let failed = stream
+        .events()
+        .iter()
+        .find_map(|record| match &record.event {
+            AgentStreamEvent::Custom { event } if event.kind.as_str() == "toolset_failed" => {
+                Some(event.payload.clone())
+            }
+            _ => None,
+        })
+        .expect("the clash was not reported");
+    assert_eq!(failed["toolset"], "two", "{failed}");
+    let error = failed["error"].as_str().unwrap();
+    assert!(
+        error.contains("`echo`") && error.contains("toolset `one`") && error.contains("prefix"),
+        "{error}"
+    );
+    // The first server answered; the refused one offers nothing, not even its other tool.
+    let returns = tool_returns(&stream.result().messages);
+    assert_eq!(returns[0].content, json!("hi"));
+    let offered = stream
+        .events()
+        .iter()
+        .find_map(|record| match &record.event {
+            AgentStreamEvent::ModelRequest { tools, .. } => Some(tools.clone()),
+            _ => None,
+        });
+    assert_eq!(offered, Some(vec!["echo".to_string()]));
+    assert_eq!(
+        *second_seen.connections.lock().unwrap(),
+        1,
+        "it was started"
+    );
+}

@@ -142,6 +142,32 @@ impl ToolRegistry {
         self.add_toolset(toolset);
     }
 
+    /// Why `toolset`'s tools cannot join: the first of them whose name a tool of another
+    /// toolset (or one registered on its own) already has, in words naming both; `None` when
+    /// every name is free.
+    pub(crate) fn name_clash(&self, toolset: &DynToolset) -> Option<String> {
+        let own = toolset.name();
+        toolset.get_tools().iter().find_map(|tool| {
+            let entry = self.entries.get(tool.name())?;
+            let owner = entry
+                .toolset
+                .as_ref()
+                .map(|defaults| defaults.name.as_str());
+            if owner == Some(own) {
+                return None;
+            }
+            let other = owner.map_or_else(
+                || "a tool registered on its own".to_string(),
+                |owner| format!("toolset `{owner}`"),
+            );
+            Some(format!(
+                "its tool `{}` has the name of a tool of {other}, so one would hide the other; \
+                 give one of the toolsets a `prefix`, or choose its tools with `tools:`",
+                tool.name()
+            ))
+        })
+    }
+
     /// Adds a toolset's tools, instructions and lifecycle without dropping
     /// an earlier toolset of the same name (tools with equal names still
     /// replace earlier ones).

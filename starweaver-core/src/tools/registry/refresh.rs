@@ -136,6 +136,10 @@ impl ToolRegistry {
             else {
                 continue;
             };
+            if error.is_none() {
+                // A new list may bring a name another toolset has: refused as at setup.
+                error = self.name_clash(&toolset);
+            }
             if error.is_some() {
                 self.entries.retain(|_, entry| {
                     entry
