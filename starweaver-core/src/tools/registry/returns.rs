@@ -78,9 +78,10 @@ impl ToolCallOutcome {
             }
         };
         let content = bound_content(content, &mut metadata, &limits);
+        // Ids and names of up to 24 bytes are stored inline: no allocation.
         ToolReturnPart {
-            tool_call_id: call_id.to_string(),
-            tool_name: name.to_string(),
+            tool_call_id: call_id.into(),
+            tool_name: name.into(),
             content,
             kind,
             metadata,
