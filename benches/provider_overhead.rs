@@ -344,8 +344,8 @@ fn tools() -> Vec<ToolDefinition> {
 
 fn success(id: &str, name: &str, content: Value) -> RequestPart {
     RequestPart::ToolReturn(ToolReturnPart {
-        tool_call_id: id.to_string(),
-        tool_name: name.to_string(),
+        tool_call_id: id.into(),
+        tool_name: name.into(),
         content,
         kind: ToolReturnKind::Success,
         metadata: serde_json::Map::new(),

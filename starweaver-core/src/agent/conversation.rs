@@ -310,8 +310,8 @@ fn not_run(call: &ToolCallPart, run_id: &RunId, reason: &str) -> ToolReturnPart 
     let mut metadata = crate::JsonMap::new();
     metadata.insert("run_failed".to_string(), json!({"run_id": run_id}));
     ToolReturnPart {
-        tool_call_id: call.id.clone(),
-        tool_name: call.name.clone(),
+        tool_call_id: call.id.as_str().into(),
+        tool_name: call.name.as_str().into(),
         content: json!({
             "success": false,
             "is_error": true,

@@ -44,8 +44,8 @@ impl AgentHitlRequest {
             _ => return None,
         };
         Some(Self {
-            tool_call_id: part.tool_call_id.clone(),
-            tool_name: part.tool_name.clone(),
+            tool_call_id: part.tool_call_id.to_string(),
+            tool_name: part.tool_name.to_string(),
             arguments: part
                 .metadata
                 .get("arguments")

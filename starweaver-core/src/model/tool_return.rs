@@ -1,5 +1,6 @@
 //! The outcome of one tool call, as it goes back into the conversation.
 
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -135,12 +136,17 @@ pub(crate) fn from_name<'de, D: serde::Deserializer<'de>, T>(
 
 /// The result of one tool call. Every dispatch outcome, failures included,
 /// is one of these: the registry never returns `Err` to its caller.
+///
+/// The id and the name are [`CompactString`]s: every tool call builds a
+/// return, and ids and names of up to 24 bytes are kept inline instead of
+/// allocated. They serialize as plain strings, and build from `&str` and
+/// `String` with `.into()`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ToolReturnPart {
     /// Id of the call this answers.
-    pub tool_call_id: String,
+    pub tool_call_id: CompactString,
     /// Name of the tool that was called.
-    pub tool_name: String,
+    pub tool_name: CompactString,
     /// Model-visible content: the tool's JSON result on success, or an
     /// object with `success`, `is_error`, `error_kind` and `message`.
     pub content: Value,
@@ -185,5 +191,35 @@ mod tests {
             );
         }
         assert!(serde_json::from_value::<ToolReturnKind>(serde_json::json!("oops")).is_err());
+    }
+
+    #[test]
+    fn a_return_part_serializes_its_id_and_name_as_plain_strings() {
+        // One id that fits inline and one that does not: both spell the
+        // same JSON as the `String` fields did, and read back equal.
+        let long_id = "toolu_01A09q90qw90lq917835lq9_and_more";
+        for id in ["call_1", long_id] {
+            let part = ToolReturnPart {
+                tool_call_id: id.into(),
+                tool_name: "add".into(),
+                content: serde_json::json!({"sum": 3}),
+                kind: ToolReturnKind::Success,
+                metadata: JsonMap::new(),
+                private_metadata: JsonMap::new(),
+            };
+            let value = serde_json::to_value(&part).unwrap_or_default();
+            assert_eq!(
+                value,
+                serde_json::json!({
+                    "tool_call_id": id,
+                    "tool_name": "add",
+                    "content": {"sum": 3},
+                    "kind": "success",
+                })
+            );
+            let back: Option<ToolReturnPart> = serde_json::from_value(value).ok();
+            assert_eq!(back.as_ref(), Some(&part));
+            assert_eq!(part.tool_call_id, id);
+        }
     }
 }

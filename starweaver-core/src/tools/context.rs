@@ -3,6 +3,7 @@
 use std::any::Any;
 use std::sync::Arc;
 
+use compact_str::CompactString;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -23,9 +24,10 @@ pub struct ToolContext {
     max_retries: u32,
     approved: bool,
     // `None` outside dispatch: a context made per call allocates no
-    // placeholder strings.
+    // placeholder strings. The name is shared with the registry's entry;
+    // the call id is copied per call, inline when it is at most 24 bytes.
     tool_name: Option<Arc<str>>,
-    tool_call_id: Option<Arc<str>>,
+    tool_call_id: Option<CompactString>,
     dependencies: Dependencies,
     inherited: crate::tools::InheritedLimits,
 }
@@ -276,7 +278,7 @@ impl ToolContext {
 
     pub(crate) fn set_call(&mut self, tool_name: Arc<str>, call_id: &str, max_retries: u32) {
         self.tool_name = Some(tool_name);
-        self.tool_call_id = Some(Arc::from(call_id));
+        self.tool_call_id = Some(CompactString::from(call_id));
         self.max_retries = max_retries;
     }
 

@@ -18,6 +18,7 @@ pub(crate) mod panic_guard;
 mod progress;
 mod registry;
 mod result;
+mod result_metadata;
 mod schema;
 mod tool;
 mod toolset;
@@ -57,6 +58,7 @@ pub use registry::{
     DEFAULT_MAX_RETRIES,
 };
 pub use result::ToolResult;
+pub use result_metadata::ResultMetadata;
 pub use schema::{schema_for_type, schema_problems, CompiledSchema};
 pub use tool::{DynTool, Tool};
 pub use toolset::{DynToolset, IntoDynToolset, Toolset};

@@ -3,21 +3,24 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::ToolError;
-use crate::JsonMap;
+use super::{ResultMetadata, ToolError};
 
 /// What a tool returns on success: model-visible content plus public and
 /// host-only metadata.
+///
+/// The metadata maps are [`ResultMetadata`]s, which read and write as
+/// [`crate::JsonMap`]s but take one pointer while empty: a result is moved
+/// through every layer of a dispatch, and most carry no metadata.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolResult {
     /// Model-visible JSON content.
     pub content: Value,
     /// Public metadata, copied onto the tool return.
     #[serde(default)]
-    pub metadata: JsonMap,
+    pub metadata: ResultMetadata,
     /// Host-only metadata, never shown to the model.
     #[serde(default)]
-    pub private_metadata: JsonMap,
+    pub private_metadata: ResultMetadata,
 }
 
 impl ToolResult {
@@ -26,8 +29,8 @@ impl ToolResult {
     pub fn new(content: Value) -> Self {
         Self {
             content,
-            metadata: JsonMap::new(),
-            private_metadata: JsonMap::new(),
+            metadata: ResultMetadata::new(),
+            private_metadata: ResultMetadata::new(),
         }
     }
 

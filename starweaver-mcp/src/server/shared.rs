@@ -256,8 +256,8 @@ async fn run_approved(
         Ok(None) => arguments,
         Err(problem) => {
             return ToolReturnPart {
-                tool_call_id: id.to_string(),
-                tool_name: name.to_string(),
+                tool_call_id: id.into(),
+                tool_name: name.into(),
                 content: serde_json::json!({"message": problem.to_string()}),
                 kind: ToolReturnKind::UserError,
                 metadata: Default::default(),

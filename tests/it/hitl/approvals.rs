@@ -195,7 +195,7 @@ async fn several_approvals_are_answered_together() {
         .iter()
         .map(|part| match part {
             RequestPart::ToolReturn(part) => (
-                part.tool_call_id.clone(),
+                part.tool_call_id.to_string(),
                 part.metadata["approval"]["approved"].clone(),
             ),
             other => panic!("unexpected part {other:?}"),

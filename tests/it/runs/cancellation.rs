@@ -181,7 +181,7 @@ async fn cancelled_run_stops_requesting_the_model() {
     let kinds: Vec<(String, ToolReturnKind)> = records
         .iter()
         .filter_map(|record| match &record.event {
-            AgentStreamEvent::ToolReturn { part } => Some((part.tool_name.clone(), part.kind)),
+            AgentStreamEvent::ToolReturn { part } => Some((part.tool_name.to_string(), part.kind)),
             _ => None,
         })
         .collect();

@@ -39,8 +39,8 @@ fn first_party_definitions() -> Vec<ToolDefinition> {
 
 fn seed_return(id: &str, name: &str, content: Value) -> RequestPart {
     RequestPart::ToolReturn(ToolReturnPart {
-        tool_call_id: id.to_string(),
-        tool_name: name.to_string(),
+        tool_call_id: id.into(),
+        tool_name: name.into(),
         content,
         kind: ToolReturnKind::Success,
         metadata: serde_json::Map::new(),
@@ -183,7 +183,7 @@ fn returned_by(result: &AgentRunResult, tool: &str) -> Option<Value> {
     }
     tool_returns(&result.messages)
         .into_iter()
-        .find(|part| names.get(&part.tool_call_id).map(String::as_str) == Some(tool))
+        .find(|part| names.get(part.tool_call_id.as_str()).map(String::as_str) == Some(tool))
         .map(|part| part.content)
 }
 

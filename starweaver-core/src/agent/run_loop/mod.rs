@@ -489,13 +489,13 @@ impl<'a, 'r> Run<'a, 'r> {
             }
             let used = progress
                 .model_retries
-                .entry(part.tool_name.clone())
+                .entry(part.tool_name.to_string())
                 .or_insert(0);
             *used = used.saturating_add(1);
             let max_retries = self.registry.max_retries_for(&part.tool_name);
             if *used > max_retries {
                 return Some(AgentError::ToolRetriesExhausted {
-                    tool: part.tool_name.clone(),
+                    tool: part.tool_name.to_string(),
                     max_retries,
                     message: retry_message(part),
                 });
@@ -539,8 +539,8 @@ fn request_parts(returns: Vec<Option<ToolReturnPart>>) -> Vec<RequestPart> {
         if part.kind.is_model_retry() {
             let message = retry_message(&part);
             parts.push(RequestPart::RetryPrompt(RetryPromptPart {
-                tool_call_id: Some(part.tool_call_id),
-                tool_name: Some(part.tool_name),
+                tool_call_id: Some(part.tool_call_id.into_string()),
+                tool_name: Some(part.tool_name.into_string()),
                 content: format!("{message}\nFix the call and try again."),
             }));
         } else {

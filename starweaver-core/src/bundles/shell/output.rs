@@ -111,7 +111,7 @@ impl Report {
                 .insert("note".into(), Value::String(self.notes.join("; ")));
         }
         let mut result = ToolResult::new(Value::Object(self.content));
-        result.metadata = self.metadata;
+        result.metadata = self.metadata.into();
         result
     }
 }

@@ -73,8 +73,8 @@ fn calls(response: &ModelResponse) -> Vec<(String, Value)> {
 
 fn returned(call: &ToolCallPart, kind: ToolReturnKind, content: Value) -> RequestPart {
     RequestPart::ToolReturn(ToolReturnPart {
-        tool_call_id: call.id.clone(),
-        tool_name: call.name.clone(),
+        tool_call_id: call.id.as_str().into(),
+        tool_name: call.name.as_str().into(),
         content,
         kind,
         metadata: serde_json::Map::new(),

@@ -54,8 +54,8 @@ impl ToolCallOutcome {
             Ok(result) => (
                 ToolReturnKind::Success,
                 result.content,
-                with_retry(result.metadata, execution_retry),
-                result.private_metadata,
+                with_retry(result.metadata.into_map(), execution_retry),
+                result.private_metadata.into_map(),
             ),
             Err(error) => {
                 let kind = error.kind();
@@ -78,9 +78,10 @@ impl ToolCallOutcome {
             }
         };
         let content = bound_content(content, &mut metadata, &limits);
+        // Ids and names of up to 24 bytes are stored inline: no allocation.
         ToolReturnPart {
-            tool_call_id: call_id.to_string(),
-            tool_name: name.to_string(),
+            tool_call_id: call_id.into(),
+            tool_name: name.into(),
             content,
             kind,
             metadata,
@@ -161,7 +162,7 @@ mod tests {
         let mut metadata = JsonMap::new();
         metadata.insert("source".to_string(), json!("cache"));
         let mut result = ToolResult::new(json!({"sum": 3}));
-        result.metadata = metadata;
+        result.metadata = metadata.into();
         let part = outcome(Ok(result.clone()), 2).into_return_part("call_1", "add");
         let keys: Vec<&str> = part.metadata.keys().map(String::as_str).collect();
         assert_eq!(keys, ["retry", "source"]);
