@@ -29,7 +29,7 @@ fn project() -> Option<tempfile::TempDir> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reserved_servers_progress_reaches_the_client_before_the_result() {
+async fn a_reserved_servers_progress_reaches_the_client() {
     let Some(dir) = project() else { return };
     for transport in BOTH {
         within(async {
