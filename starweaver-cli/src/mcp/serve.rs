@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use starweaver_core::tools::ToolsetLifecycleStatus;
-use starweaver_mcp::server::{AgentTool, McpServer, ServeOptions, StartupReport};
+use starweaver_mcp::server::{
+    check_http_address, AgentTool, McpServer, ServeOptions, StartupReport,
+};
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 
@@ -73,6 +75,11 @@ pub fn serve_main(args: &ServeArgs) -> ExitCode {
 }
 
 async fn serve(args: &ServeArgs) -> Result<(), Stop> {
+    // Before anything starts: a refused address sets up no toolset and starts no server.
+    if let Some(addr) = args.http {
+        check_http_address(addr, args.allow_remote)
+            .map_err(|error| Stop::usage(format!("{error}: pass --allow-remote")))?;
+    }
     let vars = args.vars.iter().cloned().collect();
     let prepared = prepare(
         &args.manifest,

@@ -39,6 +39,20 @@ impl std::fmt::Debug for HttpListener {
     }
 }
 
+/// Whether `addr` may be served: a loopback address, or any with `allow_remote` (anyone who
+/// reaches the port can call every served tool). A host checks it before setting anything up,
+/// so a refused address starts no toolset and no server.
+///
+/// # Errors
+/// [`ServeError::NotLoopback`].
+pub fn check_http_address(addr: SocketAddr, allow_remote: bool) -> Result<(), ServeError> {
+    if addr.ip().is_loopback() || allow_remote {
+        Ok(())
+    } else {
+        Err(ServeError::NotLoopback { addr })
+    }
+}
+
 impl HttpListener {
     /// Binds `addr`. Only loopback addresses unless `allow_remote`: anyone who reaches the
     /// port can call every served tool. A remote listener also accepts any `Host` header,
@@ -48,9 +62,7 @@ impl HttpListener {
         addr: SocketAddr,
         allow_remote: bool,
     ) -> Result<Self, ServeError> {
-        if !addr.ip().is_loopback() && !allow_remote {
-            return Err(ServeError::NotLoopback { addr });
-        }
+        check_http_address(addr, allow_remote)?;
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;

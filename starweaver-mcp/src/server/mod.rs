@@ -34,6 +34,6 @@ mod shared;
 
 pub use agent_tool::AgentTool;
 pub use error::ServeError;
-pub use http::{HttpListener, MCP_PATH};
+pub use http::{check_http_address, HttpListener, MCP_PATH};
 pub use mcp_server::{McpServer, StartupReport};
 pub use options::ServeOptions;

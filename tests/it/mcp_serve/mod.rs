@@ -2,6 +2,7 @@
 //! client sees them, over stdio and streamable HTTP, with the SDK's own Rust client; then the
 //! Python SDK's client and the MCP Inspector against the same binary.
 
+mod addresses;
 mod agent;
 mod approvals;
 mod cancellation;
