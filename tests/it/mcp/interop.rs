@@ -367,3 +367,39 @@ async fn mcp_server_time_over_stdio() {
     assert!(!bad.model_message().is_empty());
     toolset.stop().await;
 }
+
+/// `starweaver run` on a manifest whose toolset is `mcp-server-time` (PyPI), on a scripted
+/// model: the Python server's answer comes back through the whole command line.
+#[test]
+fn starweaver_run_calls_mcp_server_time() {
+    let Some(binary) = installed("venv/bin/mcp-server-time", "mcp-server-time") else {
+        return;
+    };
+    let manifest = format!(
+        "version: 1\nname: clock\nmodel: {{id: script, script: turns.yaml}}\ntoolsets:\n  - type: mcp\n    name: time\n    command: '{}'\n    args: [--local-timezone, UTC]\n    prefix: time\n    startup_timeout_ms: 60000\n",
+        binary.display()
+    );
+    let script = "- calls:\n    - tool: time_get_current_time\n      args: { timezone: UTC }\n- answer: \"{{ calls[0].result }}\"\n";
+    let dir = crate::run_cli::folder(&[("agent.yaml", &manifest), ("turns.yaml", script)]);
+    let output = crate::run_cli::run(
+        dir.path(),
+        &[
+            "run",
+            "agent.yaml",
+            "--json",
+            "--prompt",
+            "what time is it?",
+        ],
+    );
+    crate::run_cli::assert_status(&output, 0);
+    let records = crate::run_cli::json_lines(&crate::run_cli::stdout(&output));
+    let part = records
+        .iter()
+        .map(|record| &record["event"])
+        .find(|event| event["type"] == "tool_return")
+        .map(|event| &event["part"])
+        .unwrap_or_else(|| panic!("no tool return: {records:#?}"));
+    assert_eq!(part["tool_name"], "time_get_current_time", "{part}");
+    assert_eq!(part["kind"], "success", "{part}");
+    assert!(part["content"].to_string().contains("UTC"), "{part}");
+}
