@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use crate::common::running;
 use serde_json::{json, Value};
 use starweaver::config::load::{load_file, LoadOptions};
 use starweaver::config::validate::CheckContext;
@@ -312,14 +313,6 @@ toolsets:
 "
         ),
     )
-}
-
-/// Whether a process whose command line holds `label` is running.
-fn running(label: &str) -> bool {
-    std::fs::read_dir("/proc").unwrap().any(|entry| {
-        let path = entry.unwrap().path().join("cmdline");
-        std::fs::read(path).is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(label))
-    })
 }
 
 #[test]

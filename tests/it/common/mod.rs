@@ -446,3 +446,16 @@ pub fn starweaver_binary() -> std::process::Command {
     command.env(starweaver::model::http::MODEL_HOSTS_VARIABLE, "loopback");
     command
 }
+
+// ---------------------------------------------------------------------------
+// Processes
+// ---------------------------------------------------------------------------
+
+/// Whether a process whose command line holds `label` is running: how the tests that start
+/// MCP servers through the binary check that none outlives its command.
+pub fn running(label: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().any(|entry| {
+        let path = entry.unwrap().path().join("cmdline");
+        std::fs::read(path).is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).contains(label))
+    })
+}

@@ -1,11 +1,14 @@
-//! `starweaver run` on manifests with an MCP toolset from the registries
-//! (`@modelcontextprotocol/server-everything`, found on `PATH` as `.ci/run` installs it): a
-//! long call's progress shows as `tool_progress` records before its return, and a `deferred`
-//! entry over the server hands its calls to a worker, so the run waits instead of calling it.
+//! `starweaver run` on manifests with an MCP toolset: the tests' own Python server is called
+//! and stopped with the run, so no server process outlives it; and with the server from the
+//! registries (`@modelcontextprotocol/server-everything`, found on `PATH` as `.ci/run`
+//! installs it), a long call's progress shows as `tool_progress` records before its return,
+//! and a `deferred` entry over the server hands its calls to a worker, so the run waits
+//! instead of calling it.
 
 use serde_json::Value;
 
 use crate::common::interop::everything_on_path;
+use crate::common::running;
 use crate::run_cli::{assert_status, folder, json_lines, run, stdout};
 
 const SERVER: &str = "  - type: mcp
@@ -148,4 +151,68 @@ fn a_server_that_exits_at_startup_fails_the_run_under_fail_run() {
         "{errors}"
     );
     assert!(errors.contains("FailRun"), "{errors}");
+}
+
+// The second server is a shell that starts the Python server and then sleeps: it would
+// outlive the run's end of its standard input unless the run stopped its process group.
+#[test]
+fn the_servers_a_run_starts_answer_its_calls_and_none_outlives_the_run() {
+    let label = format!("run-cli-mcp-{}", std::process::id());
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py");
+    let script = script.display();
+    let manifest = format!(
+        "version: 1
+name: served
+model: {{id: script, script: turns.yaml}}
+toolsets:
+  - type: mcp
+    name: hostile
+    command: python3
+    args: ['{script}', normal, '{label}']
+    tools: [pid, echo]
+  - type: mcp
+    name: wrapped
+    command: sh
+    args: [-c, 'python3 \"$0\" normal {label}-wrapped; sleep 60', '{script}']
+    tools: [pid]
+    prefix: w
+"
+    );
+    let turns = "- calls:\n    - tool: pid\n      args: {}\n    - tool: echo\n      args: {}\n    - tool: w_pid\n      args: {}\n- answer: done\n";
+    let dir = folder(&[("agent.yaml", &manifest), ("turns.yaml", turns)]);
+    let output = run(
+        dir.path(),
+        &["run", "agent.yaml", "--json", "--prompt", "go"],
+    );
+    assert_status(&output, 0);
+    let records = json_lines(&stdout(&output));
+    let returns: Vec<&Value> = events(&records)
+        .into_iter()
+        .filter(|event| event["type"] == "tool_return")
+        .collect();
+    assert_eq!(returns.len(), 3, "{records:#?}");
+    let content = |name: &str| {
+        returns
+            .iter()
+            .find(|event| event["part"]["tool_name"] == name)
+            .map(|event| event["part"]["content"].clone())
+            .unwrap_or_else(|| panic!("no return of {name}: {returns:#?}"))
+    };
+    // The server's own answers: its label and the tool's name, and its process id.
+    assert_eq!(content("echo"), Value::from(format!("{label} echo")));
+    for name in ["pid", "w_pid"] {
+        let pid: u32 = content(name)
+            .as_str()
+            .and_then(|pid| pid.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: {returns:#?}"));
+        // The run stopped its servers: those processes are gone.
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&cmdline).contains(&label),
+            "the server {name} answered from (pid {pid}) outlived `starweaver run`"
+        );
+    }
+    // Nor anything they started: the shell still sleeping would carry the label.
+    assert!(!running(&label), "a server outlived `starweaver run`");
 }

@@ -1,6 +1,8 @@
 //! An MCP toolset inside a whole run, against the tests' own SDK server: the server's progress
 //! reaches the run's records before the call's return, a list change made during the run is
-//! in the model's next request, and a deferred MCP toolset hands its calls to a worker.
+//! in the model's next request, a deferred MCP toolset hands its calls to a worker, a proxy
+//! finds and calls the server's tools, and an answer over the return limit is shortened as
+//! any tool's is.
 
 use std::sync::{Arc, Mutex};
 
@@ -8,8 +10,8 @@ use serde_json::json;
 use starweaver::agent::{AgentHitlRequestKind, AgentHitlResults, AgentRunStatus};
 use starweaver::mcp::client::McpToolset;
 use starweaver::model::{FunctionModel, ModelMessage, ModelResponse, ToolReturnKind};
-use starweaver::tools::DeferredToolset;
-use starweaver::{AgentBuilder, AgentSession, AgentStreamEvent};
+use starweaver::tools::{DeferredToolset, ToolLimits, ToolProxyToolset};
+use starweaver::{AgentBuilder, AgentSession, AgentStreamEvent, DynToolset, ToolRegistry};
 
 use super::server::spec;
 use crate::common::{batch_model, call as call_part, tool_returns};
@@ -198,4 +200,127 @@ async fn two_servers_offering_one_name_refuse_the_later_one_naming_both() {
         1,
         "it was started"
     );
+}
+
+#[tokio::test]
+async fn a_proxy_over_a_server_finds_its_tool_with_search_tools_and_runs_it_with_call_tool() {
+    let (spec, seen) = spec("test");
+    let server: DynToolset = Arc::new(McpToolset::new(spec.with_tools(["echo", "add"])));
+    let proxy = Arc::new(ToolProxyToolset::new("remote", vec![server]));
+    let offered: Arc<Mutex<Vec<Vec<String>>>> = Arc::default();
+    let model = {
+        let offered = Arc::clone(&offered);
+        Arc::new(FunctionModel::new(
+            move |messages: &[ModelMessage], params| {
+                let step = offered.lock().unwrap().len();
+                offered
+                    .lock()
+                    .unwrap()
+                    .push(params.tools.iter().map(|tool| tool.name.clone()).collect());
+                let _ = messages;
+                Ok(match step {
+                    0 => ModelResponse::tool_calls(vec![call_part(
+                        "s1",
+                        "search_tools",
+                        json!({"query": "echoes text"}),
+                    )]),
+                    1 => ModelResponse::tool_calls(vec![call_part(
+                        "c1",
+                        "call_tool",
+                        json!({"name": "echo", "arguments": {"text": "through the proxy"}}),
+                    )]),
+                    _ => ModelResponse::text("done"),
+                })
+            },
+        ))
+    };
+    let agent = AgentBuilder::new(model).toolset(&proxy).build();
+    let mut session = AgentSession::new(agent);
+    let done = session.run("find and echo").await.unwrap();
+    assert_eq!(done.status, AgentRunStatus::Completed);
+    // The model sees the proxy's pair only, never the server's tools.
+    for names in offered.lock().unwrap().iter() {
+        let mut names = names.clone();
+        names.sort();
+        assert_eq!(names, ["call_tool", "search_tools"]);
+    }
+    let returns = tool_returns(&done.messages);
+    let search = returns
+        .iter()
+        .find(|part| part.tool_call_id == "s1")
+        .unwrap();
+    assert_eq!(search.kind, ToolReturnKind::Success, "{search:?}");
+    let found: Vec<&str> = search.content["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(found.contains(&"echo"), "{search:?}");
+    let echo = search.content["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "echo")
+        .unwrap();
+    assert_eq!(echo["description"], json!("Echoes `text`."));
+    assert_eq!(
+        echo["parameters"]["properties"]["text"]["type"],
+        json!("string")
+    );
+    // The server's own answer, named as the tool that ran.
+    let called = returns
+        .iter()
+        .find(|part| part.tool_call_id == "c1")
+        .unwrap();
+    assert_eq!(called.kind, ToolReturnKind::Success, "{called:?}");
+    assert_eq!(called.content, json!("through the proxy"));
+    assert_eq!(called.metadata["inner_tool"], json!("echo"));
+    // Set up once by the run, through the proxy.
+    assert_eq!(*seen.connections.lock().unwrap(), 1);
+}
+
+#[tokio::test]
+async fn a_server_answer_over_the_return_limit_is_shortened_as_any_tools_is() {
+    const MAX: usize = 1_000;
+    let (spec, _) = spec("test");
+    let toolset = McpToolset::new(spec.with_tools(["echo"]));
+    let long = "x".repeat(20 * MAX);
+    let model = batch_model(vec![
+        vec![call_part("big", "echo", json!({"text": long}))],
+        vec![call_part("small", "echo", json!({"text": "short"}))],
+    ]);
+    let agent = AgentBuilder::new(model)
+        .tool_registry(
+            ToolRegistry::new().with_limits(ToolLimits::default().with_max_return_bytes(MAX)),
+        )
+        .toolset(&toolset)
+        .build();
+    let mut session = AgentSession::new(agent);
+    let done = session.run("echo a lot").await.unwrap();
+    assert_eq!(done.status, AgentRunStatus::Completed);
+    let returns = tool_returns(&done.messages);
+    let big = returns
+        .iter()
+        .find(|part| part.tool_call_id == "big")
+        .unwrap();
+    assert_eq!(big.kind, ToolReturnKind::Success, "{big:?}");
+    let size = serde_json::to_string(&big.content).unwrap().len();
+    assert!(size <= MAX, "{size} bytes went back to the model");
+    let text = big.content.as_str().unwrap();
+    assert!(
+        text.starts_with("\"xxxx"),
+        "the head of its JSON text: {text}"
+    );
+    assert_eq!(
+        big.metadata["shortened"],
+        json!({"reason": "too_large", "original_bytes": long.len() + 2, "max_return_bytes": MAX})
+    );
+    // A small answer is untouched and carries no marker.
+    let small = returns
+        .iter()
+        .find(|part| part.tool_call_id == "small")
+        .unwrap();
+    assert_eq!(small.content, json!("short"));
+    assert!(small.metadata.get("shortened").is_none(), "{small:?}");
 }

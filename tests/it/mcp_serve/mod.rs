@@ -1,12 +1,14 @@
 //! `starweaver mcp serve`: a manifest's toolsets served to MCP clients, tested the way a
 //! client sees them, over stdio and streamable HTTP, with the SDK's own Rust client; then the
-//! Python SDK's client and the MCP Inspector against the same binary.
+//! Python SDK's client and the MCP Inspector against the same binary. `library` serves
+//! `#[starweaver::tool]` tools through `McpServer` in process.
 
 mod addresses;
 mod agent;
 mod approvals;
 mod cancellation;
 mod interop;
+mod library;
 mod reserved;
 mod stdio;
 mod tools;

@@ -425,3 +425,68 @@ fn a_deferred_set_names_toolsets_with_tools_of_their_own() {
         "{nested:?}"
     );
 }
+
+#[test]
+fn an_mcp_entrys_listed_tools_collide_with_another_toolsets_tools() {
+    // Unprefixed: the server's `read_file` is the filesystem's `read_file`.
+    let plain = found(&format!(
+        "{HEAD}toolsets:\n  - {{type: filesystem}}\n  - {{type: mcp, name: s, command: x, tools: [read_file]}}\n"
+    ));
+    assert_eq!(plain.len(), 1, "{plain:?}");
+    assert_eq!(plain[0].rule, Rule::DuplicateName);
+    assert_eq!(
+        plain[0].message,
+        "the agent would have two tools named `read_file`: one from toolset `filesystem` \
+         (line 6) and one from toolset `s`"
+    );
+    assert_eq!(
+        plain[0].help.as_deref(),
+        Some("set `prefix:` on one of the toolsets, or drop the tool from one")
+    );
+    // Prefixed and mapped: `fs` + `read.file` reaches the model as `fs_read_file`.
+    let prefixed = found(&format!(
+        "{HEAD}toolsets:\n  - {{type: filesystem, prefix: fs}}\n  - {{type: mcp, name: s, command: x, prefix: fs, tools: [read.file]}}\n"
+    ));
+    assert_eq!(prefixed.len(), 1, "{prefixed:?}");
+    assert_eq!(prefixed[0].rule, Rule::DuplicateName);
+    assert!(
+        prefixed[0]
+            .message
+            .starts_with("the agent would have two tools named `fs_read_file`"),
+        "{prefixed:?}"
+    );
+    // A different prefix on the server keeps them apart.
+    let apart = found(&format!(
+        "{HEAD}toolsets:\n  - {{type: filesystem}}\n  - {{type: mcp, name: s, command: x, prefix: srv, tools: [read_file]}}\n"
+    ));
+    assert_eq!(apart, []);
+}
+
+#[test]
+fn two_listed_names_of_one_server_that_map_to_one_provider_name_are_reported() {
+    let mapped = found(&format!(
+        "{BARE}toolsets:\n  - type: mcp\n    name: s\n    command: x\n    tools: [a.b, a_b]\n"
+    ));
+    assert_eq!(mapped.len(), 1, "{mapped:?}");
+    assert_eq!(mapped[0].rule, Rule::DuplicateName);
+    assert_eq!(
+        mapped[0].message,
+        "`a_b` and `a.b` (line 8) of toolset `s` both reach the model as `a_b`: characters \
+         tool names cannot hold become `_`"
+    );
+    assert_eq!(
+        mapped[0].help.as_deref(),
+        Some("list only one of them in `tools:`")
+    );
+    // With a prefix the mapped name carries it.
+    let prefixed = found(&format!(
+        "{BARE}toolsets:\n  - {{type: mcp, name: s, command: x, prefix: ev, tools: [get.sum, get_sum]}}\n"
+    ));
+    assert_eq!(prefixed.len(), 1, "{prefixed:?}");
+    assert!(
+        prefixed[0].message.ends_with(
+            "both reach the model as `ev_get_sum`: characters tool names cannot hold become `_`"
+        ),
+        "{prefixed:?}"
+    );
+}
