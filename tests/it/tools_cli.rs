@@ -522,3 +522,41 @@ toolsets:
         "{json:#}"
     );
 }
+
+/// `headers_from_env` reaches an HTTP server: the value of the host variable goes with the
+/// server's first request (`initialize`) under the header's name, and `starweaver tools`
+/// masks it wherever it shows the server's failure.
+#[test]
+fn headers_from_env_are_sent_to_an_http_server_and_masked_in_what_is_shown() {
+    use crate::common::loopback::{LoopbackServer, Reply};
+    const TOKEN: &str = "Bearer hushed-9Zk-token";
+    let server = LoopbackServer::start(vec![Reply::text(401, format!("who is {TOKEN}?"))]);
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = format!(
+        "version: 1\nname: remote\nmodel: {{id: test}}\ntoolsets:\n  - type: mcp\n    name: remote\n    url: {}/mcp\n    headers_from_env: {{Authorization: STARWEAVER_TEST_MCP_AUTH}}\n    startup_timeout_ms: 30000\n",
+        server.base_url()
+    );
+    std::fs::write(dir.path().join("agent.yaml"), manifest).unwrap();
+    let output = crate::common::starweaver_binary()
+        .current_dir(dir.path())
+        .env("STARWEAVER_TEST_MCP_AUTH", TOKEN)
+        .args(["tools", "agent.yaml"])
+        .output()
+        .unwrap();
+    let requests = server.wait_for_requests(1);
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(TOKEN),
+        "{requests:?}"
+    );
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(shown.contains("remote"), "{shown}");
+    assert!(
+        !shown.contains("hushed-9Zk-token"),
+        "the token shows:\n{shown}"
+    );
+}
