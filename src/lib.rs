@@ -92,6 +92,12 @@ pub mod schedule {
     pub use starweaver_core::schedule::*;
 }
 
+/// Durable runs: the [`runs::RunStore`] contract (runs, leases, the journal of each step),
+/// the run records it keeps, and the in-memory store.
+pub mod runs {
+    pub use starweaver_core::runs::*;
+}
+
 /// Environments: the provider trait, the in-memory provider, the path
 /// space, search, commands, the shell policy and background processes.
 pub mod environment {

@@ -16,6 +16,7 @@ pub mod environment;
 #[doc(hidden)]
 pub mod macro_support;
 pub mod model;
+pub mod runs;
 pub mod schedule;
 pub mod skills;
 pub mod tools;

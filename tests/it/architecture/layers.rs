@@ -128,7 +128,7 @@ const LAYERS: &[&[&str]] = &[
     &["environment"],
     &["skills"],
     &["bundles"],
-    &["agent"],
+    &["agent", "runs"],
 ];
 
 /// Items defined in the crate root itself (`lib.rs`).
