@@ -33,7 +33,7 @@ pub(crate) fn normalized(provider: &DynEnvironment, path: &str) -> Result<String
 
 /// Expected conditions (missing paths, a directory where a file was
 /// meant, binary content, a path outside the root) are feedback the agent
-/// can act on: the spec keeps them out of the model-retry budget, which
+/// can act on: they stay out of the model-retry budget, which
 /// ordinary exploration would otherwise exhaust. I/O failures are
 /// unexpected and retried.
 pub(crate) fn environment_error(error: EnvironmentError) -> ToolError {
