@@ -98,6 +98,12 @@ pub mod runs {
     pub use starweaver_core::runs::*;
 }
 
+/// Run stores on a database: [`store::SqliteRunStore`], runs in one SQLite file.
+#[cfg(feature = "store")]
+pub mod store {
+    pub use starweaver_store::*;
+}
+
 /// Environments: the provider trait, the in-memory provider, the path
 /// space, search, commands, the shell policy and background processes.
 pub mod environment {

@@ -40,6 +40,7 @@ mod providers;
 mod proxy;
 mod registry;
 mod run_cli;
+mod run_store;
 mod run_terminal;
 mod runs;
 mod sandbox;

@@ -336,160 +336,15 @@ impl RunStore for MemoryRunStore {
     }
 }
 
+// The store's rules are checked against every store at once, in the integration tests
+// (`run_store`); what is checked here is the names stores write.
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
-    use std::sync::atomic::{AtomicU64, Ordering};
-
     use serde_json::json;
 
+    use super::super::JournalKind;
     use super::*;
-
-    /// A store whose clock the test moves, and the hand that moves it.
-    fn at_time() -> (MemoryRunStore, Arc<AtomicU64>) {
-        let now = Arc::new(AtomicU64::new(1_000));
-        let clock = Arc::clone(&now);
-        (
-            MemoryRunStore::with_clock(move || clock.load(Ordering::SeqCst)),
-            now,
-        )
-    }
-
-    fn block<T>(future: BoxFuture<'_, T>) -> T {
-        tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap()
-            .block_on(future)
-    }
-
-    #[test]
-    fn a_run_is_queued_claimed_journaled_and_finished() {
-        let (store, now) = at_time();
-        let run = block(store.create(NewRun::new("helper", "hi"))).unwrap();
-        assert_eq!(run.status, RunStatus::Queued);
-        let (claimed, lease) = block(store.claim("w1", 30_000)).unwrap().unwrap();
-        assert_eq!(
-            (claimed.id.clone(), claimed.status),
-            (run.id.clone(), RunStatus::Running)
-        );
-        assert_eq!(
-            block(store.claim("w2", 30_000)).unwrap(),
-            None,
-            "one run, one claim"
-        );
-        let response = JournalEntry::model_response(1, json!({"parts": []}));
-        let first = JournalEntry::tool_return(1, "c1", json!({"content": 1}));
-        assert!(block(store.append(&lease, first)).unwrap());
-        assert!(block(store.append(&lease, response)).unwrap());
-        // A return journaled again (a worker resuming from an earlier step) keeps the first.
-        let again = JournalEntry::tool_return(1, "c1", json!({"content": 2}));
-        assert!(!block(store.append(&lease, again)).unwrap());
-        let journal = block(store.journal(&run.id)).unwrap();
-        assert_eq!(journal.len(), 2);
-        assert_eq!(journal[0].key(), (1, ""), "by step, then call id");
-        assert_eq!(journal[1].payload, json!({"content": 1}));
-        now.store(2_000, Ordering::SeqCst);
-        block(store.finish(&lease, "done".into(), Usage::default())).unwrap();
-        let finished = block(store.get(&run.id)).unwrap().unwrap();
-        assert_eq!(finished.status, RunStatus::Finished);
-        assert_eq!(finished.output.as_deref(), Some("done"));
-        assert_eq!((finished.created_at, finished.updated_at), (1_000, 2_000));
-        // A finished run writes nothing more, even with the lease it had.
-        assert!(matches!(
-            block(store.append(&lease, JournalEntry::model_response(2, json!(null)))),
-            Err(StoreError::LeaseLost { .. })
-        ));
-    }
-
-    #[test]
-    fn an_expired_lease_goes_back_to_the_queue_and_its_worker_writes_nothing() {
-        let (store, now) = at_time();
-        let run = block(store.create(NewRun::new("helper", "hi"))).unwrap();
-        let (_, first) = block(store.claim("w1", 500)).unwrap().unwrap();
-        let renewed = block(store.renew(&first, 500)).unwrap();
-        assert_eq!(renewed.expires_at, 1_500);
-        now.store(1_600, Ordering::SeqCst);
-        let (_, second) = block(store.claim("w2", 500)).unwrap().unwrap();
-        assert_eq!(second.run_id, run.id);
-        assert_ne!(second.token, first.token);
-        // The first worker, back from its pause: no heartbeat, no journal row, no release.
-        assert!(matches!(
-            block(store.renew(&renewed, 500)),
-            Err(StoreError::LeaseLost { .. })
-        ));
-        let late = JournalEntry::tool_return(1, "c1", json!("late"));
-        assert!(block(store.append(&renewed, late)).is_err());
-        assert!(block(store.release(&renewed)).is_err());
-        assert!(block(store.journal(&run.id)).unwrap().is_empty());
-        block(store.finish(&second, "second".into(), Usage::default())).unwrap();
-        assert_eq!(
-            block(store.get(&run.id))
-                .unwrap()
-                .unwrap()
-                .output
-                .as_deref(),
-            Some("second")
-        );
-    }
-
-    #[test]
-    fn a_waiting_run_is_claimed_again_by_id_and_a_final_one_is_not() {
-        let (store, _) = at_time();
-        let run = block(store.create(NewRun::new("helper", "hi"))).unwrap();
-        let (_, lease) = block(store.claim("w1", 30_000)).unwrap().unwrap();
-        let session = crate::agent::AgentSession::new(
-            crate::agent::AgentBuilder::new(Arc::new(crate::model::TestModel::with_text("x")))
-                .build(),
-        )
-        .export_state();
-        block(store.wait(&lease, session.clone(), Usage::default())).unwrap();
-        let waiting = block(store.get(&run.id)).unwrap().unwrap();
-        assert_eq!(waiting.status, RunStatus::Waiting);
-        assert_eq!(waiting.waiting, Some(session));
-        assert_eq!(
-            block(store.claim("w2", 30_000)).unwrap(),
-            None,
-            "waits for an answer"
-        );
-        let (_, again) = block(store.claim_run(&run.id, "w2", 30_000)).unwrap();
-        block(store.fail(&again, "broke".into(), Usage::default())).unwrap();
-        assert!(matches!(
-            block(store.claim_run(&run.id, "w3", 30_000)),
-            Err(StoreError::WrongStatus {
-                status: RunStatus::Failed,
-                ..
-            })
-        ));
-        assert!(matches!(
-            block(store.cancel(&run.id)),
-            Err(StoreError::WrongStatus { .. })
-        ));
-    }
-
-    #[test]
-    fn cancelling_a_running_run_takes_the_lease_and_ids_are_unique() {
-        let (store, _) = at_time();
-        let run = block(store.create(NewRun::new("helper", "hi"))).unwrap();
-        let duplicate = NewRun::new("helper", "again").with_id(run.id.clone());
-        assert!(matches!(
-            block(store.create(duplicate)),
-            Err(StoreError::DuplicateRun { .. })
-        ));
-        let (_, lease) = block(store.claim("w1", 30_000)).unwrap().unwrap();
-        block(store.cancel(&run.id)).unwrap();
-        assert!(matches!(
-            block(store.finish(&lease, "too late".into(), Usage::default())),
-            Err(StoreError::LeaseLost { .. })
-        ));
-        let listed = block(store.list()).unwrap();
-        assert_eq!(listed.len(), 1);
-        assert_eq!(listed[0].status, RunStatus::Cancelled);
-        assert!(matches!(block(store.get(&RunId::new("nope"))), Ok(None)));
-        assert!(matches!(
-            block(store.journal(&RunId::new("nope"))),
-            Err(StoreError::UnknownRun { .. })
-        ));
-    }
 
     #[test]
     fn statuses_and_kinds_read_back_their_names() {
@@ -508,11 +363,8 @@ mod tests {
             );
         }
         assert_eq!(RunStatus::parse("paused"), None);
-        for kind in [
-            super::super::JournalKind::ModelResponse,
-            super::super::JournalKind::ToolReturn,
-        ] {
-            assert_eq!(super::super::JournalKind::parse(kind.as_str()), Some(kind));
+        for kind in [JournalKind::ModelResponse, JournalKind::ToolReturn] {
+            assert_eq!(JournalKind::parse(kind.as_str()), Some(kind));
         }
     }
 }

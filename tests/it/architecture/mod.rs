@@ -11,3 +11,4 @@ mod mcp;
 mod providers;
 mod public_api;
 mod secrets;
+mod store;

@@ -42,6 +42,7 @@ const CRATES: &[(&str, &str)] = &[
     ("starweaver_core", "starweaver-core/src"),
     ("starweaver_providers", "starweaver-providers/src"),
     ("starweaver_mcp", "starweaver-mcp/src"),
+    ("starweaver_store", "starweaver-store/src"),
     ("starweaver_config", "starweaver-config/src"),
     ("starweaver_cli", "starweaver-cli/src"),
 ];

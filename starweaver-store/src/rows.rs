@@ -1,0 +1,105 @@
+//! Rows back into runs: a row another program wrote, or one damaged, is an error naming its
+//! run, never a panic, and never affects another run.
+
+use std::collections::BTreeMap;
+
+use serde::de::DeserializeOwned;
+use sqlx::sqlite::SqliteRow;
+use sqlx::Row;
+use starweaver_core::context::RunId;
+use starweaver_core::runs::{JournalEntry, JournalKind, RunStatus, StoreError, StoredRun};
+
+/// The columns [`run`] reads, in a `SELECT` or `RETURNING` list.
+pub(crate) const RUN_COLUMNS: &str = "id, agent, manifest_digest, status, prompt, vars, \
+     created_at, updated_at, waiting, output, usage, error";
+
+/// A store error for a failure of the database itself.
+pub(crate) fn backend(error: &sqlx::Error) -> StoreError {
+    StoreError::Backend {
+        message: error.to_string(),
+    }
+}
+
+/// The run in `row` (the [`RUN_COLUMNS`]).
+pub(crate) fn run(row: &SqliteRow) -> Result<StoredRun, StoreError> {
+    let id: String = column(row, "id", "?")?;
+    let corrupt = |detail: String| StoreError::Corrupt {
+        run: RunId::new(id.clone()),
+        detail,
+    };
+    let status: String = column(row, "status", &id)?;
+    let status = RunStatus::parse(&status)
+        .ok_or_else(|| corrupt(format!("its status `{status}` is not one a run has")))?;
+    let vars: BTreeMap<String, String> = json(row, "vars", &id)?.unwrap_or_default();
+    let mut stored = StoredRun::created(
+        starweaver_core::runs::NewRun::new(
+            column::<String>(row, "agent", &id)?,
+            column::<String>(row, "prompt", &id)?,
+        )
+        .with_id(RunId::new(id.clone()))
+        .with_manifest_digest(column::<String>(row, "manifest_digest", &id)?)
+        .with_vars(vars),
+        time(row, "created_at", &id)?,
+    );
+    stored.status = status;
+    stored.updated_at = time(row, "updated_at", &id)?;
+    stored.waiting = json(row, "waiting", &id)?;
+    stored.output = column(row, "output", &id)?;
+    stored.usage = json(row, "usage", &id)?;
+    stored.error = column(row, "error", &id)?;
+    Ok(stored)
+}
+
+/// The journal entry in `row` of run `id`.
+pub(crate) fn entry(row: &SqliteRow, id: &str) -> Result<JournalEntry, StoreError> {
+    let step: i64 = column(row, "step", id)?;
+    let step = u32::try_from(step).map_err(|_| StoreError::Corrupt {
+        run: RunId::new(id),
+        detail: format!("a journal row has the step {step}"),
+    })?;
+    let call_id: String = column(row, "call_id", id)?;
+    let kind: String = column(row, "kind", id)?;
+    let kind = JournalKind::parse(&kind).ok_or_else(|| StoreError::Corrupt {
+        run: RunId::new(id),
+        detail: format!("a journal row has the kind `{kind}`"),
+    })?;
+    let payload: serde_json::Value = json(row, "payload", id)?.unwrap_or_default();
+    Ok(match kind {
+        JournalKind::ModelResponse => JournalEntry::model_response(step, payload),
+        JournalKind::ToolReturn => JournalEntry::tool_return(step, call_id, payload),
+    })
+}
+
+fn column<'r, T>(row: &'r SqliteRow, name: &str, id: &str) -> Result<T, StoreError>
+where
+    T: sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+{
+    row.try_get(name).map_err(|error| StoreError::Corrupt {
+        run: RunId::new(id),
+        detail: format!("its column `{name}` cannot be read: {error}"),
+    })
+}
+
+fn time(row: &SqliteRow, name: &str, id: &str) -> Result<u64, StoreError> {
+    let value: i64 = column(row, name, id)?;
+    u64::try_from(value).map_err(|_| StoreError::Corrupt {
+        run: RunId::new(id),
+        detail: format!("its `{name}` is {value}, before 1970"),
+    })
+}
+
+/// A JSON column, `None` when NULL.
+fn json<T: DeserializeOwned>(
+    row: &SqliteRow,
+    name: &str,
+    id: &str,
+) -> Result<Option<T>, StoreError> {
+    let text: Option<String> = column(row, name, id)?;
+    text.map(|text| {
+        serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {
+            run: RunId::new(id),
+            detail: format!("its `{name}` is not what this version wrote: {error}"),
+        })
+    })
+    .transpose()
+}
