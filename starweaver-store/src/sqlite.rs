@@ -137,6 +137,19 @@ impl SqliteRunStore {
         }
     }
 
+    /// Why `action` did not apply to run `id`: it does not exist, or its status forbids it.
+    async fn refusal(&self, id: &RunId, action: &'static str) -> StoreError {
+        match self.get(id).await {
+            Err(error) => error,
+            Ok(None) => StoreError::UnknownRun { run: id.clone() },
+            Ok(Some(found)) => StoreError::WrongStatus {
+                run: id.clone(),
+                status: found.status,
+                action,
+            },
+        }
+    }
+
     /// Claims the run `condition` picks (the oldest first), for `worker`, in one statement.
     async fn claim_where(
         &self,
@@ -281,14 +294,7 @@ impl RunStore for SqliteRunStore {
             if let Some(claimed) = claimed {
                 return Ok(claimed);
             }
-            match self.get(id).await? {
-                None => Err(StoreError::UnknownRun { run: id.clone() }),
-                Some(found) => Err(StoreError::WrongStatus {
-                    run: id.clone(),
-                    status: found.status,
-                    action: "claimed",
-                }),
-            }
+            Err(self.refusal(id, "claimed").await)
         })
     }
 
@@ -452,14 +458,7 @@ impl RunStore for SqliteRunStore {
             if done.rows_affected() == 1 {
                 return Ok(());
             }
-            match self.get(id).await? {
-                None => Err(StoreError::UnknownRun { run: id.clone() }),
-                Some(found) => Err(StoreError::WrongStatus {
-                    run: id.clone(),
-                    status: found.status,
-                    action: "cancelled",
-                }),
-            }
+            Err(self.refusal(id, "cancelled").await)
         })
     }
 }

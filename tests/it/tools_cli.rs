@@ -289,7 +289,7 @@ fn a_provider_model_shows_the_schemas_it_adapts() {
 /// its tools under the prefix `hs`, `broken` exits at startup. `label` marks the servers'
 /// command lines, to find them afterwards.
 fn mcp_manifest(dir: &Path, label: &str) -> String {
-    let script = repository().join("tests/it/mcp/hostile_server.py");
+    let script = crate::common::hostile::hostile_server();
     let script = script.to_string_lossy();
     write(
         dir,
@@ -460,7 +460,7 @@ toolsets:
 #[test]
 fn values_an_mcp_server_takes_from_the_host_are_masked_in_the_listing_and_its_errors() {
     let (variable, value) = ("STARWEAVER_TOOLS_PASSED_SETTING", "hushed-9Zk4-listed");
-    let script = repository().join("tests/it/mcp/hostile_server.py");
+    let script = crate::common::hostile::hostile_server();
     let script = script.to_string_lossy();
     let dir = tempfile::tempdir().unwrap();
     let manifest = write(

@@ -71,6 +71,25 @@ impl MemoryRunStore {
         }
     }
 
+    /// Ends the hold of a current `lease`: the run moves to `status`, `change` records what
+    /// goes with it, and the lease is gone.
+    fn end_lease<'a>(
+        &'a self,
+        lease: &'a Lease,
+        status: RunStatus,
+        change: impl FnOnce(&mut StoredRun),
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let done = self.with_state(|state, now| {
+            let held = state.leased(lease, now)?;
+            held.run.status = status;
+            change(&mut held.run);
+            held.run.updated_at = now;
+            held.lease = None;
+            Ok(())
+        });
+        Box::pin(async move { done })
+    }
+
     fn with_state<T>(&self, change: impl FnOnce(&mut State, u64) -> T) -> T {
         let now = (self.clock)();
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -256,16 +275,10 @@ impl RunStore for MemoryRunStore {
         session: AgentSessionState,
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        let done = self.with_state(|state, now| {
-            let held = state.leased(lease, now)?;
-            held.run.status = RunStatus::Waiting;
-            held.run.waiting = Some(session);
-            held.run.usage = Some(usage);
-            held.run.updated_at = now;
-            held.lease = None;
-            Ok(())
-        });
-        Box::pin(async move { done })
+        self.end_lease(lease, RunStatus::Waiting, |run| {
+            run.waiting = Some(session);
+            run.usage = Some(usage);
+        })
     }
 
     fn finish<'a>(
@@ -274,17 +287,11 @@ impl RunStore for MemoryRunStore {
         output: String,
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        let done = self.with_state(|state, now| {
-            let held = state.leased(lease, now)?;
-            held.run.status = RunStatus::Finished;
-            held.run.output = Some(output);
-            held.run.usage = Some(usage);
-            held.run.waiting = None;
-            held.run.updated_at = now;
-            held.lease = None;
-            Ok(())
-        });
-        Box::pin(async move { done })
+        self.end_lease(lease, RunStatus::Finished, |run| {
+            run.output = Some(output);
+            run.usage = Some(usage);
+            run.waiting = None;
+        })
     }
 
     fn fail<'a>(
@@ -293,28 +300,15 @@ impl RunStore for MemoryRunStore {
         error: String,
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        let done = self.with_state(|state, now| {
-            let held = state.leased(lease, now)?;
-            held.run.status = RunStatus::Failed;
-            held.run.error = Some(error);
-            held.run.usage = Some(usage);
-            held.run.waiting = None;
-            held.run.updated_at = now;
-            held.lease = None;
-            Ok(())
-        });
-        Box::pin(async move { done })
+        self.end_lease(lease, RunStatus::Failed, |run| {
+            run.error = Some(error);
+            run.usage = Some(usage);
+            run.waiting = None;
+        })
     }
 
     fn release<'a>(&'a self, lease: &'a Lease) -> BoxFuture<'a, Result<(), StoreError>> {
-        let done = self.with_state(|state, now| {
-            let held = state.leased(lease, now)?;
-            held.run.status = RunStatus::Queued;
-            held.run.updated_at = now;
-            held.lease = None;
-            Ok(())
-        });
-        Box::pin(async move { done })
+        self.end_lease(lease, RunStatus::Queued, |_| {})
     }
 
     fn cancel<'a>(&'a self, id: &'a RunId) -> BoxFuture<'a, Result<(), StoreError>> {

@@ -46,11 +46,18 @@ impl ToolProgress {
     #[must_use]
     pub fn with_message(mut self, message: impl Into<String>) -> Self {
         let mut message = message.into();
+        Self::cut_message(&mut message);
+        self.message = Some(message);
+        self
+    }
+
+    /// Cuts `message` to [`MAX_PROGRESS_MESSAGE_CHARS`] characters, the length a progress
+    /// record keeps (for a message held before it becomes an update, as the MCP client holds
+    /// a server's early notifications).
+    pub fn cut_message(message: &mut String) {
         if let Some((cut, _)) = message.char_indices().nth(MAX_PROGRESS_MESSAGE_CHARS) {
             message.truncate(cut);
         }
-        self.message = Some(message);
-        self
     }
 
     /// Whether the update can be passed on: finite numbers only (JSON has no NaN or

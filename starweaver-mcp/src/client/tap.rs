@@ -14,7 +14,7 @@ use rmcp::model::{ProgressToken, ServerNotification};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleClient;
-use starweaver_core::tools::{ToolListChanges, MAX_PROGRESS_MESSAGE_CHARS};
+use starweaver_core::tools::{ToolListChanges, ToolProgress};
 use tokio::sync::mpsc::{channel, Receiver, Sender};
 
 /// Progress notifications kept for tokens no call has claimed yet (a server may report before
@@ -95,9 +95,7 @@ impl ProgressRoutes {
         let mut params = params.clone();
         params.meta = None;
         if let Some(message) = &mut params.message {
-            if let Some((cut, _)) = message.char_indices().nth(MAX_PROGRESS_MESSAGE_CHARS) {
-                message.truncate(cut);
-            }
+            ToolProgress::cut_message(message);
         }
         let mut routes = self.lock();
         if let Some(sender) = routes.claimed.get(&params.progress_token) {
@@ -177,7 +175,7 @@ mod tests {
         assert_eq!(last.progress, 200.0);
         assert_eq!(
             last.message.map(|m| m.chars().count()),
-            Some(MAX_PROGRESS_MESSAGE_CHARS)
+            Some(starweaver_core::tools::MAX_PROGRESS_MESSAGE_CHARS)
         );
         drop(claim);
         assert!(routes.lock().claimed.is_empty());

@@ -10,6 +10,7 @@
 pub mod cargo;
 pub mod environment;
 pub mod examples;
+pub mod hostile;
 pub mod interop;
 pub mod loopback;
 pub mod sources;

@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use crate::common::hostile::{hostile_server, python3};
 use crate::common::interop::everything_on_path;
 use crate::common::running;
 use crate::run_cli::{assert_status, folder, json_lines, run, stdout};
@@ -87,16 +88,10 @@ fn a_deferred_entry_over_a_server_waits_for_a_worker() {
 /// A manifest whose one MCP server exits at startup (`hostile_server.py exit`), under the
 /// unavailable-tool policy `policy`; `None` when `python3` is missing (after a notice).
 fn dying_server(policy: &str) -> Option<tempfile::TempDir> {
-    let found = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!("skipped: python3 is not installed; the failing MCP server needs it");
+    if !python3("the failing MCP server") {
         return None;
     }
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py");
+    let script = hostile_server();
     let manifest = format!(
         "version: 1\nname: dying\nmodel: {{id: test}}\nruntime: {{unavailable_tools: {policy}}}\ntoolsets:\n  - type: mcp\n    name: dies\n    command: python3\n    args: ['{}', exit]\n",
         script.display()
@@ -158,8 +153,7 @@ fn a_server_that_exits_at_startup_fails_the_run_under_fail_run() {
 #[test]
 fn the_servers_a_run_starts_answer_its_calls_and_none_outlives_the_run() {
     let label = format!("run-cli-mcp-{}", std::process::id());
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py");
+    let script = hostile_server();
     let script = script.display();
     let manifest = format!(
         "version: 1

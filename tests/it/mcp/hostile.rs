@@ -1,7 +1,6 @@
 //! Servers that misbehave, as small Python programs: the client stays
 //! bounded, fails fast and says why.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
@@ -9,22 +8,12 @@ use starweaver::mcp::client::{map_tool_name, McpError, McpServerSpec, McpToolset
 use starweaver::{ToolRegistry, Toolset};
 
 use super::{call, names};
+use crate::common::hostile::{hostile_server as script, python3};
 
 /// `python3`, or `None` (with a one-line notice) when this machine has
 /// none; these tests then skip.
 fn python() -> Option<&'static str> {
-    let found = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!("skipped: python3 is not installed; the hostile MCP server tests need it");
-    }
-    found.then_some("python3")
-}
-
-fn script() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py")
+    python3("the hostile MCP server tests").then_some("python3")
 }
 
 fn server(name: &str, mode: &str) -> Option<McpServerSpec> {

@@ -5,20 +5,15 @@
 use serde_json::json;
 
 use super::{serve, text, within, Client, BOTH, DEADLINE};
+use crate::common::hostile::{hostile_server, python3};
 
 /// A folder whose `reserved.yaml` serves the hostile server's tools, or `None` after a
 /// one-line notice when `python3` is missing.
 fn project() -> Option<tempfile::TempDir> {
-    let found = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!("skipped: python3 is not installed; the re-served MCP server needs it");
+    if !python3("the re-served MCP server") {
         return None;
     }
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py");
+    let script = hostile_server();
     let manifest = format!(
         "version: 1\nname: reserved\nmodel: {{id: test}}\ntoolsets:\n  - type: mcp\n    name: inner\n    command: python3\n    args: ['{}', normal, inner]\n",
         script.display()

@@ -317,8 +317,7 @@ const PASSED: (&str, &str) = ("STARWEAVER_MCP_PASSED_SETTING", "hushed-7Q2x-pass
 /// descriptions, their answers and their dying words (`hostile_server.py leak`): one answers,
 /// the other dies (apart, so the death never fails the answer in flight).
 fn leaky_manifest() -> String {
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py");
+    let script = crate::common::hostile::hostile_server();
     format!(
         "version: 1
 name: leaky
@@ -344,14 +343,7 @@ toolsets:
 
 /// `python3`, or a one-line notice that the test is skipped.
 fn python() -> bool {
-    let found = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!("skipped: python3 is not installed; the leaky MCP server needs it");
-    }
-    found
+    crate::common::hostile::python3("the leaky MCP server")
 }
 
 #[test]
@@ -403,8 +395,7 @@ fn mcp_serve_masks_what_a_served_server_was_given_from_the_host_in_its_log() {
     if !python() {
         return;
     }
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/mcp/hostile_server.py");
+    let script = crate::common::hostile::hostile_server();
     let manifest = format!(
         "version: 1
 name: leaky
