@@ -11,7 +11,7 @@ use starweaver_core::runs::{JournalEntry, JournalKind, RunStatus, StoreError, St
 
 /// The columns [`run`] reads, in a `SELECT` or `RETURNING` list.
 pub(crate) const RUN_COLUMNS: &str = "id, agent, manifest_digest, status, prompt, vars, \
-     created_at, updated_at, waiting, output, usage, error";
+     created_at, updated_at, waiting, answers, output, usage, error";
 
 /// A store error for a failure of the database itself.
 pub(crate) fn backend(error: &sqlx::Error) -> StoreError {
@@ -44,6 +44,7 @@ pub(crate) fn run(row: &SqliteRow) -> Result<StoredRun, StoreError> {
     stored.status = status;
     stored.updated_at = time(row, "updated_at", &id)?;
     stored.waiting = json(row, "waiting", &id)?;
+    stored.answers = json(row, "answers", &id)?.unwrap_or_default();
     stored.output = column(row, "output", &id)?;
     stored.usage = json(row, "usage", &id)?;
     stored.error = column(row, "error", &id)?;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{AssertSqlSafe, SqlitePool};
-use starweaver_core::agent::AgentSessionState;
+use starweaver_core::agent::{AgentHitlResults, AgentSessionState};
 use starweaver_core::context::RunId;
 use starweaver_core::model::Usage;
 use starweaver_core::runs::{JournalEntry, Lease, NewRun, RunStore, StoreError, StoredRun};
@@ -397,7 +397,7 @@ impl RunStore for SqliteRunStore {
         Box::pin(async move {
             self.under_lease(
                 lease,
-                "status = 'waiting', waiting = ?, usage = ?",
+                "status = 'waiting', waiting = ?, answers = NULL, usage = ?",
                 vec![json_text(&state), json_text(&usage)],
             )
             .await
@@ -413,7 +413,7 @@ impl RunStore for SqliteRunStore {
         Box::pin(async move {
             self.under_lease(
                 lease,
-                "status = 'finished', output = ?, usage = ?, waiting = NULL",
+                "status = 'finished', output = ?, usage = ?, waiting = NULL, answers = NULL",
                 vec![Some(output), json_text(&usage)],
             )
             .await
@@ -429,10 +429,53 @@ impl RunStore for SqliteRunStore {
         Box::pin(async move {
             self.under_lease(
                 lease,
-                "status = 'failed', error = ?, usage = ?, waiting = NULL",
+                "status = 'failed', error = ?, usage = ?, waiting = NULL, answers = NULL",
                 vec![Some(error), json_text(&usage)],
             )
             .await
+        })
+    }
+
+    fn answer<'a>(
+        &'a self,
+        id: &'a RunId,
+        answers: AgentHitlResults,
+    ) -> BoxFuture<'a, Result<StoredRun, StoreError>> {
+        Box::pin(async move {
+            // Read, apply the rule, write back, in one write transaction: two people answering
+            // at once both keep their answers.
+            let mut transaction = self
+                .pool
+                .begin_with("BEGIN IMMEDIATE")
+                .await
+                .map_err(|error| backend(&error))?;
+            let row = sqlx::query(AssertSqlSafe(format!(
+                "SELECT {RUN_COLUMNS} FROM runs WHERE id = ?"
+            )))
+            .bind(id.as_str())
+            .fetch_optional(&mut *transaction)
+            .await
+            .map_err(|error| backend(&error))?;
+            let Some(row) = row else {
+                return Err(StoreError::UnknownRun { run: id.clone() });
+            };
+            let mut stored = run(&row)?;
+            stored.take_answers(answers)?;
+            let now = self.now();
+            stored.updated_at = u64::try_from(now).unwrap_or(0);
+            sqlx::query("UPDATE runs SET status = ?, answers = ?, updated_at = ? WHERE id = ?")
+                .bind(stored.status.as_str())
+                .bind(json_text(&stored.answers))
+                .bind(now)
+                .bind(id.as_str())
+                .execute(&mut *transaction)
+                .await
+                .map_err(|error| backend(&error))?;
+            transaction
+                .commit()
+                .await
+                .map_err(|error| backend(&error))?;
+            Ok(stored)
         })
     }
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::agent::AgentSessionState;
+use crate::agent::{AgentHitlResults, AgentSessionState};
 use crate::context::RunId;
 use crate::model::Usage;
 use crate::BoxFuture;
@@ -277,6 +277,7 @@ impl RunStore for MemoryRunStore {
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         self.end_lease(lease, RunStatus::Waiting, |run| {
             run.waiting = Some(session);
+            run.answers = AgentHitlResults::default();
             run.usage = Some(usage);
         })
     }
@@ -291,6 +292,7 @@ impl RunStore for MemoryRunStore {
             run.output = Some(output);
             run.usage = Some(usage);
             run.waiting = None;
+            run.answers = AgentHitlResults::default();
         })
     }
 
@@ -304,7 +306,22 @@ impl RunStore for MemoryRunStore {
             run.error = Some(error);
             run.usage = Some(usage);
             run.waiting = None;
+            run.answers = AgentHitlResults::default();
         })
+    }
+
+    fn answer<'a>(
+        &'a self,
+        id: &'a RunId,
+        answers: AgentHitlResults,
+    ) -> BoxFuture<'a, Result<StoredRun, StoreError>> {
+        let answered = self.with_state(|state, now| {
+            let held = state.find(id)?;
+            held.run.take_answers(answers)?;
+            held.run.updated_at = now;
+            Ok(held.run.clone())
+        });
+        Box::pin(async move { answered })
     }
 
     fn release<'a>(&'a self, lease: &'a Lease) -> BoxFuture<'a, Result<(), StoreError>> {

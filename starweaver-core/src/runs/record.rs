@@ -4,9 +4,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::AgentSessionState;
+use crate::agent::{AgentHitlResults, AgentSessionState};
 use crate::context::RunId;
 use crate::model::Usage;
+
+use super::StoreError;
 
 /// Where a run stands. Only `queued`, `running` and `waiting` runs can still change; the
 /// other three are final.
@@ -142,8 +144,11 @@ pub struct StoredRun {
     pub created_at: u64,
     /// When it last changed.
     pub updated_at: u64,
-    /// The session to continue, while it waits.
+    /// The session to continue, while it waits (and once answered, until a worker takes it
+    /// further).
     pub waiting: Option<AgentSessionState>,
+    /// Answers given so far for the calls it waits for.
+    pub answers: AgentHitlResults,
     /// The answer, once finished.
     pub output: Option<String>,
     /// What it used, once it ended.
@@ -166,9 +171,62 @@ impl StoredRun {
             created_at: now,
             updated_at: now,
             waiting: None,
+            answers: AgentHitlResults::default(),
             output: None,
             usage: None,
             error: None,
         }
+    }
+}
+
+impl StoredRun {
+    /// Takes `answers` for the calls this waiting run waits for (replacing earlier answers for
+    /// the same calls), and queues it once every pending call has one: the rule every store
+    /// applies in [`super::RunStore::answer`].
+    ///
+    /// # Errors
+    /// [`StoreError::WrongStatus`] when the run does not wait, [`StoreError::UnknownCall`] for
+    /// an answer to a call it does not wait for; the run is unchanged then.
+    pub fn take_answers(&mut self, answers: AgentHitlResults) -> Result<(), StoreError> {
+        let refused = || StoreError::WrongStatus {
+            run: self.id.clone(),
+            status: self.status,
+            action: "answered",
+        };
+        if self.status != RunStatus::Waiting {
+            return Err(refused());
+        }
+        let Some(waiting) = &self.waiting else {
+            return Err(refused());
+        };
+        let pending = waiting.pending();
+        let waits_for = |call: &str| pending.iter().any(|request| request.tool_call_id == call);
+        let named = answers
+            .interactions
+            .keys()
+            .chain(answers.deferred_results.keys());
+        for call in named {
+            if !waits_for(call) {
+                return Err(StoreError::UnknownCall {
+                    run: self.id.clone(),
+                    call: call.clone(),
+                });
+            }
+        }
+        self.answers.interactions.extend(answers.interactions);
+        self.answers
+            .deferred_results
+            .extend(answers.deferred_results);
+        let answered = |call: &str| {
+            self.answers.interactions.contains_key(call)
+                || self.answers.deferred_results.contains_key(call)
+        };
+        if pending
+            .iter()
+            .all(|request| answered(&request.tool_call_id))
+        {
+            self.status = RunStatus::Queued;
+        }
+        Ok(())
     }
 }

@@ -1,6 +1,6 @@
 //! [`RunStore`]: the contract every run store keeps, whatever keeps the bytes.
 
-use crate::agent::AgentSessionState;
+use crate::agent::{AgentHitlResults, AgentSessionState};
 use crate::context::RunId;
 use crate::model::Usage;
 use crate::BoxFuture;
@@ -51,6 +51,17 @@ pub enum StoreError {
         run: RunId,
         /// What is wrong.
         detail: String,
+    },
+    /// An answer names a call the waiting run does not wait for.
+    #[error(
+        "run {run} does not wait for a call with the id {call}; `starweaver runs show {run}` \
+         lists the calls it waits for"
+    )]
+    UnknownCall {
+        /// The run.
+        run: RunId,
+        /// The call id the answer named.
+        call: String,
     },
     /// The backend failed (a lost connection, a full disk).
     #[error("the run store failed: {message}")]
@@ -140,6 +151,16 @@ pub trait RunStore: Send + Sync {
         error: String,
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Records answers for calls the waiting run `id` waits for: a person's approval, denial
+    /// or answer, or a deferred call's result. A later answer for a call replaces an earlier
+    /// one. Once every pending call has an answer, the run is `queued` again for a worker (or
+    /// a resume in some process) to continue with them. The run as it now stands.
+    fn answer<'a>(
+        &'a self,
+        id: &'a RunId,
+        answers: AgentHitlResults,
+    ) -> BoxFuture<'a, Result<StoredRun, StoreError>>;
 
     /// Gives the leased run back to the queue (a worker that stops before the run ends).
     fn release<'a>(&'a self, lease: &'a Lease) -> BoxFuture<'a, Result<(), StoreError>>;

@@ -163,3 +163,60 @@ pub async fn listing(store: &dyn RunStore, _now: &AtomicU64) {
     let (claimed, _) = store.claim("w1", 30_000).await.unwrap().unwrap();
     assert_eq!(claimed.prompt, "one", "the oldest first");
 }
+
+/// Answers reach only a waiting run and only the calls it waits for; once every pending call
+/// has one the run is queued again, with its session and answers, for any worker to continue.
+pub async fn answers(store: &dyn RunStore, _now: &AtomicU64) {
+    use starweaver::agent::AgentHitlResults;
+    use starweaver::agent::AgentHitlUserInteraction;
+
+    let run = store.create(NewRun::new("deployer", "ship")).await.unwrap();
+    let early = AgentHitlResults::new().with_interaction(AgentHitlUserInteraction::approved("d1"));
+    assert!(matches!(
+        store.answer(&run.id, early.clone()).await,
+        Err(StoreError::WrongStatus {
+            status: RunStatus::Queued,
+            action: "answered",
+            ..
+        })
+    ));
+    let (_, lease) = store.claim("w1", 30_000).await.unwrap().unwrap();
+    let log = crate::common::Log::default();
+    let model = std::sync::Arc::new(TestModel::scripted(crate::common::deploy_script("done")));
+    let mut session = crate::common::deploy_agent(&model, &log).session();
+    session.run("ship").await.unwrap();
+    let state = session.export_state();
+    assert_eq!(state.pending().len(), 1);
+    store.wait(&lease, state, Usage::default()).await.unwrap();
+
+    let stranger =
+        AgentHitlResults::new().with_interaction(AgentHitlUserInteraction::denied("nope"));
+    assert!(matches!(
+        store.answer(&run.id, stranger).await,
+        Err(StoreError::UnknownCall { ref call, .. }) if call == "nope"
+    ));
+    assert_eq!(
+        store.get(&run.id).await.unwrap().unwrap().status,
+        RunStatus::Waiting,
+        "a refused answer changes nothing"
+    );
+    let answered = store.answer(&run.id, early).await.unwrap();
+    assert_eq!(answered.status, RunStatus::Queued);
+    assert!(answered.answers.interactions["d1"].approved);
+    let (claimed, again) = store.claim("w2", 30_000).await.unwrap().unwrap();
+    assert_eq!(claimed.id, run.id);
+    assert!(
+        claimed.waiting.is_some(),
+        "the session to continue comes with the claim"
+    );
+    assert!(claimed.answers.interactions.contains_key("d1"));
+    store
+        .finish(&again, "done".into(), Usage::default())
+        .await
+        .unwrap();
+    let done = store.get(&run.id).await.unwrap().unwrap();
+    assert_eq!(
+        (done.waiting, done.answers),
+        (None, AgentHitlResults::default())
+    );
+}

@@ -50,7 +50,14 @@ macro_rules! on_both_stores {
     )*};
 }
 
-on_both_stores!(lifecycle, lease_expiry, waiting, cancel_and_ids, listing);
+on_both_stores!(
+    lifecycle,
+    lease_expiry,
+    waiting,
+    cancel_and_ids,
+    listing,
+    answers
+);
 
 #[tokio::test]
 async fn a_sqlite_store_keeps_its_runs_when_opened_again() {
