@@ -3,6 +3,7 @@
 //! reopening, a race of many claimers, and a damaged row that affects only its run.
 
 mod contract;
+mod journaled;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
