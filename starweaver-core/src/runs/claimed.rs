@@ -127,6 +127,12 @@ impl ClaimedRun {
         &self.inner.run
     }
 
+    /// The store the run is in.
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn RunStore> {
+        &self.inner.store
+    }
+
     /// The session to continue, when the run waited before.
     #[must_use]
     pub fn waiting_state(&self) -> Option<&AgentSessionState> {
