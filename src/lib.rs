@@ -98,7 +98,9 @@ pub mod runs {
     pub use starweaver_core::runs::*;
 }
 
-/// Run stores on a database: [`store::SqliteRunStore`], runs in one SQLite file.
+/// Run stores on a database: [`store::SqliteRunStore`] (runs in one SQLite file),
+/// [`store::PgRunStore`] (on a PostgreSQL server many workers share) and
+/// [`store::StoreUrl`], which opens either from `sqlite:PATH` or `postgres://...`.
 #[cfg(feature = "store")]
 pub mod store {
     pub use starweaver_store::*;

@@ -1,13 +1,17 @@
-//! Rows back into runs: a row another program wrote, or one damaged, is an error naming its
-//! run, never a panic, and never affects another run.
+//! Rows back into runs, for every backend: a row another program wrote, or one damaged, is
+//! an error naming its run, never a panic, and never affects another run.
+//!
+//! Every backend keeps the same columns with the same meaning (text, JSON as text, times as
+//! 64-bit milliseconds), so one set of rules reads them all, generic over the row type.
 
 use std::collections::BTreeMap;
 
 use serde::de::DeserializeOwned;
-use sqlx::sqlite::SqliteRow;
-use sqlx::Row;
+use sqlx::{ColumnIndex, Decode, Row, Type};
 use starweaver_core::context::RunId;
-use starweaver_core::runs::{JournalEntry, JournalKind, RunStatus, StoreError, StoredRun};
+use starweaver_core::runs::{
+    JournalEntry, JournalKind, RunStatus, RunStore, StoreError, StoredRun,
+};
 
 /// The columns [`run`] reads, in a `SELECT` or `RETURNING` list.
 pub(crate) const RUN_COLUMNS: &str = "id, agent, manifest_digest, status, prompt, vars, \
@@ -20,8 +24,47 @@ pub(crate) fn backend(error: &sqlx::Error) -> StoreError {
     }
 }
 
+/// Why `action` did not apply to run `id` in `store`: it does not exist, or its status
+/// forbids it.
+pub(crate) async fn refusal(
+    store: &(impl RunStore + ?Sized),
+    id: &RunId,
+    action: &'static str,
+) -> StoreError {
+    match store.get(id).await {
+        Err(error) => error,
+        Ok(None) => StoreError::UnknownRun { run: id.clone() },
+        Ok(Some(found)) => StoreError::WrongStatus {
+            run: id.clone(),
+            status: found.status,
+            action,
+        },
+    }
+}
+
+/// When the lease in `row` (its `lease_expires_at`) lapses.
+pub(crate) fn lease_expiry<R>(row: &R, id: &str) -> Result<u64, StoreError>
+where
+    R: Row,
+    for<'n> &'n str: ColumnIndex<R>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
+    time(row, "lease_expires_at", id)
+}
+
+/// JSON text of a value this crate wrote itself.
+pub(crate) fn json_text(value: &impl serde::Serialize) -> Option<String> {
+    serde_json::to_string(value).ok()
+}
+
 /// The run in `row` (the [`RUN_COLUMNS`]).
-pub(crate) fn run(row: &SqliteRow) -> Result<StoredRun, StoreError> {
+pub(crate) fn run<R>(row: &R) -> Result<StoredRun, StoreError>
+where
+    R: Row,
+    for<'n> &'n str: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
     let id: String = column(row, "id", "?")?;
     let corrupt = |detail: String| StoreError::Corrupt {
         run: RunId::new(id.clone()),
@@ -33,11 +76,11 @@ pub(crate) fn run(row: &SqliteRow) -> Result<StoredRun, StoreError> {
     let vars: BTreeMap<String, String> = json(row, "vars", &id)?.unwrap_or_default();
     let mut stored = StoredRun::created(
         starweaver_core::runs::NewRun::new(
-            column::<String>(row, "agent", &id)?,
-            column::<String>(row, "prompt", &id)?,
+            column::<_, String>(row, "agent", &id)?,
+            column::<_, String>(row, "prompt", &id)?,
         )
         .with_id(RunId::new(id.clone()))
-        .with_manifest_digest(column::<String>(row, "manifest_digest", &id)?)
+        .with_manifest_digest(column::<_, String>(row, "manifest_digest", &id)?)
         .with_vars(vars),
         time(row, "created_at", &id)?,
     );
@@ -52,7 +95,13 @@ pub(crate) fn run(row: &SqliteRow) -> Result<StoredRun, StoreError> {
 }
 
 /// The journal entry in `row` of run `id`.
-pub(crate) fn entry(row: &SqliteRow, id: &str) -> Result<JournalEntry, StoreError> {
+pub(crate) fn entry<R>(row: &R, id: &str) -> Result<JournalEntry, StoreError>
+where
+    R: Row,
+    for<'n> &'n str: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
     let step: i64 = column(row, "step", id)?;
     let step = u32::try_from(step).map_err(|_| StoreError::Corrupt {
         run: RunId::new(id),
@@ -71,9 +120,11 @@ pub(crate) fn entry(row: &SqliteRow, id: &str) -> Result<JournalEntry, StoreErro
     })
 }
 
-fn column<'r, T>(row: &'r SqliteRow, name: &str, id: &str) -> Result<T, StoreError>
+fn column<'r, R, T>(row: &'r R, name: &str, id: &str) -> Result<T, StoreError>
 where
-    T: sqlx::Decode<'r, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+    R: Row,
+    for<'n> &'n str: ColumnIndex<R>,
+    T: Decode<'r, R::Database> + Type<R::Database>,
 {
     row.try_get(name).map_err(|error| StoreError::Corrupt {
         run: RunId::new(id),
@@ -81,7 +132,12 @@ where
     })
 }
 
-fn time(row: &SqliteRow, name: &str, id: &str) -> Result<u64, StoreError> {
+pub(crate) fn time<R>(row: &R, name: &str, id: &str) -> Result<u64, StoreError>
+where
+    R: Row,
+    for<'n> &'n str: ColumnIndex<R>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+{
     let value: i64 = column(row, name, id)?;
     u64::try_from(value).map_err(|_| StoreError::Corrupt {
         run: RunId::new(id),
@@ -90,11 +146,12 @@ fn time(row: &SqliteRow, name: &str, id: &str) -> Result<u64, StoreError> {
 }
 
 /// A JSON column, `None` when NULL.
-fn json<T: DeserializeOwned>(
-    row: &SqliteRow,
-    name: &str,
-    id: &str,
-) -> Result<Option<T>, StoreError> {
+fn json<R, T: DeserializeOwned>(row: &R, name: &str, id: &str) -> Result<Option<T>, StoreError>
+where
+    R: Row,
+    for<'n> &'n str: ColumnIndex<R>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+{
     let text: Option<String> = column(row, name, id)?;
     text.map(|text| {
         serde_json::from_str(&text).map_err(|error| StoreError::Corrupt {

@@ -12,7 +12,7 @@ use starweaver_core::model::Usage;
 use starweaver_core::runs::{JournalEntry, Lease, NewRun, RunStore, StoreError, StoredRun};
 use starweaver_core::BoxFuture;
 
-use crate::rows::{backend, entry, run, RUN_COLUMNS};
+use crate::rows::{backend, entry, json_text, refusal, run, RUN_COLUMNS};
 
 /// The schema, embedded in the binary and applied when a store opens.
 static MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -137,19 +137,6 @@ impl SqliteRunStore {
         }
     }
 
-    /// Why `action` did not apply to run `id`: it does not exist, or its status forbids it.
-    async fn refusal(&self, id: &RunId, action: &'static str) -> StoreError {
-        match self.get(id).await {
-            Err(error) => error,
-            Ok(None) => StoreError::UnknownRun { run: id.clone() },
-            Ok(Some(found)) => StoreError::WrongStatus {
-                run: id.clone(),
-                status: found.status,
-                action,
-            },
-        }
-    }
-
     /// Claims the run `condition` picks (the oldest first), for `worker`, in one statement.
     async fn claim_where(
         &self,
@@ -201,11 +188,6 @@ fn system_time() -> u64 {
         .map_or(0, |elapsed| {
             u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
         })
-}
-
-/// JSON text of a value this crate wrote itself.
-fn json_text(value: &impl serde::Serialize) -> Option<String> {
-    serde_json::to_string(value).ok()
 }
 
 impl RunStore for SqliteRunStore {
@@ -294,7 +276,7 @@ impl RunStore for SqliteRunStore {
             if let Some(claimed) = claimed {
                 return Ok(claimed);
             }
-            Err(self.refusal(id, "claimed").await)
+            Err(refusal(self, id, "claimed").await)
         })
     }
 
@@ -501,7 +483,7 @@ impl RunStore for SqliteRunStore {
             if done.rows_affected() == 1 {
                 return Ok(());
             }
-            Err(self.refusal(id, "cancelled").await)
+            Err(refusal(self, id, "cancelled").await)
         })
     }
 }

@@ -13,7 +13,13 @@ fn the_core_builds_no_database_crate_with_every_feature() {
         .as_str()
         .unwrap();
     let below_core = normal_closure(&metadata, core);
-    for crate_name in ["sqlx", "sqlx-core", "libsqlite3-sys", "starweaver-store"] {
+    for crate_name in [
+        "sqlx",
+        "sqlx-core",
+        "sqlx-postgres",
+        "libsqlite3-sys",
+        "starweaver-store",
+    ] {
         assert!(
             !below_core.contains(crate_name),
             "the core depends on {crate_name}; it belongs in starweaver-store"

@@ -1,9 +1,11 @@
 //! Run stores: the rules of `RunStore` (claims, leases, the journal) held by the in-memory
-//! store and by the SQLite store on a file, and what only a file can show: runs that survive
-//! reopening, a race of many claimers, and a damaged row that affects only its run.
+//! store, by the SQLite store on a file and by the PostgreSQL store on a server, and what
+//! only a database can show: runs that survive reopening, a race of many claimers, and a
+//! damaged row that affects only its run.
 
 mod contract;
 mod journaled;
+mod postgres;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -29,8 +31,9 @@ async fn sqlite(dir: &tempfile::TempDir, now: &Arc<AtomicU64>) -> SqliteRunStore
         .with_clock(move || now.load(Ordering::SeqCst))
 }
 
-/// Each contract check, once per store.
-macro_rules! on_both_stores {
+/// Each contract check, once per store (on PostgreSQL when a test server is set, see
+/// [`postgres`]).
+macro_rules! on_every_store {
     ($($check:ident),* $(,)?) => {$(
         mod $check {
             use super::*;
@@ -47,11 +50,19 @@ macro_rules! on_both_stores {
                 let dir = tempfile::tempdir().unwrap();
                 contract::$check(&sqlite(&dir, &now).await, &now).await;
             }
+
+            #[tokio::test]
+            async fn on_postgres() {
+                let Some(db) = postgres::database().await else { return };
+                let now = clock();
+                contract::$check(&db.store(&now).await, &now).await;
+                db.remove().await;
+            }
         }
     )*};
 }
 
-on_both_stores!(
+on_every_store!(
     lifecycle,
     lease_expiry,
     waiting,
