@@ -20,6 +20,8 @@
 mod app;
 pub mod check;
 pub mod completions;
+#[cfg(feature = "store")]
+pub mod durable;
 pub mod json;
 pub mod mask;
 #[cfg(feature = "mcp")]

@@ -465,6 +465,9 @@ impl Tool {
         if let Some(sequential) = options.sequential {
             chain.extend(quote!(.with_sequential(#sequential)));
         }
+        if let Some(at_most_once) = options.at_most_once {
+            chain.extend(quote!(.with_at_most_once(#at_most_once)));
+        }
         if let Some(span) = options.return_schema {
             let success = match &self.output {
                 Output::Result(Some(ty)) | Output::Value(ty) => quote!(#ty),

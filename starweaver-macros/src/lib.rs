@@ -46,6 +46,7 @@ use proc_macro::TokenStream;
 /// - The description is the function's doc comment, or `description`.
 /// - Keys: `name`, `description`, `timeout_ms`, `max_retries`,
 ///   `tags(..)`, `hidden_by_tags(..)`, `kind`, `strict`, `sequential`,
+///   `at_most_once` (a journaled run asks a person before running an interrupted call again),
 ///   `return_schema`, `dependencies = filtered(..)` or `strict(..)` (with
 ///   `context("..")` entries for context capabilities).
 /// - Returns: `Result<T, E: Into<ToolError>>`, `Result<ToolResult, E>`,

@@ -19,6 +19,7 @@ const KEYS: &[&str] = &[
     "kind",
     "strict",
     "sequential",
+    "at_most_once",
     "return_schema",
     "dependencies",
 ];
@@ -55,6 +56,7 @@ pub(crate) struct ToolOptions {
     pub(crate) kind: Option<Ident>,
     pub(crate) strict: Option<bool>,
     pub(crate) sequential: Option<bool>,
+    pub(crate) at_most_once: Option<bool>,
     /// Where `return_schema` was written (for errors).
     pub(crate) return_schema: Option<Span>,
     pub(crate) dependencies: Option<Dependencies>,
@@ -108,6 +110,7 @@ impl ToolOptions {
             "kind" => self.kind = Some(kind(meta.value()?.parse()?)?),
             "strict" => self.strict = Some(flag(meta)?),
             "sequential" => self.sequential = Some(flag(meta)?),
+            "at_most_once" => self.at_most_once = Some(flag(meta)?),
             "return_schema" => self.return_schema = Some(meta.path.require_ident()?.span()),
             _ => self.dependencies = Some(dependencies(meta.value()?)?),
         }

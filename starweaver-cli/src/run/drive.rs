@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use starweaver_core::agent::{
     AgentError, AgentHitlResults, AgentRunOptions, AgentRunResult, AgentSession, AgentStreamRecord,
+    DynRunJournal,
 };
 use starweaver_core::model::Usage;
 use tokio_util::sync::CancellationToken;
@@ -75,9 +76,11 @@ pub struct Driver<'a> {
     pub auto: AutoAnswers,
     /// Fires on Ctrl-C.
     pub interrupt: Interrupt,
+    /// Where the run is journaled, when it runs in a run store.
+    pub journal: Option<DynRunJournal>,
 }
 
-type Running<'s> = Pin<Box<dyn Future<Output = Result<AgentRunResult, AgentError>> + 's>>;
+type Running<'s> = Pin<Box<dyn Future<Output = Result<AgentRunResult, AgentError>> + Send + 's>>;
 
 impl Driver<'_> {
     /// Runs the loop to its end.
@@ -123,7 +126,10 @@ impl Driver<'_> {
         let mut sink = |record: &AgentStreamRecord| ui.record(record);
         // Every segment watches the token, a restored run's resumes too (the run uses no other
         // options, so giving them again replaces nothing).
-        let options = AgentRunOptions::new().cancellation(interrupt.cancel.clone());
+        let mut options = AgentRunOptions::new().cancellation(interrupt.cancel.clone());
+        if let Some(journal) = &self.journal {
+            options = options.journal(journal.clone());
+        }
         let running: Running<'_> = match request {
             Request::Run(prompt) => Box::pin(session.run_with_events(prompt, options, &mut sink)),
             Request::Resume(results) => {
@@ -200,7 +206,7 @@ enum Request {
 /// [`CANCEL_GRACE`] (or until a second Ctrl-C) to stop its tool calls, then drops it, which
 /// kills what is left. `None` when it was dropped.
 async fn cancellable<T>(
-    mut running: Pin<Box<dyn Future<Output = T> + '_>>,
+    mut running: Pin<Box<dyn Future<Output = T> + Send + '_>>,
     interrupt: &Interrupt,
 ) -> Option<T> {
     tokio::select! {

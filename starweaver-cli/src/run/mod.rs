@@ -25,12 +25,13 @@ use starweaver_core::environment::attached_process_shell;
 use tokio::signal::unix::{signal, SignalKind};
 
 pub use answers::is_question;
-#[cfg(feature = "mcp")]
+pub(crate) use answers::AutoAnswers;
+#[cfg(any(feature = "mcp", feature = "store"))]
 pub(crate) use args::name_value;
 pub use args::RunArgs;
 pub use choose::{choose_ui, UiSettings};
 pub use drive::Interrupt;
-use drive::{Driver, Ended, Start};
+pub(crate) use drive::{Driver, Ended, Start};
 use plan::{plan, Plan};
 pub use prepare::Hooks;
 pub(crate) use prepare::{prepare, Prepared};
@@ -212,6 +213,7 @@ pub async fn execute(
         ui,
         auto: plan.auto,
         interrupt,
+        journal: None,
     };
     let ended = driver.drive(&mut session, start).await;
     let no_answers = AgentHitlResults::new();
@@ -292,7 +294,7 @@ fn unseen(ui: &dyn RunUi, code: u8) -> u8 {
 }
 
 /// A session of `agent` from saved state, with the live environment of the freshly loaded one.
-fn restore(
+pub(crate) fn restore(
     agent: starweaver_core::agent::Agent,
     loaded: &AgentSession,
     state: starweaver_core::agent::AgentSessionState,

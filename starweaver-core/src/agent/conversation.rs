@@ -83,7 +83,18 @@ pub(crate) async fn run_segment(
 ) -> (Result<SegmentOutput, AgentError>, u64) {
     let (progress, checkpoint) = match &start {
         // The default progress carries a fresh run id.
-        RunStart::Prompt(_) => (RunProgress::default(), history.messages.len()),
+        RunStart::Prompt(_) => {
+            let mut progress = RunProgress::default();
+            // A journaled run is the run its journal keeps.
+            if let Some(run_id) = options
+                .journal
+                .as_ref()
+                .and_then(|journal| journal.run_id())
+            {
+                progress.run_id = run_id;
+            }
+            (progress, history.messages.len())
+        }
         RunStart::Resume(waiting, _) => (waiting.progress.clone(), waiting.message_checkpoint),
     };
     let run_id = progress.run_id.clone();

@@ -120,6 +120,10 @@ pub enum AgentError {
         /// The missing tool.
         tool: String,
     },
+    /// The run's journal could not be written (a lost database, or a worker that lost its
+    /// claim on the run); the run stopped before its next step.
+    #[error("the run stopped because its journal could not be written: {0}")]
+    Journal(#[from] super::JournalError),
     /// Durable session state could not be read.
     #[error("invalid session state: {0}")]
     State(String),

@@ -9,6 +9,7 @@ mod conversation;
 mod deep_arguments;
 mod error;
 mod hitl;
+mod journal;
 mod options;
 mod policy;
 mod result;
@@ -25,6 +26,7 @@ pub use error::AgentError;
 pub use hitl::{
     AgentHitlRequest, AgentHitlRequestKind, AgentHitlResults, AgentHitlUserInteraction,
 };
+pub use journal::{DynRunJournal, JournalError, RunJournal};
 pub use options::AgentRunOptions;
 pub use policy::{AgentRuntimePolicy, ToolExecutionPolicy};
 pub use result::{AgentRunResult, AgentRunStatus};

@@ -2,19 +2,34 @@
 
 use tokio_util::sync::CancellationToken;
 
+use super::journal::DynRunJournal;
 use crate::model::ModelSettings;
 use crate::tools::IntoDynToolset;
 use crate::tools::{DynTool, ToolRegistry};
 use crate::JsonMap;
 
-/// Tools, toolsets, settings, params and instructions for one run.
-#[derive(Clone, Debug, Default)]
+/// Tools, toolsets, settings, params, instructions, cancellation and a journal for one run.
+#[derive(Clone, Default)]
 pub struct AgentRunOptions {
     pub(crate) tools: ToolRegistry,
     pub(crate) settings: Option<ModelSettings>,
     pub(crate) params: JsonMap,
     pub(crate) instructions: Vec<String>,
     pub(crate) cancellation: Option<CancellationToken>,
+    pub(crate) journal: Option<DynRunJournal>,
+}
+
+impl std::fmt::Debug for AgentRunOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentRunOptions")
+            .field("tools", &self.tools)
+            .field("settings", &self.settings)
+            .field("params", &self.params)
+            .field("instructions", &self.instructions)
+            .field("cancellation", &self.cancellation)
+            .field("journal", &self.journal.is_some())
+            .finish()
+    }
 }
 
 impl AgentRunOptions {
@@ -64,6 +79,15 @@ impl AgentRunOptions {
     #[must_use]
     pub fn cancellation(mut self, token: CancellationToken) -> Self {
         self.cancellation = Some(token);
+        self
+    }
+
+    /// Journals the run: each model response and call return is written down as it happens,
+    /// and what the journal already holds (from an earlier attempt of the same run) is used
+    /// instead of asking the model or running the call again. See [`super::RunJournal`].
+    #[must_use]
+    pub fn journal(mut self, journal: DynRunJournal) -> Self {
+        self.journal = Some(journal);
         self
     }
 }

@@ -9,8 +9,8 @@ use futures::future::Either;
 use futures::stream::{self, FuturesUnordered, StreamExt};
 use tokio::sync::mpsc::Receiver;
 
-use super::{AgentRuntimePolicy, ToolExecutionPolicy};
-use crate::model::{ToolCallPart, ToolReturnPart};
+use super::{AgentRuntimePolicy, JournalError, RunJournal, ToolExecutionPolicy};
+use crate::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
 use crate::tools::{ToolContext, ToolProgressReport};
 use crate::tools::{ToolDependencyProfile, ToolRegistry};
 
@@ -75,17 +75,23 @@ pub(crate) enum BatchEvent<'a> {
     Returned(&'a ToolReturnPart),
 }
 
+/// Where a batch writes its returns down as they arrive: the run's journal and the step.
+pub(crate) type BatchJournal<'a> = Option<(&'a dyn RunJournal, u32)>;
+
 /// Runs the calls. `on_event` hears each progress report as it arrives and each call as it
 /// finishes (in completion order); a call's progress always comes
-/// before its return. The result is in model order either way.
+/// before its return. Each finished return is written to `journal` before the batch goes on
+/// (a call that waits or was cancelled is not: it runs again when the run continues); a write
+/// that fails stops the batch, dropping the calls still running. The result is in model order.
 pub(crate) async fn execute_batch(
     registry: &ToolRegistry,
     calls: &[&ToolCallPart],
     contexts: Vec<ToolContext>,
     sequential: bool,
     progress: &mut Receiver<ToolProgressReport>,
+    journal: BatchJournal<'_>,
     mut on_event: impl FnMut(BatchEvent<'_>),
-) -> Vec<ToolReturnPart> {
+) -> Result<Vec<ToolReturnPart>, JournalError> {
     let mut slots: Vec<Option<ToolReturnPart>> = vec![None; calls.len()];
     let runs = calls
         .iter()
@@ -104,9 +110,25 @@ pub(crate) async fn execute_batch(
     .await
     {
         on_event(BatchEvent::Returned(&part));
+        record(journal, &part).await?;
         slots[index] = Some(part);
     }
-    slots.into_iter().flatten().collect()
+    Ok(slots.into_iter().flatten().collect())
+}
+
+/// Writes a finished return to the journal; calls that wait or were cancelled are not
+/// finished.
+pub(crate) async fn record(
+    journal: BatchJournal<'_>,
+    part: &ToolReturnPart,
+) -> Result<(), JournalError> {
+    let Some((journal, step)) = journal else {
+        return Ok(());
+    };
+    if part.kind.is_control_flow() || part.kind == ToolReturnKind::Cancelled {
+        return Ok(());
+    }
+    journal.record_return(step, part).await
 }
 
 /// Drives `work` to its end, handing each progress report to `on_progress` as it arrives.

@@ -10,12 +10,14 @@
 //!   next step starts ([`JournalEntry`]); the first write of a key wins, so a return written
 //!   twice by a retried worker is kept once.
 
+mod claimed;
 mod journal;
 mod lease;
 mod memory;
 mod record;
 mod store;
 
+pub use claimed::ClaimedRun;
 pub use journal::{JournalEntry, JournalKind};
 pub use lease::Lease;
 pub use memory::MemoryRunStore;

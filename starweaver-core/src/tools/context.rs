@@ -23,6 +23,7 @@ pub struct ToolContext {
     execution_attempt: u32,
     max_retries: u32,
     approved: bool,
+    may_have_run: bool,
     // `None` outside dispatch: a context made per call allocates no
     // placeholder strings. The name is shared with the registry's entry;
     // the call id is copied per call, inline when it is at most 24 bytes.
@@ -65,6 +66,7 @@ impl ToolContext {
             execution_attempt: 0,
             max_retries: 0,
             approved: false,
+            may_have_run: false,
             tool_name: None,
             tool_call_id: None,
             dependencies: Dependencies::default(),
@@ -115,6 +117,14 @@ impl ToolContext {
     #[must_use]
     pub fn with_approved(mut self, approved: bool) -> Self {
         self.approved = approved;
+        self
+    }
+
+    /// Marks a call that may have run already: a journaled run resumed after its process died
+    /// while the call ran. A tool declared at most once then waits for approval.
+    #[must_use]
+    pub(crate) fn with_may_have_run(mut self, may_have_run: bool) -> Self {
+        self.may_have_run = may_have_run;
         self
     }
 
@@ -264,6 +274,14 @@ impl ToolContext {
     #[must_use]
     pub fn is_approved(&self) -> bool {
         self.approved
+    }
+
+    /// True when this call may have run already: the run resumed from its journal after its
+    /// process died while the call was running, so whatever the call did may be done. A tool
+    /// can check for its own earlier effect before acting again.
+    #[must_use]
+    pub fn may_have_run(&self) -> bool {
+        self.may_have_run
     }
 
     /// The resumed result of a deferred call, if any.

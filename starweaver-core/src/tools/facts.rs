@@ -57,6 +57,10 @@ pub struct ToolFacts {
     pub timeout_ms: Option<u64>,
     /// Tool-level retry budget; wins over toolset and registry defaults.
     pub max_retries: Option<u32>,
+    /// Calls must not run twice (a payment, an email). Journaled runs run calls at least
+    /// once: a call that was running when the run's process died runs again when the run
+    /// resumes elsewhere. Such a call of this tool waits for a person's approval instead.
+    pub at_most_once: bool,
 }
 
 impl ToolFacts {

@@ -35,6 +35,9 @@ pub const HITL_ARGUMENTS_METADATA_KEY: &str = "starweaver_hitl_arguments";
 
 /// The default request kind of an approval request.
 pub(crate) const TOOL_APPROVAL_REQUEST_KIND: &str = "tool_approval";
+/// The request kind of an approval asked for a call of an at-most-once tool that may have run
+/// already (its run resumed from the journal after its process died while the call ran).
+pub(crate) const INTERRUPTED_CALL_REQUEST_KIND: &str = "interrupted_call";
 /// The request kind of a deferred call.
 pub(crate) const DEFERRED_CALL_REQUEST_KIND: &str = "deferred_call";
 

@@ -178,6 +178,16 @@ impl<A> FunctionTool<A> {
         self
     }
 
+    /// Declares that a call must not run twice: when a journaled run resumes after its
+    /// process died while a call of this tool was running, the call waits for a person's
+    /// approval instead of running again (see [`super::ToolFacts::at_most_once`]).
+    #[must_use]
+    pub fn with_at_most_once(mut self, at_most_once: bool) -> Self {
+        self.options
+            .update_facts(|facts| facts.at_most_once = at_most_once);
+        self
+    }
+
     /// Publishes the JSON Schema of successful results.
     #[must_use]
     pub fn with_return_schema(mut self, schema: Value) -> Self {

@@ -4,6 +4,7 @@
 //! damaged row that affects only its run.
 
 mod contract;
+mod journaled;
 mod postgres;
 
 use std::sync::atomic::{AtomicU64, Ordering};

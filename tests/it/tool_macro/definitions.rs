@@ -66,6 +66,7 @@ fn sync_tool_with_overrides_and_flags_matches_the_hand_built_one() {
     );
     assert_eq!(definition.strict, Some(true));
     assert_eq!(definition.sequential, Some(true));
+    assert!(tool.facts().at_most_once);
     assert_eq!(definition.return_schema.unwrap()["type"], json!("array"));
     assert_eq!(definition.metadata["hidden_by_tags"], json!(["search"]));
     assert_eq!(definition.metadata["starweaver_tool_kind"], json!("output"));

@@ -94,6 +94,7 @@ pub fn lookup_by_hand() -> impl Tool {
     kind = "output",
     strict,
     sequential,
+    at_most_once,
     return_schema
 )]
 pub fn split_words(
@@ -124,6 +125,7 @@ pub fn words_by_hand() -> impl Tool {
     .with_kind(ToolKind::Output)
     .with_strict_schema(true)
     .with_sequential(true)
+    .with_at_most_once(true)
     .with_return_schema(schema_for_type::<Vec<String>>())
 }
 

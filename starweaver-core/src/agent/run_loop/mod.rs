@@ -13,6 +13,7 @@ use super::deep_arguments::{discard_call, drop_deep_arguments};
 use super::scheduling::{execute_batch, sequential_reason, BatchEvent};
 use super::state::{RunProgress, WaitingState};
 use super::stream::Recorder;
+use super::DynRunJournal;
 use super::{
     AgentError, AgentHitlRequest, AgentHitlResults, AgentRunOptions, AgentRuntimePolicy,
     AgentStreamEvent,
@@ -73,6 +74,7 @@ pub(crate) struct Run<'a, 'r> {
     recorder: &'a mut Recorder<'r>,
     seen_events: usize,
     notices: ReportedNotices,
+    journal: Option<DynRunJournal>,
 }
 
 impl<'a, 'r> Run<'a, 'r> {
@@ -103,6 +105,7 @@ impl<'a, 'r> Run<'a, 'r> {
             recorder,
             seen_events,
             notices: ReportedNotices::default(),
+            journal: options.journal.clone(),
         }
     }
 
@@ -220,40 +223,36 @@ impl<'a, 'r> Run<'a, 'r> {
             }
             progress.step += 1;
             self.refresh_toolsets().await?;
-            let definitions = self
-                .context
-                .update(|context| self.registry.prepare_definitions(context));
-            self.forward_events();
-            let parameters = ModelRequestParameters {
-                tools: definitions?,
-                instructions: self.instructions(),
-                settings: self.settings.clone(),
+            let parameters = self.prepare_request(progress.step)?;
+            // A step an earlier attempt of this run journaled is not asked again.
+            let recorded = self
+                .journal
+                .as_ref()
+                .and_then(|journal| journal.recorded_response(progress.step));
+            let replayed = recorded.is_some();
+            let response = match recorded {
+                Some(response) => response,
+                None => {
+                    // Cancellation aborts the request in flight: dropping it closes the
+                    // connection.
+                    let response = match self.cancellation.clone() {
+                        Some(token) => tokio::select! {
+                            biased;
+                            () = token.cancelled() => return Err(AgentError::Cancelled),
+                            response = self.request(messages, &parameters) => response,
+                        },
+                        None => self.request(messages, &parameters).await,
+                    };
+                    let mut response = response?;
+                    drop_deep_arguments(&mut response, self.registry.limits().max_argument_depth);
+                    unique_call_ids(&mut response, progress.step);
+                    // Written down before any of its calls runs.
+                    if let Some(journal) = &self.journal {
+                        journal.record_response(progress.step, &response).await?;
+                    }
+                    response
+                }
             };
-            let reported =
-                self.notices
-                    .report(self.config.model.as_ref(), &parameters, self.context);
-            self.forward_events();
-            reported?;
-            self.recorder.emit(|| AgentStreamEvent::ModelRequest {
-                step: progress.step,
-                tools: parameters
-                    .tools
-                    .iter()
-                    .map(|tool| tool.name.clone())
-                    .collect(),
-            });
-            // Cancellation aborts the request in flight: dropping it closes the connection.
-            let response = match self.cancellation.clone() {
-                Some(token) => tokio::select! {
-                    biased;
-                    () = token.cancelled() => return Err(AgentError::Cancelled),
-                    response = self.request(messages, &parameters) => response,
-                },
-                None => self.request(messages, &parameters).await,
-            };
-            let mut response = response?;
-            drop_deep_arguments(&mut response, self.registry.limits().max_argument_depth);
-            unique_call_ids(&mut response, progress.step);
             let mut usage = response.usage;
             usage.requests = usage.requests.max(1);
             progress.usage.add(&usage);
@@ -274,7 +273,7 @@ impl<'a, 'r> Run<'a, 'r> {
             if calls.is_empty() {
                 return Ok(RunEnd::Completed { output, progress });
             }
-            let returns = self.execute_calls(&mut progress, &calls).await;
+            let returns = self.execute_calls(&mut progress, &calls, replayed).await?;
             let fresh = vec![true; returns.len()];
             let returns = returns.into_iter().map(Some).collect();
             let next = self.process_returns(
@@ -287,6 +286,34 @@ impl<'a, 'r> Run<'a, 'r> {
                 return Ok(RunEnd::Waiting(waiting));
             }
         }
+    }
+
+    /// The tools, instructions and settings of step `step`'s request, with its notices and
+    /// its `model_request` record.
+    fn prepare_request(&mut self, step: u32) -> Result<ModelRequestParameters, AgentError> {
+        let definitions = self
+            .context
+            .update(|context| self.registry.prepare_definitions(context));
+        self.forward_events();
+        let parameters = ModelRequestParameters {
+            tools: definitions?,
+            instructions: self.instructions(),
+            settings: self.settings.clone(),
+        };
+        let reported = self
+            .notices
+            .report(self.config.model.as_ref(), &parameters, self.context);
+        self.forward_events();
+        reported?;
+        self.recorder.emit(|| AgentStreamEvent::ModelRequest {
+            step,
+            tools: parameters
+                .tools
+                .iter()
+                .map(|tool| tool.name.clone())
+                .collect(),
+        });
+        Ok(parameters)
     }
 
     /// Re-reads the toolsets whose tool lists changed (an MCP server announced a new one), so
@@ -378,11 +405,57 @@ impl<'a, 'r> Run<'a, 'r> {
         }
     }
 
+    /// Runs a response's calls, except those whose returns the journal holds from an earlier
+    /// attempt. In a step such an attempt journaled (`replayed`), a call without a return may
+    /// have been running when that attempt died: its context says so.
     async fn execute_calls(
         &mut self,
         progress: &mut RunProgress,
         calls: &[&ToolCallPart],
-    ) -> Vec<ToolReturnPart> {
+        replayed: bool,
+    ) -> Result<Vec<ToolReturnPart>, AgentError> {
+        let returns = match self.journal.clone() {
+            None => self.run_batch(progress, calls, false).await?,
+            Some(journal) => {
+                let recorded: Vec<Option<ToolReturnPart>> = calls
+                    .iter()
+                    .map(|call| journal.recorded_return(progress.step, &call.id))
+                    .collect();
+                let to_run: Vec<&ToolCallPart> = calls
+                    .iter()
+                    .zip(&recorded)
+                    .filter(|(_, recorded)| recorded.is_none())
+                    .map(|(call, _)| *call)
+                    .collect();
+                let ran = if to_run.is_empty() {
+                    Vec::new()
+                } else {
+                    self.run_batch(progress, &to_run, replayed).await?
+                };
+                let mut ran = ran.into_iter();
+                recorded
+                    .into_iter()
+                    .filter_map(|recorded| recorded.or_else(|| ran.next()))
+                    .collect()
+            }
+        };
+        let count = calls.len() as u64;
+        progress.usage.tool_calls = progress.usage.tool_calls.saturating_add(count);
+        self.context.update(|context| {
+            context.usage.tool_calls = context.usage.tool_calls.saturating_add(count)
+        });
+        self.forward_events();
+        Ok(returns)
+    }
+
+    /// Runs calls as one batch, concurrently unless something asks for model order, writing
+    /// each return to the journal as it arrives.
+    async fn run_batch(
+        &mut self,
+        progress: &RunProgress,
+        calls: &[&ToolCallPart],
+        may_have_run: bool,
+    ) -> Result<Vec<ToolReturnPart>, super::JournalError> {
         let reason = sequential_reason(&self.config.policy, &self.registry, calls);
         self.recorder.emit(|| AgentStreamEvent::ToolBatch {
             mode: if reason.is_some() {
@@ -405,6 +478,7 @@ impl<'a, 'r> Run<'a, 'r> {
             .map(|call| {
                 self.tool_context(progress, call)
                     .with_progress_sink(sink.clone())
+                    .with_may_have_run(may_have_run)
             })
             .collect();
         drop(sink);
@@ -415,12 +489,17 @@ impl<'a, 'r> Run<'a, 'r> {
         let context = self.context;
         let seen = &mut self.seen_events;
         let mut counted = ProgressCounts::default();
-        let returns = execute_batch(
+        let journal = self
+            .journal
+            .as_deref()
+            .map(|journal| (journal, progress.step));
+        execute_batch(
             &self.registry,
             calls,
             contexts,
             reason.is_some(),
             &mut progress_rx,
+            journal,
             |event| match event {
                 BatchEvent::Progress(report) => counted.emit(recorder, report),
                 BatchEvent::Returned(part) => {
@@ -429,14 +508,7 @@ impl<'a, 'r> Run<'a, 'r> {
                 }
             },
         )
-        .await;
-        let count = calls.len() as u64;
-        progress.usage.tool_calls = progress.usage.tool_calls.saturating_add(count);
-        self.context.update(|context| {
-            context.usage.tool_calls = context.usage.tool_calls.saturating_add(count)
-        });
-        self.forward_events();
-        returns
+        .await
     }
 
     /// Applies returns in model order: pending calls make the run wait;

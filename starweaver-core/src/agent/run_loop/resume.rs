@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::{progress_channel, ProgressCounts, Run};
 use crate::agent::hitl::{AgentHitlRequest, AgentHitlRequestKind};
-use crate::agent::scheduling::reporting;
+use crate::agent::scheduling::{record, reporting};
 use crate::agent::state::{RunProgress, WaitingState};
 use crate::agent::stream::AgentStreamEvent;
 use crate::agent::{AgentError, AgentHitlResults};
@@ -55,6 +55,18 @@ impl Run<'_, '_> {
                 *flag = true;
             }
             let call = &waiting.calls[index];
+            // A return an earlier attempt of this run journaled is used as it is.
+            let step = waiting.progress.step;
+            if let Some(part) = self
+                .journal
+                .as_ref()
+                .and_then(|journal| journal.recorded_return(step, &call.id))
+            {
+                if let Some(slot) = returns.get_mut(index) {
+                    *slot = Some(part);
+                }
+                continue;
+            }
             // Its progress is reported as it arrives, as in a batch.
             let (sink, mut progress) = progress_channel();
             let answer = answer.with_progress_sink(sink);
@@ -69,6 +81,8 @@ impl Run<'_, '_> {
             self.recorder
                 .emit(|| AgentStreamEvent::ToolReturn { part: part.clone() });
             self.forward_events();
+            let journal = self.journal.as_deref().map(|journal| (journal, step));
+            record(journal, &part).await?;
             if let Some(slot) = returns.get_mut(index) {
                 *slot = Some(part);
             }

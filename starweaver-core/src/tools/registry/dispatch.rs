@@ -18,7 +18,7 @@ use crate::tools::ToolContext;
 use crate::tools::{
     ToolDependencyProfile, ToolError, ToolExecutionHook, ToolExecutionOutcome, ToolHookInput,
     ToolHookOutput, ToolLimits, ToolResult, ToolUserInputPreprocessResult,
-    DEFERRED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
+    DEFERRED_CALL_REQUEST_KIND, INTERRUPTED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
 };
 use crate::JsonMap;
 
@@ -459,18 +459,25 @@ fn gate(
         ));
     }
     let deferred = entry.facts.is_deferred();
-    let gated = entry.facts.approval_required && !ctx.is_approved();
+    // A call that may have run already (its run resumed from the journal) runs again only
+    // with a person's approval when the tool must not run twice.
+    let interrupted = entry.facts.at_most_once && ctx.may_have_run();
+    let gated = (entry.facts.approval_required || interrupted) && !ctx.is_approved();
     if gated || deferred {
         if let Err(error) = guard(name, || entry.tool.check_arguments(arguments)) {
             return Some((Err(error), 0));
         }
     }
     if gated {
-        let request_kind = entry
-            .facts
-            .approval_request_kind
-            .as_deref()
-            .unwrap_or(TOOL_APPROVAL_REQUEST_KIND);
+        let request_kind = if interrupted {
+            INTERRUPTED_CALL_REQUEST_KIND
+        } else {
+            entry
+                .facts
+                .approval_request_kind
+                .as_deref()
+                .unwrap_or(TOOL_APPROVAL_REQUEST_KIND)
+        };
         return Some((
             Err(ToolError::ApprovalRequired {
                 tool: name.to_string(),
