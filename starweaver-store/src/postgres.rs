@@ -46,8 +46,9 @@ type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 /// Runs on a PostgreSQL server. Any number of workers on any number of machines may share
 /// one: a claim picks the oldest claimable run and takes it in one statement, skipping rows
 /// another claim holds (`FOR UPDATE SKIP LOCKED`), so racing workers never get the same run
-/// and never wait for each other; every write about a running run checks its lease in the
-/// statement that writes.
+/// and never wait for each other (a run whose row is locked at that instant, say by an answer
+/// being written, is left for the next claim); every write about a running run checks its
+/// lease in the statement that writes.
 ///
 /// Times (creation, updates, lease expiry) come from the **database server's clock**, so
 /// workers whose own clocks disagree still agree on when a lease lapsed;
@@ -199,6 +200,40 @@ impl PgRunStore {
                 run: lease.run_id.clone(),
             })
         }
+    }
+
+    /// [`RunStore::answer`]'s read, rule and write, inside `transaction`.
+    async fn answer_in(
+        &self,
+        transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+        id: &RunId,
+        answers: AgentHitlResults,
+    ) -> Result<StoredRun, StoreError> {
+        let row = sqlx::query(AssertSqlSafe(format!(
+            "SELECT {RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE"
+        )))
+        .bind(id.as_str())
+        .fetch_optional(&mut **transaction)
+        .await
+        .map_err(|error| backend(&error))?;
+        let Some(row) = row else {
+            return Err(StoreError::UnknownRun { run: id.clone() });
+        };
+        let mut stored = run(&row)?;
+        stored.take_answers(answers)?;
+        let row = sqlx::query(AssertSqlSafe(format!(
+            "UPDATE runs SET status = $2, answers = $3, updated_at = {NOW} WHERE id = $4 \
+             RETURNING updated_at"
+        )))
+        .bind(self.now())
+        .bind(stored.status.as_str())
+        .bind(json_text(&stored.answers))
+        .bind(id.as_str())
+        .fetch_one(&mut **transaction)
+        .await
+        .map_err(|error| backend(&error))?;
+        stored.updated_at = crate::rows::time(&row, "updated_at", id.as_str())?;
+        Ok(stored)
     }
 
     /// Claims the run `condition` picks (the oldest first, skipping rows another claim holds
@@ -484,35 +519,21 @@ impl RunStore for PgRunStore {
             // Read under a row lock, apply the rule, write back, in one transaction: two
             // people answering at once both keep their answers.
             let mut transaction = self.pool.begin().await.map_err(|error| backend(&error))?;
-            let row = sqlx::query(AssertSqlSafe(format!(
-                "SELECT {RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE"
-            )))
-            .bind(id.as_str())
-            .fetch_optional(&mut *transaction)
-            .await
-            .map_err(|error| backend(&error))?;
-            let Some(row) = row else {
-                return Err(StoreError::UnknownRun { run: id.clone() });
-            };
-            let mut stored = run(&row)?;
-            stored.take_answers(answers)?;
-            let row = sqlx::query(AssertSqlSafe(format!(
-                "UPDATE runs SET status = $2, answers = $3, updated_at = {NOW} WHERE id = $4 \
-                 RETURNING updated_at"
-            )))
-            .bind(self.now())
-            .bind(stored.status.as_str())
-            .bind(json_text(&stored.answers))
-            .bind(id.as_str())
-            .fetch_one(&mut *transaction)
-            .await
-            .map_err(|error| backend(&error))?;
-            stored.updated_at = crate::rows::time(&row, "updated_at", id.as_str())?;
-            transaction
-                .commit()
-                .await
-                .map_err(|error| backend(&error))?;
-            Ok(stored)
+            match self.answer_in(&mut transaction, id, answers).await {
+                Ok(stored) => {
+                    transaction
+                        .commit()
+                        .await
+                        .map_err(|error| backend(&error))?;
+                    Ok(stored)
+                }
+                Err(refused) => {
+                    // Roll back now, not when the dropped transaction's connection is next
+                    // used: until then the row stays locked, and claims skip it.
+                    let _rolled_back = transaction.rollback().await;
+                    Err(refused)
+                }
+            }
         })
     }
 

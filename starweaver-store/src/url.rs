@@ -129,12 +129,14 @@ impl StoreUrl {
         }
     }
 
-    /// `message` with the password, should the driver have echoed it, masked.
+    /// `message` with the password (as written in the URL, or decoded), should the driver
+    /// have echoed it, masked.
     pub(crate) fn scrub(&self, message: &str) -> String {
-        match password(self.secret()) {
-            Some(secret) if !secret.is_empty() => message.replace(secret, "***"),
-            _ => message.to_string(),
-        }
+        let Some(secret) = password(self.secret()).filter(|secret| !secret.is_empty()) else {
+            return message.to_string();
+        };
+        let decoded = percent_decoded(secret);
+        message.replace(secret, "***").replace(&decoded, "***")
     }
 }
 
@@ -193,6 +195,31 @@ fn userinfo(url: &str) -> Option<(usize, &str)> {
 fn password(url: &str) -> Option<&str> {
     let (_, info) = userinfo(url)?;
     info.split_once(':').map(|(_, password)| password)
+}
+
+/// `text` with `%XX` escapes decoded (invalid ones, and bytes that do not make UTF-8, kept as
+/// written).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let escaped = (bytes[at] == b'%')
+            .then(|| text.get(at + 1..at + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escaped {
+            Some(byte) => {
+                decoded.push(byte);
+                at += 3;
+            }
+            None => {
+                decoded.push(bytes[at]);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8(decoded).unwrap_or_else(|_| text.to_string())
 }
 
 /// `url` with its password, in the user info or a `password` query parameter, replaced by
@@ -326,5 +353,24 @@ mod tests {
         assert_eq!(url.scrub("bad hunter2 here"), "bad *** here");
         let bare = StoreUrl::parse("postgres://h/db").unwrap();
         assert_eq!(bare.scrub("as is"), "as is");
+        let encoded = StoreUrl::parse("postgres://sw:p%40ss%3Aw%zz@h/db").unwrap();
+        assert_eq!(
+            encoded.scrub("got p@ss:w%zz and p%40ss%3Aw%zz"),
+            "got *** and ***"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_sqlite_url_opens_a_store_on_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.db");
+        let url = StoreUrl::parse(&format!("sqlite:{}", path.display())).unwrap();
+        let store = url.open().await.unwrap();
+        let run = store
+            .create(starweaver_core::runs::NewRun::new("helper", "hi"))
+            .await
+            .unwrap();
+        assert!(path.exists());
+        assert_eq!(store.get(&run.id).await.unwrap().unwrap().prompt, "hi");
     }
 }

@@ -236,7 +236,7 @@ async fn an_unreachable_server_fails_within_seconds_naming_the_masked_url() {
     )
     .await
     .expect("connecting to an unreachable store must fail, not hang");
-    let message = direct.err().expect("nothing listens there").to_string();
+    let message = direct.expect_err("nothing listens there").to_string();
     assert!(message.contains("sw:***@127.0.0.1:1"), "{message}");
     assert!(!message.contains("secret"), "{message}");
 }
