@@ -22,8 +22,14 @@ pub(crate) fn block_on(work: impl std::future::Future<Output = Result<u8, Stop>>
     match status {
         Ok(code) => ExitCode::from(code),
         Err(stop) => {
+            // A check report starts with its own `error[rule]` lines.
             let message = stop.message.trim_end();
-            let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+            let text = if message.starts_with("error") {
+                message.to_string()
+            } else {
+                format!("error: {message}")
+            };
+            let _ = writeln!(std::io::stderr().lock(), "{text}");
             ExitCode::from(stop.status)
         }
     }

@@ -4,6 +4,7 @@
 //! counts how often each really ran.
 
 mod across;
+mod commands;
 mod crash;
 
 use std::path::{Path, PathBuf};
