@@ -81,6 +81,19 @@ pub fn is_question(request: &AgentHitlRequest) -> bool {
     request.request_kind() == CLARIFYING_QUESTIONS_REQUEST_KIND
 }
 
+/// Whether an answer to a clarifying question says nothing: blank text, `null`, or an object
+/// or array whose every entry says nothing. `--answer` and `runs answer` both refuse such an
+/// answer, since the model would continue as if the person had replied.
+pub(crate) fn says_nothing(value: &serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Null => true,
+        serde_json::Value::String(text) => text.trim().is_empty(),
+        serde_json::Value::Array(items) => items.iter().all(says_nothing),
+        serde_json::Value::Object(entries) => entries.values().all(says_nothing),
+        serde_json::Value::Bool(_) | serde_json::Value::Number(_) => false,
+    }
+}
+
 /// Refuses a flag given for call `id` that is not pending with the kind `want`, saying which
 /// calls the flag can answer and which flag answers `id` if it is pending.
 fn misfit(flag: &str, id: &str, want: Waits, pending: &[AgentHitlRequest]) -> String {
@@ -131,7 +144,7 @@ pub fn parse_answers(
         if !fits {
             return Err(misfit("--answer", id, Waits::Answers, pending));
         }
-        if text.trim().is_empty() {
+        if says_nothing(&serde_json::Value::String(text.clone())) {
             return Err(format!(
                 "--answer {id}=...: the answer is empty; write what the question asks, e.g. \
                  --answer {id}=\"yes, the tests pass\""

@@ -10,7 +10,7 @@ use starweaver_core::runs::{RunStatus, StoredRun};
 
 use super::{existing, print, print_json, refused};
 use crate::durable::StoreArgs;
-use crate::run::{is_question, Stop};
+use crate::run::{is_question, says_nothing, Stop};
 
 /// `runs approve`.
 #[derive(Debug, clap::Args)]
@@ -110,33 +110,54 @@ async fn record(
     print(&format!("recorded for {call}; {next}\n"))
 }
 
+/// The approval (or denial) for `request`, or why `runs approve` does not fit it.
+fn approval(
+    id: &str,
+    request: &AgentHitlRequest,
+    deny: Option<&str>,
+) -> Result<AgentHitlResults, Stop> {
+    let call = &request.tool_call_id;
+    if request.kind == AgentHitlRequestKind::Deferred || is_question(request) {
+        return Err(Stop::usage(format!(
+            "call {call} waits for {}, not an approval; give it with `starweaver runs answer {id} {call} JSON`",
+            if is_question(request) { "answers to its questions" } else { "a deferred result" },
+        )));
+    }
+    let interaction = match deny {
+        Some(reason) => AgentHitlUserInteraction::denied(call.clone()).with_reason(reason),
+        None => AgentHitlUserInteraction::approved(call.clone()),
+    };
+    Ok(AgentHitlResults::new().with_interaction(interaction))
+}
+
+/// The answer `value` for `request`, or why `runs answer` does not fit it.
+fn answering(id: &str, request: &AgentHitlRequest, value: Value) -> Result<AgentHitlResults, Stop> {
+    let call = &request.tool_call_id;
+    if request.kind == AgentHitlRequestKind::Deferred {
+        return Ok(AgentHitlResults::new().with_deferred_result(call.clone(), value));
+    }
+    if !is_question(request) {
+        return Err(Stop::usage(format!(
+            "call {call} waits for an approval, not an answer; give it with `starweaver runs approve \
+             {id} {call}` (or --deny REASON)"
+        )));
+    }
+    if says_nothing(&value) {
+        return Err(Stop::usage(format!(
+            "the answer for {call} is empty; write what the question asks, e.g. \
+             `starweaver runs answer {id} {call} '\"yes, the tests pass\"'`"
+        )));
+    }
+    Ok(AgentHitlResults::new()
+        .with_interaction(AgentHitlUserInteraction::approved(call.clone()).with_user_input(value)))
+}
+
 /// Approves or denies a call.
 pub(super) async fn approve(args: &ApproveArgs) -> Result<u8, Stop> {
     let store = args.store.open().await?;
     let run = existing(store.as_ref(), &args.id).await?;
-    let request = pending(&run, &args.call)?;
-    if request.kind == AgentHitlRequestKind::Deferred || is_question(request) {
-        return Err(Stop::usage(format!(
-            "call {} waits for {}, not an approval; give it with `starweaver runs answer {} {} JSON`",
-            args.call,
-            if is_question(request) { "answers to its questions" } else { "a deferred result" },
-            args.id,
-            args.call
-        )));
-    }
-    let interaction = match &args.deny {
-        Some(reason) => {
-            AgentHitlUserInteraction::denied(args.call.clone()).with_reason(reason.clone())
-        }
-        None => AgentHitlUserInteraction::approved(args.call.clone()),
-    };
-    record(
-        &args.store,
-        (&args.id, &args.call),
-        AgentHitlResults::new().with_interaction(interaction),
-        args.json,
-    )
-    .await
+    let answers = approval(&args.id, pending(&run, &args.call)?, args.deny.as_deref())?;
+    record(&args.store, (&args.id, &args.call), answers, args.json).await
 }
 
 /// Answers a question or gives a deferred call its result.
@@ -149,19 +170,77 @@ pub(super) async fn answer(args: &AnswerArgs) -> Result<u8, Stop> {
     })?;
     let store = args.store.open().await?;
     let run = existing(store.as_ref(), &args.id).await?;
-    let request = pending(&run, &args.call)?;
-    let answers = if request.kind == AgentHitlRequestKind::Deferred {
-        AgentHitlResults::new().with_deferred_result(args.call.clone(), value)
-    } else if is_question(request) {
-        AgentHitlResults::new().with_interaction(
-            AgentHitlUserInteraction::approved(args.call.clone()).with_user_input(value),
-        )
-    } else {
-        return Err(Stop::usage(format!(
-            "call {} waits for an approval, not an answer; give it with `starweaver runs approve \
-             {} {}` (or --deny REASON)",
-            args.call, args.id, args.call
-        )));
-    };
+    let answers = answering(&args.id, pending(&run, &args.call)?, value)?;
     record(&args.store, (&args.id, &args.call), answers, args.json).await
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use serde_json::json;
+    use starweaver_core::bundles::CLARIFYING_QUESTIONS_REQUEST_KIND;
+
+    use super::*;
+
+    fn request(kind: AgentHitlRequestKind, request_kind: &str) -> AgentHitlRequest {
+        let metadata = json!({"request": {"kind": request_kind}});
+        AgentHitlRequest {
+            tool_call_id: "call-1".to_string(),
+            tool_name: "t".to_string(),
+            arguments: json!({}),
+            kind,
+            metadata: metadata.as_object().unwrap().clone(),
+        }
+    }
+
+    fn question() -> AgentHitlRequest {
+        request(
+            AgentHitlRequestKind::Approval,
+            CLARIFYING_QUESTIONS_REQUEST_KIND,
+        )
+    }
+
+    #[test]
+    fn approve_fits_only_approvals_and_points_elsewhere_for_the_rest() {
+        let plain = request(AgentHitlRequestKind::Approval, "tool_approval");
+        let approved = approval("r1", &plain, None).unwrap();
+        assert!(approved.interactions["call-1"].approved);
+        let denied = approval("r1", &plain, Some("not today")).unwrap();
+        assert!(!denied.interactions["call-1"].approved);
+        for other in [
+            question(),
+            request(AgentHitlRequestKind::Deferred, "deferred_call"),
+        ] {
+            let refused = approval("r1", &other, None).unwrap_err();
+            assert_eq!(refused.status, 2);
+            assert!(
+                refused.message.contains("starweaver runs answer r1 call-1"),
+                "{}",
+                refused.message
+            );
+        }
+    }
+
+    #[test]
+    fn answer_gives_questions_input_and_deferred_calls_results() {
+        let answered = answering("r1", &question(), json!("ship it")).unwrap();
+        let interaction = &answered.interactions["call-1"];
+        assert!(interaction.approved);
+        assert_eq!(interaction.user_input, Some(json!("ship it")));
+        let deferred = request(AgentHitlRequestKind::Deferred, "deferred_call");
+        let result = answering("r1", &deferred, json!({"done": true})).unwrap();
+        assert_eq!(result.deferred_results["call-1"], json!({"done": true}));
+
+        let plain = request(AgentHitlRequestKind::Approval, "tool_approval");
+        let refused = answering("r1", &plain, json!("yes")).unwrap_err();
+        assert_eq!(refused.status, 2);
+        assert!(refused
+            .message
+            .contains("starweaver runs approve r1 call-1"));
+        for empty in [json!("  "), json!(null), json!({"q": ""})] {
+            let refused = answering("r1", &question(), empty).unwrap_err();
+            assert!(refused.message.contains("is empty"), "{}", refused.message);
+        }
+    }
 }
