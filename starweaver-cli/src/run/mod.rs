@@ -25,6 +25,7 @@ use starweaver_core::environment::attached_process_shell;
 use tokio::signal::unix::{signal, SignalKind};
 
 pub use answers::is_question;
+#[cfg(feature = "store")]
 pub(crate) use answers::{says_nothing, AutoAnswers};
 #[cfg(any(feature = "mcp", feature = "store"))]
 pub(crate) use args::name_value;

@@ -45,6 +45,7 @@ pub struct Prepared {
     pub secret_values: Vec<(String, String)>,
     /// `sha256:` and the hex SHA-256 of the manifest's bytes as read: a run store keeps it
     /// with a run, so a worker can tell that the manifest changed since.
+    #[cfg_attr(not(feature = "store"), allow(dead_code))]
     pub digest: String,
 }
 
