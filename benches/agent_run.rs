@@ -1,5 +1,8 @@
 //! Agent loop overhead: a 10-step run on a scripted model with 3 tool
-//! calls per step, timed per step with the model's own time excluded.
+//! calls per step, timed per step with the model's own time excluded;
+//! then the same run journaled to a run store (in memory, a SQLite file,
+//! and PostgreSQL when `STARWEAVER_TEST_POSTGRES` names a server), each
+//! run created, claimed, journaled step by step and finished.
 //!
 //! `cargo bench --bench agent_run`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -16,8 +19,10 @@ use starweaver::agent::Agent;
 use starweaver::model::{
     Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse, ToolCallPart,
 };
+use starweaver::runs::{ClaimedRun, MemoryRunStore, NewRun, RunStore};
+use starweaver::store::{SqliteRunStore, StoreUrl};
 use starweaver::tools::BoxFuture;
-use starweaver::{typed_tool, AgentBuilder, ToolContext, ToolResult};
+use starweaver::{typed_tool, AgentBuilder, AgentRunOptions, ToolContext, ToolResult};
 
 const STEPS: usize = 10;
 const CALLS_PER_STEP: usize = 3;
@@ -116,7 +121,57 @@ fn bench_agent_run(c: &mut Criterion) {
             total.saturating_sub(model) / u32::try_from(STEPS).unwrap()
         });
     });
+    for (name, store) in runtime.block_on(stores()) {
+        group.bench_function(format!("journaled_{name}"), |b| {
+            b.iter_custom(|iterations| {
+                model_nanos.store(0, Ordering::Relaxed);
+                let started = Instant::now();
+                for _ in 0..iterations {
+                    runtime.block_on(journaled_run(&agent, &store));
+                }
+                let total = started.elapsed();
+                let model = Duration::from_nanos(model_nanos.load(Ordering::Relaxed));
+                total.saturating_sub(model) / u32::try_from(STEPS).unwrap()
+            });
+        });
+    }
     group.finish();
+}
+
+/// The stores to journal to: memory and a SQLite file always, PostgreSQL when a server is
+/// named.
+async fn stores() -> Vec<(&'static str, Arc<dyn RunStore>)> {
+    let dir = tempfile::tempdir().unwrap().keep();
+    let sqlite = SqliteRunStore::open(dir.join("runs.db")).await.unwrap();
+    let mut stores: Vec<(&'static str, Arc<dyn RunStore>)> = vec![
+        ("memory", Arc::new(MemoryRunStore::new())),
+        ("sqlite", Arc::new(sqlite)),
+    ];
+    if let Ok(url) = std::env::var("STARWEAVER_TEST_POSTGRES") {
+        let url = StoreUrl::parse(&url).unwrap();
+        stores.push(("postgres", url.open().await.unwrap()));
+    }
+    stores
+}
+
+/// One run in `store`: created, claimed, run with its journal, finished.
+async fn journaled_run(agent: &Agent, store: &Arc<dyn RunStore>) {
+    store
+        .create(NewRun::new("bench", "add things"))
+        .await
+        .unwrap();
+    let (run, lease) = store.claim("bench", 30_000).await.unwrap().unwrap();
+    let claimed = ClaimedRun::load(Arc::clone(store), run, lease)
+        .await
+        .unwrap();
+    let options = AgentRunOptions::new().journal(claimed.journal());
+    let result = agent
+        .session()
+        .run_with_options("add things", options)
+        .await
+        .unwrap();
+    assert_eq!(result.output, "done");
+    claimed.finish(result.output, result.usage).await.unwrap();
 }
 
 /// The criterion entry points (the macro output carries no docs).

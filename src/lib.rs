@@ -211,3 +211,8 @@ pub struct CheckDoctests;
 #[cfg(all(doctest, feature = "mcp"))]
 #[doc = include_str!("../docs/mcp.md")]
 pub struct McpDoctests;
+
+/// The durable runs guide's library example (the `store` feature).
+#[cfg(all(doctest, feature = "store"))]
+#[doc = include_str!("../docs/runs.md")]
+pub struct RunsDoctests;

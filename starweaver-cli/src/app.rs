@@ -1,6 +1,7 @@
 //! The `starweaver` program: `run` runs an agent manifest, `check` reports every problem
 //! in agent manifests, `schema` prints the manifest JSON Schema for editors, `tools` lists what
-//! the model would see, and `completions` writes shell completion scripts.
+//! the model would see, `completions` writes shell completion scripts, and `submit`, `worker`
+//! and `runs` keep runs in a run store.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -31,6 +32,9 @@ const HELP_EXAMPLES: &str = "Examples:
   starweaver check --explain agents/repo-helper.yaml
   starweaver tools agents/repo-helper.yaml --all
   starweaver mcp serve agents/repo-helper.yaml
+  starweaver run agents/release-checklist.yaml --prompt \"Prepare the release\" --store sqlite:runs.db
+  starweaver worker --store sqlite:runs.db --agents agents --concurrency 2
+  starweaver runs list --store sqlite:runs.db --json
   starweaver schema > schema/agent.schema.json
   starweaver completions bash > ~/.local/share/bash-completion/completions/starweaver";
 
@@ -46,6 +50,15 @@ enum Command {
     Tools(cli::tools::ToolsArgs),
     /// Print a shell completion script (bash, zsh or fish).
     Completions(cli::completions::CompletionsArgs),
+    /// Queue a run in a run store for a worker; prints the run's id.
+    #[cfg(feature = "store")]
+    Submit(cli::durable::submit::SubmitArgs),
+    /// Claim queued runs from a run store and drive them until stopped.
+    #[cfg(feature = "store")]
+    Worker(cli::durable::worker::WorkerArgs),
+    /// List, show, approve, answer, resume and cancel the runs in a run store.
+    #[cfg(feature = "store")]
+    Runs(cli::durable::runs::RunsArgs),
     /// Serve a manifest's toolsets over MCP (`mcp serve MANIFEST`).
     #[cfg(feature = "mcp")]
     Mcp(cli::mcp::McpArgs),
@@ -92,5 +105,11 @@ pub fn main() -> ExitCode {
         }
         #[cfg(feature = "mcp")]
         Command::Mcp(args) => cli::mcp::mcp_main(&args),
+        #[cfg(feature = "store")]
+        Command::Submit(args) => cli::durable::submit::submit_main(&args),
+        #[cfg(feature = "store")]
+        Command::Worker(args) => cli::durable::worker::worker_main(&args),
+        #[cfg(feature = "store")]
+        Command::Runs(args) => cli::durable::runs::runs_main(&args),
     }
 }

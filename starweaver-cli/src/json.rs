@@ -101,16 +101,7 @@ pub fn finished_record(outcome: &RunOutcome) -> Value {
             usage,
             answered,
         } => {
-            let pending: Vec<Value> = pending
-                .iter()
-                .map(|request| {
-                    json!({
-                        "tool_call_id": request.tool_call_id, "tool_name": request.tool_name,
-                        "kind": request.kind, "request_kind": request.request_kind(),
-                        "arguments": request.arguments,
-                    })
-                })
-                .collect();
+            let pending: Vec<Value> = pending.iter().map(pending_call).collect();
             json!({
                 "type": "run_finished", "status": "waiting", "pending": pending,
                 "answered": answered, "saved_to": saved_to, "usage": usage, "exit_code": code,
@@ -124,4 +115,16 @@ pub fn finished_record(outcome: &RunOutcome) -> Value {
             "exit_code": code,
         }),
     }
+}
+
+/// A call a waiting run waits for, as JSON output shows it: `tool_call_id`, `tool_name`,
+/// `kind` (`approval` or `deferred`), `request_kind` (`tool_approval`, `clarifying_questions`,
+/// `interrupted_call` or `deferred_call`) and `arguments`.
+#[must_use]
+pub fn pending_call(request: &starweaver_core::agent::AgentHitlRequest) -> Value {
+    json!({
+        "tool_call_id": request.tool_call_id, "tool_name": request.tool_name,
+        "kind": request.kind, "request_kind": request.request_kind(),
+        "arguments": request.arguments,
+    })
 }

@@ -55,3 +55,4 @@ mod tool_search;
 mod tools_cli;
 mod toolsets;
 mod user_input;
+mod workers;

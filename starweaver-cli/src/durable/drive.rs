@@ -83,6 +83,8 @@ pub(crate) struct Durable<'a> {
     pub(crate) redactor: Redactor,
     /// What a cut-off run becomes.
     pub(crate) on_cancel: OnCancel,
+    /// The prompt as given, when this process has it: the store keeps it with secrets masked.
+    pub(crate) prompt: Option<String>,
 }
 
 /// Drives the claimed run on `loaded` (its manifest, loaded with the run's variables) until
@@ -96,6 +98,7 @@ pub(crate) async fn drive_claimed(durable: Durable<'_>, loaded: LoadedAgent) -> 
         interrupt,
         redactor,
         on_cancel,
+        prompt,
     } = durable;
     let (mut session, start) = match claimed.waiting_state() {
         Some(state) => {
@@ -105,7 +108,10 @@ pub(crate) async fn drive_claimed(durable: Durable<'_>, loaded: LoadedAgent) -> 
                 Start::Pending,
             )
         }
-        None => (loaded.session, Start::Prompt(claimed.run().prompt.clone())),
+        None => (
+            loaded.session,
+            Start::Prompt(prompt.unwrap_or_else(|| claimed.run().prompt.clone())),
+        ),
     };
     claimed.keep_alive(lease_ms);
     // A lost lease stops the run as Ctrl-C does: the next write would be refused anyway.

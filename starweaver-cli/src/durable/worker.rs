@@ -154,6 +154,7 @@ async fn drive_one(shared: &Shared, worker: &str, run: StoredRun, lease: Lease) 
                         interrupt,
                         redactor,
                         on_cancel: OnCancel::Release,
+                        prompt: None,
                     };
                     drive_claimed(durable, prepared.loaded).await
                 }
@@ -204,11 +205,37 @@ fn report(shared: &Shared, worker: &str, id: &str, agent: &str, settled: &Settle
 
 /// This worker's name in leases: the host and the process, so `runs show` tells who holds a
 /// run.
-fn worker_name() -> String {
+pub(crate) fn worker_name() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|name| name.trim().to_string())
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| "worker".to_string());
     format!("{host}-{}", std::process::id())
+}
+
+/// The arguments of `starweaver worker`.
+#[derive(Clone, Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  starweaver worker --store sqlite:runs.db --agents agents\n  STARWEAVER_STORE=postgres://sw:PASSWORD@db:5432/runs starweaver worker --concurrency 4\n  starweaver worker --store sqlite:runs.db --exit-when-idle --json\n\nCtrl-C or SIGTERM stops claiming and gives the runs in hand back to the queue.\nExit status: 0 stopped, 1 the store cannot be opened, 2 bad usage or an unreadable --agents."
+)]
+pub struct WorkerArgs {
+    /// Where the runs are.
+    #[command(flatten)]
+    pub store: super::StoreArgs,
+    /// How the worker runs them.
+    #[command(flatten)]
+    pub options: WorkerOptions,
+}
+
+/// `starweaver worker`: opens the store, then claims and drives runs until Ctrl-C, SIGTERM or
+/// (with `--exit-when-idle`) an empty queue.
+#[must_use]
+pub fn worker_main(args: &WorkerArgs) -> std::process::ExitCode {
+    super::block_on(async {
+        let store = args.store.open().await?;
+        let shutdown = CancellationToken::new();
+        super::stop_on_signals(shutdown.clone())?;
+        Ok(run_worker(store, &args.options, shutdown).await)
+    })
 }

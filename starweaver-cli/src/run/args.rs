@@ -44,6 +44,11 @@ pub struct RunArgs {
     /// The answer to a pending clarifying question, as text, when resuming (repeatable).
     #[arg(long = "answer", value_name = "CALL_ID=TEXT", value_parser = name_value, requires = "resume")]
     pub answers: Vec<(String, String)>,
+    /// Keeps the run in a run store (`sqlite:PATH` or `postgres://...`, or `STARWEAVER_STORE`):
+    /// journaled as it works; a run that waits stays there for `starweaver runs` to answer.
+    #[cfg(feature = "store")]
+    #[command(flatten)]
+    pub store: crate::durable::StoreArgs,
 }
 
 /// Splits `NAME=VALUE` at the first `=`; the name must not be empty.

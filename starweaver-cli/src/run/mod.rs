@@ -110,7 +110,7 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
                 yes: args.yes,
                 // A resumed run keeps what nobody answers pending with or without --save, so
                 // --save only records where the run waits; a new run without --save denies it.
-                keep_pending: args.save.is_some() || args.resume.is_some(),
+                keep_pending: args.save.is_some() || args.resume.is_some() || in_store(args),
                 redactor: plan.redactor.clone(),
                 interrupt: interrupt.cancel.clone(),
             };
@@ -135,6 +135,19 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
     }
 }
 
+/// Whether the run is kept in a run store.
+fn in_store(args: &RunArgs) -> bool {
+    #[cfg(feature = "store")]
+    {
+        args.store.given()
+    }
+    #[cfg(not(feature = "store"))]
+    {
+        let _ = args;
+        false
+    }
+}
+
 /// Loads the planned run, drives it to its end through `ui`, saves it when asked and returns
 /// the exit status.
 ///
@@ -147,6 +160,12 @@ pub async fn execute(
     ui: &mut dyn RunUi,
     interrupt: Interrupt,
 ) -> Result<u8, Stop> {
+    // The store first: one that cannot be opened fails the command before anything runs.
+    #[cfg(feature = "store")]
+    let store = match args.store.given() {
+        true => Some(store_for(args, &plan)?.open().await?),
+        false => None,
+    };
     let prepared = prepare(
         &plan.manifest,
         &plan.vars,
@@ -188,6 +207,18 @@ pub async fn execute(
     }
     if !warnings.is_empty() {
         let _ = std::io::stderr().lock().write_all(warnings.as_bytes());
+    }
+    #[cfg(feature = "store")]
+    if let (Some(store), Some(prompt)) = (store, plan.prompt.clone()) {
+        let run = crate::durable::StoreRun {
+            vars: &plan.vars,
+            prompt,
+            auto: plan.auto,
+            ui,
+            interrupt,
+            redactor: plan.redactor,
+        };
+        return crate::durable::run_in_store(store, prepared, run).await;
     }
     let Prepared {
         loaded,
@@ -276,6 +307,17 @@ pub async fn execute(
     };
     driver.ui.finished(&outcome);
     Ok(unseen(&*driver.ui, exit_code(&outcome)))
+}
+
+/// The store of a stored run, refusing what a stored run cannot do.
+#[cfg(feature = "store")]
+fn store_for<'a>(args: &'a RunArgs, plan: &Plan) -> Result<&'a crate::durable::StoreArgs, Stop> {
+    if args.save.is_some() || plan.resumed_from.is_some() {
+        return Err(Stop::usage(
+            "--store keeps the run in a run store, so it does not take --save or --resume;              continue a stored run with `starweaver runs resume ID`",
+        ));
+    }
+    Ok(&args.store)
 }
 
 /// `code`, or 1 in place of 0 when the output could not be written (with the reason on

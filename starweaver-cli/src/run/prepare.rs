@@ -43,6 +43,22 @@ pub struct Prepared {
     pub secret_vars: Vec<String>,
     /// The run's secret variables, `(name, value)` (overrides, else the manifest's defaults).
     pub secret_values: Vec<(String, String)>,
+    /// `sha256:` and the hex SHA-256 of the manifest's bytes as read: a run store keeps it
+    /// with a run, so a worker can tell that the manifest changed since.
+    pub digest: String,
+}
+
+/// The digest [`Prepared::digest`] holds for manifest bytes.
+#[must_use]
+pub fn manifest_digest(bytes: &[u8]) -> String {
+    use sha2::{Digest as _, Sha256};
+    let hash = Sha256::digest(bytes);
+    let mut text = String::with_capacity(7 + 64);
+    text.push_str("sha256:");
+    for byte in hash {
+        text.push_str(&format!("{byte:02x}"));
+    }
+    text
 }
 
 /// Reads, checks and loads the manifest at `path` with the `--var` overrides `vars`.
@@ -64,6 +80,7 @@ pub async fn prepare(
         ))
     })?;
     let bytes = read_bounded(&absolute, path, limit.max_manifest_bytes)?;
+    let digest = manifest_digest(&bytes);
     let mut context = CheckContext::new()
         .with_budgets(limit.budgets())
         .with_file(&absolute)
@@ -131,6 +148,7 @@ pub async fn prepare(
         description: manifest.description.clone(),
         secret_vars: manifest.secret_vars.clone(),
         secret_values,
+        digest,
     })
 }
 

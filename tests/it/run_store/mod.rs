@@ -5,7 +5,7 @@
 
 mod contract;
 mod journaled;
-mod postgres;
+pub mod postgres;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
