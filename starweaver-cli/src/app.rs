@@ -33,6 +33,7 @@ const HELP_EXAMPLES: &str = "Examples:
   starweaver tools agents/repo-helper.yaml --all
   starweaver mcp serve agents/repo-helper.yaml
   starweaver run agents/release-checklist.yaml --prompt \"Prepare the release\" --store sqlite:runs.db
+  starweaver submit agents/repo-helper.yaml --prompt \"Where is the manifest loader?\" --store sqlite:runs.db
   starweaver worker --store sqlite:runs.db --agents agents --concurrency 2
   starweaver runs list --store sqlite:runs.db --json
   starweaver schema > schema/agent.schema.json

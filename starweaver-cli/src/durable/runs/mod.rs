@@ -19,6 +19,9 @@ pub use decide::{AnswerArgs, ApproveArgs};
 
 /// The arguments of `starweaver runs`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  starweaver runs list --store sqlite:runs.db --json\n  starweaver runs show 01J9Z... --store sqlite:runs.db\n  starweaver runs approve 01J9Z... call-1 --store sqlite:runs.db\n  starweaver runs resume 01J9Z... --agents agents\n\nEvery subcommand takes --store URL (or STARWEAVER_STORE) and --json."
+)]
 pub struct RunsArgs {
     /// What to do.
     #[command(subcommand)]
