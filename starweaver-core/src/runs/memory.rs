@@ -33,6 +33,10 @@ impl std::fmt::Debug for MemoryRunStore {
 struct State {
     /// Runs in creation order.
     runs: Vec<Held>,
+    /// Where each run is in `runs`, by id.
+    index: std::collections::HashMap<RunId, usize>,
+    /// The runs that have not ended, in creation order: the only ones a claim looks at.
+    open: std::collections::BTreeSet<usize>,
     /// Claims made: each lease's token is its number.
     claims: u64,
 }
@@ -85,6 +89,9 @@ impl MemoryRunStore {
             change(&mut held.run);
             held.run.updated_at = now;
             held.lease = None;
+            if status.is_final() {
+                state.ended(&lease.run_id);
+            }
             Ok(())
         });
         Box::pin(async move { done })
@@ -99,10 +106,17 @@ impl MemoryRunStore {
 
 impl State {
     fn find(&mut self, id: &RunId) -> Result<&mut Held, StoreError> {
-        self.runs
-            .iter_mut()
-            .find(|held| held.run.id == *id)
+        let found = self.index.get(id).copied();
+        found
+            .and_then(|at| self.runs.get_mut(at))
             .ok_or_else(|| StoreError::UnknownRun { run: id.clone() })
+    }
+
+    /// Notes that the run `id` ended, so claims no longer look at it.
+    fn ended(&mut self, id: &RunId) {
+        if let Some(at) = self.index.get(id) {
+            self.open.remove(at);
+        }
     }
 
     /// The run `lease` holds, when the lease is current.
@@ -155,10 +169,13 @@ fn claimable(held: &Held, now: u64) -> bool {
 impl RunStore for MemoryRunStore {
     fn create<'a>(&'a self, run: NewRun) -> BoxFuture<'a, Result<StoredRun, StoreError>> {
         let created = self.with_state(|state, now| {
-            if state.runs.iter().any(|held| held.run.id == run.id) {
+            if state.index.contains_key(&run.id) {
                 return Err(StoreError::DuplicateRun { run: run.id });
             }
             let stored = StoredRun::created(run, now);
+            let at = state.runs.len();
+            state.index.insert(stored.id.clone(), at);
+            state.open.insert(at);
             state.runs.push(Held {
                 run: stored.clone(),
                 lease: None,
@@ -172,9 +189,9 @@ impl RunStore for MemoryRunStore {
     fn get<'a>(&'a self, id: &'a RunId) -> BoxFuture<'a, Result<Option<StoredRun>, StoreError>> {
         let found = self.with_state(|state, _| {
             state
-                .runs
-                .iter()
-                .find(|held| held.run.id == *id)
+                .index
+                .get(id)
+                .and_then(|at| state.runs.get(*at))
                 .map(|held| held.run.clone())
         });
         Box::pin(async move { Ok(found) })
@@ -192,7 +209,11 @@ impl RunStore for MemoryRunStore {
         lease_ms: u64,
     ) -> BoxFuture<'a, Result<Option<(StoredRun, Lease)>, StoreError>> {
         let claimed = self.with_state(|state, now| {
-            let index = state.runs.iter().position(|held| claimable(held, now))?;
+            let index = state
+                .open
+                .iter()
+                .copied()
+                .find(|at| claimable(&state.runs[*at], now))?;
             Some(state.grant(index, worker, lease_ms, now))
         });
         Box::pin(async move { Ok(claimed) })
@@ -206,9 +227,9 @@ impl RunStore for MemoryRunStore {
     ) -> BoxFuture<'a, Result<(StoredRun, Lease), StoreError>> {
         let claimed = self.with_state(|state, now| {
             let index = state
-                .runs
-                .iter()
-                .position(|held| held.run.id == *id)
+                .index
+                .get(id)
+                .copied()
                 .ok_or_else(|| StoreError::UnknownRun { run: id.clone() })?;
             let held = &state.runs[index];
             if !(claimable(held, now) || held.run.status == RunStatus::Waiting) {
@@ -341,6 +362,7 @@ impl RunStore for MemoryRunStore {
             held.run.status = RunStatus::Cancelled;
             held.run.updated_at = now;
             held.lease = None;
+            state.ended(id);
             Ok(())
         });
         Box::pin(async move { done })
