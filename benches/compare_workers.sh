@@ -29,6 +29,7 @@ toolsets:
     tools: [ls]
 YAML
 base=${admin%/*}
+export PGOPTIONS="-c client_min_messages=warning"
 for workers in 1 2 4; do
   db="sw_bench_workers_$workers"
   psql "$admin" -qAtX -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
