@@ -205,3 +205,39 @@ async fn two_hundred_runs_across_four_workers_each_finish_exactly_once() {
     }
     target.remove().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_gives_a_workers_run_back_to_the_queue_and_another_worker_finishes_it() {
+    let dir = counter_folder();
+    let target = Target::sqlite(dir.path());
+    let store = target.open().await;
+    let id = submit(&store, "counter").await;
+    let first = worker(dir.path(), &target.url(), &[]);
+    until("step 2 started", async || {
+        dir.path().join("second").exists()
+    })
+    .await;
+    signal(&first, "-TERM");
+    let output = first.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let reports = settled(&output);
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert_eq!(reports[0]["settled"], "released", "{reports:?}");
+    assert_eq!(
+        stored(&store, &id).await.status,
+        starweaver::runs::RunStatus::Queued
+    );
+    // Its command was stopped with it: nothing it started outlives the worker.
+    let pid = std::fs::read_to_string(dir.path().join("slow.pid")).unwrap();
+    assert!(
+        !std::path::Path::new(&format!("/proc/{}", pid.trim())).exists(),
+        "the step's command outlived its worker"
+    );
+    let run = finish_with_workers(dir.path(), &target, &id).await;
+    assert!(finished(&run), "{run:?}");
+    assert_eq!(
+        lines(dir.path(), "count.txt"),
+        1,
+        "the journaled call ran once"
+    );
+}
