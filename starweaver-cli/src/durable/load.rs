@@ -28,7 +28,6 @@ pub(crate) async fn load_claimed(
     let prepared = prepare(path, &vars, None, limit, &Hooks::default())
         .await
         .map_err(|stop| stop.message)?;
-    let redactor = Redactor::for_vars(&vars);
-    redactor.add(prepared.secret_values.iter().cloned());
+    let redactor = prepared.redactor(&vars);
     Ok((prepared, redactor))
 }

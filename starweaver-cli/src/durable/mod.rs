@@ -21,7 +21,7 @@ pub(crate) use agents::AgentsDir;
 pub(crate) use drive::{drive_claimed, Durable, OnCancel, Settled};
 pub(crate) use load::load_claimed;
 pub(crate) use quiet::QuietUi;
-pub(crate) use runtime::{block_on, cancel_on_ctrl_c, stop_on_signals};
+pub(crate) use runtime::{block_on, stop_on_signals};
 pub(crate) use start::{new_run, run_in_store, StoreRun};
 pub use store_args::{StoreArgs, STORE_VARIABLE};
 pub(crate) use worker::worker_name;

@@ -76,7 +76,7 @@ pub fn resume_main(args: &ResumeArgs) -> ExitCode {
             }
         };
         let interrupt = Interrupt::default();
-        super::cancel_on_ctrl_c(&interrupt)?;
+        crate::run::watch_ctrl_c(&interrupt)?;
         let settings = UiSettings {
             yes: args.yes,
             keep_pending: true,

@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use serde_json::json;
 
 use super::{block_on, new_run, StoreArgs};
-use crate::mask::Redactor;
 use crate::run::{prepare, Hooks, Stop};
 
 /// The arguments of `starweaver submit`.
@@ -60,8 +59,7 @@ pub fn submit_main(args: &SubmitArgs) -> ExitCode {
         if !prepared.warnings.is_empty() {
             eprint!("{}", prepared.warnings);
         }
-        let redactor = Redactor::for_vars(&vars);
-        redactor.add(prepared.secret_values.iter().cloned());
+        let redactor = prepared.redactor(&vars);
         let run = new_run(&prepared, &vars, &redactor, args.prompt.clone());
         let created = store.create(run).await.map_err(|error| Stop {
             message: error.to_string(),

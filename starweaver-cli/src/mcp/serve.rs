@@ -18,7 +18,6 @@ use starweaver_mcp::server::{
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_util::sync::CancellationToken;
 
-use crate::mask::Redactor;
 use crate::run::{name_value, prepare, Hooks, Prepared, Stop};
 
 /// The arguments of `starweaver mcp serve`.
@@ -91,8 +90,7 @@ async fn serve(args: &ServeArgs) -> Result<(), Stop> {
     .await?;
     // What the server logs is masked as a run's output is: secret vars, and the values an MCP
     // toolset takes from the host (a re-served server's stderr tail may repeat them).
-    let redactor = Redactor::for_vars(&vars);
-    redactor.add(prepared.secret_values.iter().cloned());
+    let redactor = prepared.redactor(&vars);
     let mut warnings = prepared.warnings.clone();
     for warning in redactor.take_warnings() {
         warnings.push_str(&warning);

@@ -11,6 +11,7 @@ mod choose;
 mod drive;
 mod plan;
 mod prepare;
+mod process;
 mod prompt;
 mod save;
 #[cfg(test)]
@@ -22,7 +23,6 @@ use std::process::ExitCode;
 
 use starweaver_core::agent::{AgentHitlResults, AgentSession};
 use starweaver_core::environment::attached_process_shell;
-use tokio::signal::unix::{signal, SignalKind};
 
 pub use answers::is_question;
 #[cfg(feature = "store")]
@@ -36,6 +36,7 @@ pub(crate) use drive::{Driver, Ended, Start};
 use plan::{plan, Plan};
 pub use prepare::Hooks;
 pub(crate) use prepare::{prepare, Prepared};
+pub(crate) use process::{exit_with, runtime, watch_ctrl_c};
 use save::{SaveFile, Secrets};
 
 use crate::ui::{RunOutcome, RunUi};
@@ -82,31 +83,9 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
         prompt::read_prompt(std::io::stdin().lock())
     };
     let status = plan(args, read_stdin).and_then(|plan| {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .map_err(|error| Stop {
-                message: format!("cannot start the async runtime: {error}"),
-                status: 1,
-            })?;
-        runtime.block_on(async {
+        runtime()?.block_on(async {
             let interrupt = Interrupt::default();
-            let watcher = interrupt.clone();
-            // Registered here, before anything runs, so no Ctrl-C falls to the default action
-            // (which would end the process and leave the shell's process groups running).
-            let mut ctrl_c = signal(SignalKind::interrupt()).map_err(|error| Stop {
-                message: format!("cannot watch for Ctrl-C: {error}"),
-                status: 1,
-            })?;
-            tokio::spawn(async move {
-                if ctrl_c.recv().await.is_some() {
-                    watcher.cancel.cancel();
-                }
-                if ctrl_c.recv().await.is_some() {
-                    watcher.force.cancel();
-                }
-            });
+            watch_ctrl_c(&interrupt)?;
             let settings = UiSettings {
                 yes: args.yes,
                 // A resumed run keeps what nobody answers pending with or without --save, so
@@ -119,21 +98,7 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
             execute(plan, args, &Hooks::default(), ui.as_mut(), interrupt).await
         })
     });
-    match status {
-        Ok(code) => ExitCode::from(code),
-        Err(stop) => {
-            let mut text = if stop.message.starts_with("error") {
-                stop.message
-            } else {
-                format!("error: {}", stop.message)
-            };
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-            let _ = std::io::stderr().lock().write_all(text.as_bytes());
-            ExitCode::from(stop.status)
-        }
-    }
+    exit_with(status)
 }
 
 /// Whether the run is kept in a run store.

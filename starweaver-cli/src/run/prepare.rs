@@ -49,6 +49,18 @@ pub struct Prepared {
     pub digest: String,
 }
 
+impl Prepared {
+    /// The masker of this run's secrets: the secret ones among `vars` (by name), and the
+    /// manifest's own ([`Self::secret_values`]).
+    #[cfg(any(feature = "mcp", feature = "store"))]
+    #[must_use]
+    pub fn redactor(&self, vars: &BTreeMap<String, String>) -> crate::mask::Redactor {
+        let redactor = crate::mask::Redactor::for_vars(vars);
+        redactor.add(self.secret_values.iter().cloned());
+        redactor
+    }
+}
+
 /// The digest [`Prepared::digest`] holds for manifest bytes.
 #[must_use]
 pub fn manifest_digest(bytes: &[u8]) -> String {
