@@ -17,9 +17,36 @@ use crate::model::ToolDefinition;
 use crate::tools::ToolContext;
 use crate::BoxFuture;
 
-pub(crate) type Handler = Arc<
-    dyn Fn(ToolContext, &Value) -> BoxFuture<'static, Result<ToolResult, ToolError>> + Send + Sync,
->;
+/// A function tool's body, over the registry's borrowed arguments. Its
+/// future may borrow the handler, so a call copies nothing of it.
+pub(crate) trait CallHandler: Send + Sync {
+    /// Starts one call.
+    fn call<'a>(
+        &'a self,
+        ctx: ToolContext,
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>>;
+}
+
+/// A shared [`CallHandler`]: clones of a tool share its body.
+pub(crate) type Handler = Arc<dyn CallHandler>;
+
+/// A function that takes its arguments by value: each call gets a copy.
+struct OwnedArguments<F>(F);
+
+impl<F, Fut> CallHandler for OwnedArguments<F>
+where
+    F: Fn(ToolContext, Value) -> Fut + Send + Sync,
+    Fut: Future<Output = Result<ToolResult, ToolError>> + Send + 'static,
+{
+    fn call<'a>(
+        &'a self,
+        ctx: ToolContext,
+        arguments: &'a Value,
+    ) -> BoxFuture<'a, Result<ToolResult, ToolError>> {
+        Box::pin((self.0)(ctx, arguments.clone()))
+    }
+}
 
 /// How a function tool decides, without running, that it would accept
 /// arguments.
@@ -77,7 +104,7 @@ impl FunctionTool {
         // The function owns its arguments, so the registry's copy is cloned.
         Self::from_parts(
             ToolDefinition::new(name, description, parameters),
-            Arc::new(move |ctx, arguments: &Value| Box::pin(function(ctx, arguments.clone()))),
+            Arc::new(OwnedArguments(function)),
             ArgumentCheck::Schema(Arc::new(CompiledSchema::default())),
         )
     }
@@ -162,7 +189,7 @@ impl<A> Tool for FunctionTool<A> {
                 return Box::pin(std::future::ready(Err(error)));
             }
         }
-        (self.handler)(ctx, arguments)
+        self.handler.call(ctx, arguments)
     }
 
     fn facts(&self) -> ToolFacts {

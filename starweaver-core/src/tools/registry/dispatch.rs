@@ -2,14 +2,15 @@
 //! cancellation, panics and the internal retry of unexpected failures.
 
 use std::borrow::Cow;
-use std::sync::Arc;
-use std::time::Duration;
-
-use futures::future::{Either, OptionFuture};
-use futures::FutureExt;
-use serde_json::Value;
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
+use futures::future::OptionFuture;
+use serde_json::Value;
+
+use super::attempts::Attempts;
 use super::{CallLimits, ToolEntry, ToolRegistry};
 use crate::context::{AgentContextHandle, ToolRuntimeSnapshot};
 use crate::model::{ToolCallPart, ToolReturnPart};
@@ -20,6 +21,7 @@ use crate::tools::{
     ToolHookOutput, ToolLimits, ToolResult, ToolUserInputPreprocessResult,
     DEFERRED_CALL_REQUEST_KIND, INTERRUPTED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
 };
+use crate::BoxFuture;
 use crate::JsonMap;
 
 /// A dispatched call with its typed outcome, before it becomes a
@@ -46,13 +48,30 @@ pub struct ToolCallOutcome {
 impl ToolRegistry {
     /// Executes one model tool call. Never fails: every outcome, unknown
     /// tools, bad JSON, panics and timeouts included, is a tool return.
-    pub async fn execute_call(&self, ctx: ToolContext, call: &ToolCallPart) -> ToolReturnPart {
-        let parsed = match call.arguments.as_json() {
-            Some(arguments) => Ok(Cow::Borrowed(arguments)),
-            None => call.arguments.to_json().map(Cow::Owned),
-        };
-        let outcome = match parsed {
-            Ok(arguments) => self.dispatch(ctx, &call.id, &call.name, arguments).await,
+    ///
+    /// Nothing runs until the first poll, as with an `async fn`. The future
+    /// is small (a few hundred bytes): what a call settles before it can
+    /// wait is done in plain functions on that poll, and what is rare
+    /// (text arguments, hooks, validators) runs boxed.
+    pub fn execute_call<'a>(
+        &'a self,
+        ctx: ToolContext,
+        call: &'a ToolCallPart,
+    ) -> impl Future<Output = ToolReturnPart> + Send + 'a {
+        ExecuteCall::Start {
+            registry: self,
+            ctx,
+            call,
+        }
+    }
+
+    /// A call whose arguments came as text: parsed, then dispatched.
+    async fn execute_unparsed(&self, ctx: ToolContext, call: &ToolCallPart) -> ToolCallOutcome {
+        match call.arguments.to_json() {
+            Ok(arguments) => {
+                self.dispatch(ctx, &call.id, &call.name, Cow::Owned(arguments))
+                    .await
+            }
             Err(error) => ToolCallOutcome {
                 result: Err(ToolError::invalid_arguments(
                     &call.name,
@@ -64,8 +83,7 @@ impl ToolRegistry {
                 delegated: false,
                 limits: self.limits,
             },
-        };
-        outcome.into_return_part(&call.id, &call.name)
+        }
     }
 
     /// Executes one call and keeps the typed outcome (tool proxies and
@@ -81,23 +99,20 @@ impl ToolRegistry {
             .await
     }
 
-    /// The dispatch core. Arguments stay borrowed unless a hook or a
-    /// validator may change them.
-    ///
-    /// What does not wait is done in plain functions, and what is rare
-    /// (hooks, timeouts, cancellation) runs boxed: futures are moved by
-    /// value when awaited, spawned or joined, so every byte of state a
-    /// call keeps is copied several times per call.
-    async fn dispatch(
-        &self,
+    /// The dispatch core, up to where the call can wait: the entry, the
+    /// gate, then the attempts. Arguments stay borrowed unless a hook or a
+    /// validator may change them; owned ones run boxed, since the tool's
+    /// future borrows them.
+    fn dispatch<'a>(
+        &'a self,
         ctx: ToolContext,
-        call_id: &str,
-        name: &str,
-        mut arguments: Cow<'_, Value>,
-    ) -> ToolCallOutcome {
+        call_id: &'a str,
+        name: &'a str,
+        arguments: Cow<'a, Value>,
+    ) -> Dispatch<'a> {
         let (entry, ctx, limits, frame) = match self.settle(ctx, call_id, name, &arguments) {
             Ok(prepared) => prepared,
-            Err(outcome) => return outcome,
+            Err(outcome) => return Dispatch::Done(Some(outcome)),
         };
         let tool_hooks = if self.tool_hooks.is_empty() {
             &[][..]
@@ -113,15 +128,29 @@ impl ToolRegistry {
                 limits,
                 frame,
             };
-            // Boxed: hooks are rare, and their state would otherwise
-            // enlarge every call's future.
-            return Box::pin(self.hooked(call, ctx, arguments)).await;
+            return Dispatch::Boxed(Box::pin(self.hooked(call, ctx, arguments)));
         }
-        if let Some((result, attempts)) = gate(entry, &ctx, &mut arguments) {
-            return frame.finish(result, attempts);
+        let arguments = match arguments {
+            Cow::Borrowed(arguments) if !entry.validates => arguments,
+            arguments => {
+                return Dispatch::Boxed(Box::pin(async move {
+                    let mut arguments = arguments;
+                    let (result, attempts) = match gate(entry, &ctx, &mut arguments) {
+                        Some(stopped) => stopped,
+                        None => Attempts::new(entry, ctx, &arguments, limits).await,
+                    };
+                    frame.finish(result, attempts)
+                }))
+            }
+        };
+        let mut unchanged = Cow::Borrowed(arguments);
+        if let Some((result, attempts)) = gate(entry, &ctx, &mut unchanged) {
+            return Dispatch::Done(Some(frame.finish(result, attempts)));
         }
-        let (result, attempts) = attempts(entry, ctx, &arguments, limits).await;
-        frame.finish(result, attempts)
+        Dispatch::Running {
+            attempts: Attempts::new(entry, ctx, arguments, limits),
+            frame,
+        }
     }
 
     /// Everything a call settles before it can wait: the entry, its
@@ -191,7 +220,7 @@ impl ToolRegistry {
             Some(error) => (Err(error), 0),
             None => match gate(entry, &ctx, &mut arguments) {
                 Some(stopped) => stopped,
-                None => attempts(entry, ctx, &arguments, limits).await,
+                None => Attempts::new(entry, ctx, &arguments, limits).await,
             },
         };
         let result = after_hooks(
@@ -423,6 +452,92 @@ impl OutcomeFrame {
     }
 }
 
+/// [`ToolRegistry::execute_call`]'s future: the call starts on the first
+/// poll, and its outcome becomes the return the model sees.
+enum ExecuteCall<'a> {
+    /// Not polled yet.
+    Start {
+        registry: &'a ToolRegistry,
+        ctx: ToolContext,
+        call: &'a ToolCallPart,
+    },
+    /// Dispatched.
+    Running {
+        call: &'a ToolCallPart,
+        dispatch: Dispatch<'a>,
+    },
+    /// Polled again after it ended: a caller's bug, with no second return
+    /// to give.
+    Ended,
+}
+
+impl ExecuteCall<'_> {
+    fn start(&mut self) {
+        let ExecuteCall::Start { registry, call, .. } = *self else {
+            return;
+        };
+        let ExecuteCall::Start { ctx, .. } = std::mem::replace(self, ExecuteCall::Ended) else {
+            return;
+        };
+        let dispatch = match call.arguments.as_json() {
+            Some(arguments) => {
+                registry.dispatch(ctx, &call.id, &call.name, Cow::Borrowed(arguments))
+            }
+            None => Dispatch::Boxed(Box::pin(registry.execute_unparsed(ctx, call))),
+        };
+        *self = ExecuteCall::Running { call, dispatch };
+    }
+}
+
+impl Future for ExecuteCall<'_> {
+    type Output = ToolReturnPart;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolReturnPart> {
+        let this = self.get_mut();
+        this.start();
+        let ExecuteCall::Running { call, dispatch } = this else {
+            return Poll::Pending;
+        };
+        let call: &ToolCallPart = call;
+        let outcome = std::task::ready!(Pin::new(dispatch).poll(cx));
+        *this = ExecuteCall::Ended;
+        Poll::Ready(outcome.into_return_part(&call.id, &call.name))
+    }
+}
+
+/// A dispatched call from its first wait on: ended, running its
+/// attempts, or (hooks, validators, owned arguments) boxed.
+enum Dispatch<'a> {
+    /// Stopped before the tool ran; taken when polled.
+    Done(Option<ToolCallOutcome>),
+    /// The tool's attempts, then the outcome's frame.
+    Running {
+        attempts: Attempts<'a>,
+        frame: OutcomeFrame,
+    },
+    /// The rare paths, whose state would otherwise enlarge every call.
+    Boxed(BoxFuture<'a, ToolCallOutcome>),
+}
+
+impl Future for Dispatch<'_> {
+    type Output = ToolCallOutcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolCallOutcome> {
+        match self.get_mut() {
+            Dispatch::Done(outcome) => match outcome.take() {
+                Some(outcome) => Poll::Ready(outcome),
+                // Polled again after it ended: a caller's bug, and no
+                // second outcome to give.
+                None => Poll::Pending,
+            },
+            Dispatch::Running { attempts, frame } => Pin::new(attempts)
+                .poll(cx)
+                .map(|(result, attempts)| frame.finish(result, attempts)),
+            Dispatch::Boxed(call) => call.as_mut().poll(cx),
+        }
+    }
+}
+
 /// What a hooked call carries into its boxed future.
 struct HookedCall<'a> {
     entry: &'a ToolEntry,
@@ -501,91 +616,6 @@ fn gate(
         });
     }
     None
-}
-
-/// Runs the tool, again after an unexpected failure while internal
-/// retries remain. The last attempt takes the context itself; earlier
-/// ones run on a copy.
-async fn attempts(
-    entry: &ToolEntry,
-    mut ctx: ToolContext,
-    arguments: &Value,
-    limits: CallLimits,
-) -> (Result<ToolResult, ToolError>, u32) {
-    let mut attempt = 0;
-    loop {
-        if ctx.is_cancelled() {
-            return (
-                Err(ToolError::Cancelled {
-                    tool: entry.definition.name.clone(),
-                }),
-                attempt,
-            );
-        }
-        if attempt >= limits.internal_retries {
-            ctx.set_execution_attempt(attempt);
-            let result = execute_once(entry, ctx, arguments, limits.timeout_ms).await;
-            return (result, attempt + 1);
-        }
-        let mut attempt_ctx = ctx.clone();
-        attempt_ctx.set_execution_attempt(attempt);
-        let result = execute_once(entry, attempt_ctx, arguments, limits.timeout_ms).await;
-        attempt += 1;
-        match result {
-            Err(error) if error.is_retryable_execution() => {}
-            result => return (result, attempt),
-        }
-    }
-}
-
-/// One attempt: panics become execution failures, the timeout and the
-/// cancellation token end the attempt.
-fn execute_once<'a>(
-    entry: &'a ToolEntry,
-    ctx: ToolContext,
-    arguments: &'a Value,
-    timeout_ms: Option<u64>,
-) -> impl Future<Output = Result<ToolResult, ToolError>> + Send + 'a {
-    let name = entry.definition.name.as_str();
-    let token = ctx.cancellation_token().cloned();
-    let tool = &entry.tool;
-    let guarded = catch_panics(|| tool.call(ctx, arguments))
-        .map(move |result| result.unwrap_or_else(|panic| Err(panicked(name, &*panic))));
-    if token.is_none() && timeout_ms.is_none() {
-        return Either::Left(guarded);
-    }
-    // Boxed so the common, unlimited path keeps a small state machine.
-    Either::Right(Box::pin(limited(guarded, token, timeout_ms, name)))
-}
-
-/// Runs a call under its cancellation token and timeout.
-async fn limited(
-    call: impl std::future::Future<Output = Result<ToolResult, ToolError>>,
-    token: Option<tokio_util::sync::CancellationToken>,
-    timeout_ms: Option<u64>,
-    name: &str,
-) -> Result<ToolResult, ToolError> {
-    let cancellable = async {
-        match token {
-            Some(token) => tokio::select! {
-                biased;
-                result = call => result,
-                () = token.cancelled() => Err(ToolError::Cancelled { tool: name.to_string() }),
-            },
-            None => call.await,
-        }
-    };
-    match timeout_ms {
-        Some(timeout_ms) => tokio::time::timeout(Duration::from_millis(timeout_ms), cancellable)
-            .await
-            .unwrap_or_else(|_| {
-                Err(ToolError::Timeout {
-                    tool: name.to_string(),
-                    timeout_ms,
-                })
-            }),
-        None => cancellable.await,
-    }
 }
 
 /// The metadata of an approval or deferred-call request.

@@ -1,6 +1,7 @@
 //! The tool registry: where tools and toolsets are registered, exposed to
 //! a model and dispatched.
 
+mod attempts;
 mod availability;
 mod dispatch;
 mod refresh;
