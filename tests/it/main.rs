@@ -50,6 +50,7 @@ mod search;
 mod sessions;
 mod shell_tools;
 mod skills;
+mod structured_output;
 mod tool_macro;
 mod tool_search;
 mod tools_cli;

@@ -70,6 +70,21 @@ impl Agent {
             .map(|(result, _)| result)
     }
 
+    /// Runs a prompt in a fresh context asking for an answer in the shape of `T`; see
+    /// [`AgentSession::run_typed`].
+    ///
+    /// # Errors
+    /// As [`AgentSession::run_typed`].
+    pub async fn run_typed<T>(
+        &self,
+        prompt: impl Into<String>,
+    ) -> Result<(Option<T>, AgentRunResult), AgentError>
+    where
+        T: serde::de::DeserializeOwned + schemars::JsonSchema,
+    {
+        self.session().run_typed::<T>(prompt).await
+    }
+
     /// Runs a prompt and returns every run record with the result.
     ///
     /// # Errors

@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
+use super::output::OutputTool;
 use super::run_loop::AgentConfig;
-use super::{Agent, AgentApp, AgentRuntimePolicy};
+use super::{Agent, AgentApp, AgentRuntimePolicy, OutputSpec};
 use crate::context::{ContextEvent, ToolConfig};
 use crate::model::{DynModel, ModelSettings};
 use crate::skills::SkillScanReport;
@@ -20,6 +21,7 @@ pub struct AgentBuilder {
     settings: ModelSettings,
     startup_events: Vec<ContextEvent>,
     registry_given: bool,
+    output: Option<OutputSpec>,
 }
 
 impl AgentBuilder {
@@ -35,6 +37,7 @@ impl AgentBuilder {
             settings: ModelSettings::default(),
             startup_events: Vec::new(),
             registry_given: false,
+            output: None,
         }
     }
 
@@ -101,6 +104,18 @@ impl AgentBuilder {
         self
     }
 
+    /// Asks for a structured answer: every request offers the output tool
+    /// ([`super::OUTPUT_TOOL_NAME`]) beside the agent's other tools, the model finishes by
+    /// calling it with arguments the spec's schema accepts, and invalid answers go back to it
+    /// with their errors up to the spec's retries. The answer is
+    /// [`super::AgentRunResult::structured_output`]. A tool of the same name makes runs fail
+    /// before they start ([`super::AgentError::OutputToolClash`]).
+    #[must_use]
+    pub fn output(mut self, spec: OutputSpec) -> Self {
+        self.output = Some(spec);
+        self
+    }
+
     /// Default model settings.
     #[must_use]
     pub fn model_settings(mut self, settings: ModelSettings) -> Self {
@@ -136,6 +151,7 @@ impl AgentBuilder {
             policy: self.policy,
             settings: self.settings,
             startup_events: self.startup_events,
+            output: self.output.as_ref().map(OutputTool::new),
         }))
     }
 

@@ -131,10 +131,15 @@ pub(crate) async fn run_segment(
             history.fail(&error.to_string());
             Err(error)
         }
-        Ok(RunEnd::Completed { output, progress }) => Ok(SegmentOutput {
+        Ok(RunEnd::Completed {
+            output,
+            structured_output,
+            progress,
+        }) => Ok(SegmentOutput {
             result: AgentRunResult {
                 run_id,
                 output,
+                structured_output,
                 messages: history.result_messages(),
                 usage: progress.usage,
                 status: AgentRunStatus::Completed,
@@ -150,6 +155,7 @@ pub(crate) async fn run_segment(
                 result: AgentRunResult {
                     run_id,
                     output: String::new(),
+                    structured_output: None,
                     messages: history.result_messages(),
                     usage: waiting.progress.usage,
                     status: AgentRunStatus::Waiting,
@@ -169,7 +175,9 @@ pub(crate) async fn run_segment(
 pub(crate) fn ran_nothing(error: &AgentError) -> bool {
     matches!(
         error,
-        AgentError::InvalidHitlInput { .. } | AgentError::InvalidToolName { .. }
+        AgentError::InvalidHitlInput { .. }
+            | AgentError::InvalidToolName { .. }
+            | AgentError::OutputToolClash { .. }
     )
 }
 

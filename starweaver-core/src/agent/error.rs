@@ -73,6 +73,40 @@ pub enum AgentError {
         /// The last problem.
         message: String,
     },
+    /// The model's answers did not match the agent's output schema after its retries (or it
+    /// kept answering in text without calling the output tool); no further model request was
+    /// made.
+    #[error(
+        "the answer did not match the output schema after {attempts} attempt(s): {message}; \
+         the model must call `{tool}` with arguments the schema accepts: make the schema or the \
+         instructions clearer, or raise `output.retries`"
+    )]
+    OutputInvalid {
+        /// The output tool.
+        tool: String,
+        /// Answers given, valid or not (retries plus one).
+        attempts: u32,
+        /// The last answer's problems: each schema error with the place it occurs
+        /// (``at `/field`: ...``), or that no output tool was called.
+        message: String,
+    },
+    /// A tool of the agent or of the run has the output tool's name; nothing ran.
+    #[error(
+        "tool `{tool}` has the name of the output tool of an agent with an output schema, so one \
+         would hide the other; rename the tool (or give its toolset a `prefix`); the run did not start"
+    )]
+    OutputToolClash {
+        /// The name both have.
+        tool: String,
+    },
+    /// A run asked for a typed answer whose validated value does not deserialize into the type.
+    #[error("the answer matched the output schema but is not a `{type_name}`: {message}")]
+    OutputType {
+        /// The type asked for.
+        type_name: String,
+        /// The deserializer's error.
+        message: String,
+    },
     /// The session waits for human or deferred results; resume it first.
     #[error("the session is waiting for {pending} tool result(s); call resume_after_hitl with them first")]
     SessionWaiting {

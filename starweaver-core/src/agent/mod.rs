@@ -11,6 +11,7 @@ mod error;
 mod hitl;
 mod journal;
 mod options;
+mod output;
 mod policy;
 mod result;
 mod run_loop;
@@ -28,6 +29,7 @@ pub use hitl::{
 };
 pub use journal::{DynRunJournal, JournalError, RunJournal};
 pub use options::AgentRunOptions;
+pub use output::{OutputSpec, DEFAULT_OUTPUT_RETRIES, OUTPUT_TOOL_NAME};
 pub use policy::{AgentRuntimePolicy, ToolExecutionPolicy};
 pub use result::{AgentRunResult, AgentRunStatus};
 pub use session::AgentSession;

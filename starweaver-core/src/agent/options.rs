@@ -3,6 +3,7 @@
 use tokio_util::sync::CancellationToken;
 
 use super::journal::DynRunJournal;
+use super::output::OutputTool;
 use crate::model::ModelSettings;
 use crate::tools::IntoDynToolset;
 use crate::tools::{DynTool, ToolRegistry};
@@ -17,6 +18,8 @@ pub struct AgentRunOptions {
     pub(crate) instructions: Vec<String>,
     pub(crate) cancellation: Option<CancellationToken>,
     pub(crate) journal: Option<DynRunJournal>,
+    /// The output a typed run asks for, in place of the agent's.
+    pub(crate) output: Option<OutputTool>,
 }
 
 impl std::fmt::Debug for AgentRunOptions {
@@ -28,6 +31,7 @@ impl std::fmt::Debug for AgentRunOptions {
             .field("instructions", &self.instructions)
             .field("cancellation", &self.cancellation)
             .field("journal", &self.journal.is_some())
+            .field("output", &self.output)
             .finish()
     }
 }

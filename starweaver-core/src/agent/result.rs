@@ -1,6 +1,7 @@
 //! The result of a run.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::AgentHitlRequest;
 use crate::context::RunId;
@@ -23,6 +24,10 @@ pub struct AgentRunResult {
     pub run_id: RunId,
     /// Final text (empty while waiting).
     pub output: String,
+    /// The answer the output tool accepted, validated against the output schema; `None`
+    /// without one, or while waiting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<Value>,
     /// The whole conversation so far.
     pub messages: Vec<ModelMessage>,
     /// Usage of this run.

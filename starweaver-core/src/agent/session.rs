@@ -180,6 +180,29 @@ impl AgentSession {
         Ok(self.start(prompt.into(), options, reporting).await?.result)
     }
 
+    /// Runs a prompt asking for an answer in the shape of `T`: the run offers the output tool
+    /// with `T`'s schema (from [`crate::tools::schema_for_type`], in place of the agent's own
+    /// output spec, with its retries or [`super::DEFAULT_OUTPUT_RETRIES`]) and the accepted
+    /// answer comes back deserialized, beside the run's result. The value is `None` only while
+    /// the run waits for approvals; the resumed run's result carries it in
+    /// [`AgentRunResult::structured_output`].
+    ///
+    /// # Errors
+    /// As [`Self::run_with_options`]; [`AgentError::OutputInvalid`] when no valid answer came
+    /// within the retries, [`AgentError::OutputType`] when the accepted value is not a `T`.
+    pub async fn run_typed<T>(
+        &mut self,
+        prompt: impl Into<String>,
+    ) -> Result<(Option<T>, AgentRunResult), AgentError>
+    where
+        T: serde::de::DeserializeOwned + schemars::JsonSchema,
+    {
+        let options = super::output::typed_options::<T>(self.agent.config());
+        let result = self.run_with_options(prompt, options).await?;
+        let value = super::output::typed_value::<T>(&result)?;
+        Ok((value, result))
+    }
+
     /// Runs a prompt and returns every run record with the result.
     ///
     /// # Errors

@@ -10,10 +10,12 @@ mod resume;
 pub(crate) use resume::validate_results;
 
 use super::deep_arguments::{discard_call, drop_deep_arguments};
+use super::output::OutputTool;
 use super::scheduling::{execute_batch, sequential_reason, BatchEvent};
 use super::state::{RunProgress, WaitingState};
 use super::stream::Recorder;
 use super::DynRunJournal;
+use super::OUTPUT_TOOL_NAME;
 use super::{
     AgentError, AgentHitlRequest, AgentHitlResults, AgentRunOptions, AgentRuntimePolicy,
     AgentStreamEvent,
@@ -28,6 +30,7 @@ use crate::tools::ToolRegistry;
 use crate::tools::{ToolContext, ToolProgressReport, ToolProgressSink};
 use call_ids::unique_call_ids;
 use notices::ReportedNotices;
+use serde_json::Value;
 
 /// Everything an agent was built with.
 pub(crate) struct AgentConfig {
@@ -38,6 +41,8 @@ pub(crate) struct AgentConfig {
     pub(crate) policy: AgentRuntimePolicy,
     pub(crate) settings: ModelSettings,
     pub(crate) startup_events: Vec<ContextEvent>,
+    /// The output tool, when the agent asks for a structured answer.
+    pub(crate) output: Option<OutputTool>,
 }
 
 /// How a run segment begins.
@@ -50,6 +55,7 @@ pub(crate) enum RunStart {
 pub(crate) enum RunEnd {
     Completed {
         output: String,
+        structured_output: Option<Value>,
         progress: RunProgress,
     },
     Waiting(WaitingState),
@@ -75,6 +81,10 @@ pub(crate) struct Run<'a, 'r> {
     seen_events: usize,
     notices: ReportedNotices,
     journal: Option<DynRunJournal>,
+    /// The output tool of this run (the typed run's, else the agent's).
+    output: Option<OutputTool>,
+    /// A tool of the agent or the run already had the output tool's name.
+    output_clash: bool,
 }
 
 impl<'a, 'r> Run<'a, 'r> {
@@ -87,6 +97,11 @@ impl<'a, 'r> Run<'a, 'r> {
     ) -> Self {
         let mut registry = config.registry.clone();
         registry.extend(&options.tools);
+        let output = options.output.clone().or_else(|| config.output.clone());
+        let output_clash = output.is_some() && registry.get(OUTPUT_TOOL_NAME).is_some();
+        if let Some(output) = &output {
+            registry.insert_tool(output.tool());
+        }
         let registry =
             registry.with_fallback_limits(config.policy.timeout_ms, config.policy.max_retries);
         let settings = options.settings.as_ref().map_or_else(
@@ -106,6 +121,8 @@ impl<'a, 'r> Run<'a, 'r> {
             seen_events,
             notices: ReportedNotices::default(),
             journal: options.journal.clone(),
+            output,
+            output_clash,
         }
     }
 
@@ -118,6 +135,11 @@ impl<'a, 'r> Run<'a, 'r> {
     ) -> Result<RunEnd, AgentError> {
         if let Some((name, problem)) = self.registry.invalid_tool_names().into_iter().next() {
             return Err(AgentError::InvalidToolName { name, problem });
+        }
+        if self.output_clash {
+            return Err(AgentError::OutputToolClash {
+                tool: OUTPUT_TOOL_NAME.to_string(),
+            });
         }
         // Startup events belong to the run, not to each segment: a resumed
         // run has already reported them.
@@ -192,9 +214,17 @@ impl<'a, 'r> Run<'a, 'r> {
                 let (returns, fresh) = self.resume_calls(&waiting, &results).await?;
                 progress = waiting.progress;
                 let calls = waiting.calls;
+                let structured_output = self.accepted_output(&returns);
                 let next = self.process_returns(&mut progress, move || calls, returns, &fresh);
                 if let Some(waiting) = apply(messages, next)? {
                     return Ok(RunEnd::Waiting(waiting));
+                }
+                if structured_output.is_some() {
+                    return Ok(RunEnd::Completed {
+                        output: last_text(messages),
+                        structured_output,
+                        progress,
+                    });
                 }
             }
         }
@@ -271,11 +301,23 @@ impl<'a, 'r> Run<'a, 'r> {
                 _ => Vec::new(),
             };
             if calls.is_empty() {
-                return Ok(RunEnd::Completed { output, progress });
+                if self.output.is_none() {
+                    return Ok(RunEnd::Completed {
+                        output,
+                        structured_output: None,
+                        progress,
+                    });
+                }
+                // An answer in text is an invalid answer: the model is told to call the output
+                // tool, within the same budget as answers the schema rejects.
+                let next = self.text_answer(&mut progress);
+                apply(messages, next)?;
+                continue;
             }
             let returns = self.execute_calls(&mut progress, &calls, replayed).await?;
             let fresh = vec![true; returns.len()];
-            let returns = returns.into_iter().map(Some).collect();
+            let returns: Vec<Option<ToolReturnPart>> = returns.into_iter().map(Some).collect();
+            let structured_output = self.accepted_output(&returns);
             let next = self.process_returns(
                 &mut progress,
                 || calls.iter().map(|call| (*call).clone()).collect(),
@@ -285,7 +327,55 @@ impl<'a, 'r> Run<'a, 'r> {
             if let Some(waiting) = apply(messages, next)? {
                 return Ok(RunEnd::Waiting(waiting));
             }
+            if structured_output.is_some() {
+                return Ok(RunEnd::Completed {
+                    output,
+                    structured_output,
+                    progress,
+                });
+            }
         }
+    }
+
+    /// The answer the output tool accepted in these returns (the first, when it was called
+    /// more than once).
+    fn accepted_output(&self, returns: &[Option<ToolReturnPart>]) -> Option<Value> {
+        let output = self.output.as_ref()?;
+        returns
+            .iter()
+            .flatten()
+            .find_map(|part| output.value_of(part))
+    }
+
+    /// What follows a text answer of a run that asks for a structured one: a retry prompt
+    /// telling the model to call the output tool, or, past the output's retries, the failure.
+    fn text_answer(&self, progress: &mut RunProgress) -> Next {
+        let retries = self.output.as_ref().map_or(0, OutputTool::retries);
+        let used = progress
+            .model_retries
+            .entry(OUTPUT_TOOL_NAME.to_string())
+            .or_insert(0);
+        *used = used.saturating_add(1);
+        if *used > retries {
+            return Next::Fail(
+                Vec::new(),
+                AgentError::OutputInvalid {
+                    tool: OUTPUT_TOOL_NAME.to_string(),
+                    attempts: retries.saturating_add(1),
+                    message: format!(
+                        "the model answered in text without calling `{OUTPUT_TOOL_NAME}`"
+                    ),
+                },
+            );
+        }
+        Next::Request(vec![RequestPart::RetryPrompt(RetryPromptPart {
+            tool_call_id: None,
+            tool_name: None,
+            content: format!(
+                "The answer must be given by calling the tool `{OUTPUT_TOOL_NAME}` with \
+                 arguments that match its schema; call `{OUTPUT_TOOL_NAME}` to finish."
+            ),
+        })])
     }
 
     /// The tools, instructions and settings of step `step`'s request, with its notices and
@@ -565,6 +655,13 @@ impl<'a, 'r> Run<'a, 'r> {
                 .or_insert(0);
             *used = used.saturating_add(1);
             let max_retries = self.registry.max_retries_for(&part.tool_name);
+            if *used > max_retries && self.output.is_some() && part.tool_name == OUTPUT_TOOL_NAME {
+                return Some(AgentError::OutputInvalid {
+                    tool: OUTPUT_TOOL_NAME.to_string(),
+                    attempts: max_retries.saturating_add(1),
+                    message: retry_message(part),
+                });
+            }
             if *used > max_retries {
                 return Some(AgentError::ToolRetriesExhausted {
                     tool: part.tool_name.to_string(),
@@ -694,6 +791,18 @@ impl ProgressCounts {
 /// ids across turns.
 fn approval_key(step: u32, call_id: &str) -> String {
     format!("{step}:{call_id}")
+}
+
+/// The text of the last model response in the history.
+fn last_text(messages: &[ModelMessage]) -> String {
+    messages
+        .iter()
+        .rev()
+        .find_map(|message| match message {
+            ModelMessage::Response(response) => Some(response.text_content()),
+            ModelMessage::Request(_) => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The message of a model-retry return.

@@ -11,7 +11,7 @@ mod words;
 use super::recorded::RequestLog;
 use super::{
     Model, ModelError, ModelMessage, ModelRequestParameters, ModelResponse, RecordedRequest,
-    ToolCallPart, Usage,
+    ResponsePart, TextPart, ToolCallPart, Usage,
 };
 use crate::BoxFuture;
 
@@ -128,7 +128,17 @@ fn auto_response(messages: &[ModelMessage], parameters: &ModelRequestParameters)
     let history = history::History::of(messages);
     let planned = plan::plan(&history, &parameters.tools, &parameters.instructions);
     if planned.calls.is_empty() {
-        return ModelResponse::text(summary::answer(&history, &planned.skipped));
+        let text = summary::answer(&history, &planned.skipped);
+        let Some((tool, arguments)) = planned.output else {
+            return ModelResponse::text(text);
+        };
+        // The answer goes through the output tool, with the summary as its text.
+        let id = format!("test-call-{}", history.calls.len() + 1);
+        let mut response = ModelResponse::tool_calls([ToolCallPart::new(id, tool, arguments)]);
+        response
+            .parts
+            .insert(0, ResponsePart::Text(TextPart::new(text)));
+        return response;
     }
     let first = history.calls.len() + 1;
     ModelResponse::tool_calls(planned.calls.into_iter().enumerate().map(

@@ -41,6 +41,9 @@ pub(super) struct Planned {
     pub(super) calls: Vec<(String, Value)>,
     /// Tools not called, and why (`call_tool(read_file)` for a proxied one).
     pub(super) skipped: Vec<(String, Need)>,
+    /// The output tool's call that gives the answer, planned once nothing else is called:
+    /// the smallest instance its schema accepts.
+    pub(super) output: Option<(String, Value)>,
 }
 
 impl Planned {
@@ -68,7 +71,12 @@ pub(super) fn plan(
         .min(MAX_CALLS_PER_STEP);
     let out_of_steps = history.steps >= MAX_STEPS;
     let mut fallback = Vec::new();
+    let mut output = None;
     for tool in tools {
+        if is_output(tool) {
+            output.get_or_insert(tool);
+            continue;
+        }
         let room = !out_of_steps && planned.calls.len() < budget;
         match kind(&tool.name) {
             Kind::Search => {
@@ -119,7 +127,20 @@ pub(super) fn plan(
             .retain(|(name, _)| !fallback.iter().any(|(handed, _)| handed == name));
         planned.calls = fallback;
     }
+    if planned.calls.is_empty() {
+        planned.output = output.map(|tool| (tool.name.clone(), sample_value(&tool.parameters)));
+    }
     planned
+}
+
+/// Whether the tool is the run's output tool (the kind `output` the tool layer writes under
+/// `starweaver_tool_kind` in the definition's metadata): the answer is given by calling it,
+/// after the other tools.
+fn is_output(tool: &ToolDefinition) -> bool {
+    tool.metadata
+        .get("starweaver_tool_kind")
+        .and_then(Value::as_str)
+        == Some("output")
 }
 
 /// A listing tool (nothing required, a directory `path`) is called once

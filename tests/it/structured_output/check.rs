@@ -1,0 +1,1 @@
+//! Manifests' `output:` and its `check` rules.

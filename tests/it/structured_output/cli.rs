@@ -1,0 +1,1 @@
+//! `starweaver run` with an output schema.

@@ -1,0 +1,8 @@
+//! Structured output: the output tool offered beside the agent's tools on every request,
+//! answers validated against the schema and retried, the run failing with the errors and no
+//! further request, typed runs, manifests' `output:` and its `check` rules, and the command
+//! line's `run_finished.output`.
+
+mod check;
+mod cli;
+mod runtime;
