@@ -101,6 +101,7 @@ mod demo {
             };
             if !run.is_waiting() {
                 break RunOutcome::Completed {
+                    structured_output: None,
                     output: run.output,
                     usage: run.usage,
                 };

@@ -1,7 +1,8 @@
 //! The JSON UI (`--json`): one JSON object per line, for machines. Each run record as it
 //! happens (`{"sequence", "run_id", "event": {"type": ...}}`), then one `run_finished` record:
 //! `{"type": "run_finished", "status": "completed" | "waiting" | "failed" | "cancelled", ...,
-//! "exit_code": N}`. Secret variable values are masked. Nobody is asked: approvals and
+//! "exit_code": N}`; a completed run's `output` is its answer, the validated object for an agent
+//! with an output schema (its text then in `text`). Secret variable values are masked. Nobody is asked: approvals and
 //! questions are denied (or left pending with `--save`), as in the plain UI.
 
 use std::io::Write;
@@ -91,9 +92,22 @@ impl RunUi for JsonUi {
 pub fn finished_record(outcome: &RunOutcome) -> Value {
     let code = exit_code(outcome);
     match outcome {
-        RunOutcome::Completed { output, usage } => json!({
+        RunOutcome::Completed {
+            output,
+            structured_output: None,
+            usage,
+        } => json!({
             "type": "run_finished", "status": "completed", "output": output,
             "usage": usage, "exit_code": code,
+        }),
+        // The validated object is the output; the model's text beside it is `text`.
+        RunOutcome::Completed {
+            output,
+            structured_output: Some(structured),
+            usage,
+        } => json!({
+            "type": "run_finished", "status": "completed", "output": structured,
+            "text": output, "usage": usage, "exit_code": code,
         }),
         RunOutcome::Waiting {
             pending,

@@ -191,9 +191,13 @@ impl RunUi for PlainUi {
 
     fn finished(&mut self, outcome: &RunOutcome) {
         match outcome {
-            RunOutcome::Completed { output, usage } => {
+            RunOutcome::Completed {
+                output,
+                structured_output,
+                usage,
+            } => {
                 self.line("");
-                self.line(output);
+                self.line(&crate::ui::answer_text(output, structured_output.as_ref()));
                 self.line("");
                 self.line(&usage_line(usage));
             }

@@ -28,6 +28,9 @@ pub enum RunOutcome {
     Completed {
         /// The answer.
         output: String,
+        /// The answer the output tool accepted, validated against the agent's output schema
+        /// (`output:` in the manifest); `None` for an answer in text.
+        structured_output: Option<serde_json::Value>,
         /// Requests, tokens and tool calls of the whole run.
         usage: Usage,
     },
@@ -94,4 +97,12 @@ pub(crate) fn toolset_problem(event: &AgentStreamEvent) -> Option<String> {
         text.push_str(error);
     }
     Some(text)
+}
+
+/// The answer as the plain and terminal UIs print it: the structured answer as pretty JSON
+/// when there is one, else the text.
+pub(crate) fn answer_text(output: &str, structured: Option<&serde_json::Value>) -> String {
+    structured
+        .and_then(|value| serde_json::to_string_pretty(value).ok())
+        .unwrap_or_else(|| output.to_string())
 }

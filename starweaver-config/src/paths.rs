@@ -39,6 +39,16 @@ pub fn script_file(base_dir: &Path, file: &str) -> Result<PathBuf, FileProblem> 
     Ok(manifest_relative(base_dir, file))
 }
 
+/// A file a manifest names (such as `output.schema_file`), relative to the manifest's folder
+/// `base_dir` and inside it, under the same rule as the `script` model's file.
+///
+/// # Errors
+/// [`FileProblem::OutsideFolder`] for an absolute path, a `..` that leaves the folder, or a
+/// link that resolves outside it.
+pub fn manifest_file(base_dir: &Path, file: &str) -> Result<PathBuf, FileProblem> {
+    script_file(base_dir, file)
+}
+
 /// A folder `shell.sandbox.writable` names, relative to the environment root `root` and inside
 /// it, as a path under `root` with its `.` and `..` parts worked out (`root/target`). The
 /// sandbox opens it through the root, so one that leads out of it would refuse every command.

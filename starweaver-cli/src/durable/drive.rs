@@ -138,9 +138,17 @@ pub(crate) async fn drive_claimed(durable: Durable<'_>, loaded: LoadedAgent) -> 
         return settled;
     }
     let written = match ended {
-        Ended::Completed { output, usage } => {
+        Ended::Completed {
+            output,
+            structured_output,
+            usage,
+        } => {
             let written = claimed.finish(output.clone(), usage).await;
-            ui.finished(&RunOutcome::Completed { output, usage });
+            ui.finished(&RunOutcome::Completed {
+                output,
+                structured_output,
+                usage,
+            });
             written.map(|()| Settled::Finished)
         }
         Ended::Failed { message } => {

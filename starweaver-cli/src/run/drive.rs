@@ -36,6 +36,8 @@ pub enum Ended {
     Completed {
         /// The answer.
         output: String,
+        /// The validated structured answer, when the agent asks for one.
+        structured_output: Option<serde_json::Value>,
         /// Usage of the run.
         usage: Usage,
     },
@@ -144,6 +146,7 @@ impl Driver<'_> {
             Some(Ok(result)) if result.is_waiting() => Ok(result.usage),
             Some(Ok(result)) => Err(Ended::Completed {
                 output: result.output,
+                structured_output: result.structured_output,
                 usage: result.usage,
             }),
         }

@@ -235,9 +235,17 @@ pub async fn execute(
         // the conversation can go on with `--resume FILE --prompt TEXT`.
         // A finished run keeps its answer even when the save fails: it is shown, then the
         // failure, and the status says the save did not happen.
-        Ended::Completed { output, usage } => {
+        Ended::Completed {
+            output,
+            structured_output,
+            usage,
+        } => {
             let save = saved(&session, &no_answers);
-            driver.ui.finished(&RunOutcome::Completed { output, usage });
+            driver.ui.finished(&RunOutcome::Completed {
+                output,
+                structured_output,
+                usage,
+            });
             let code = match save {
                 Ok(_) => 0,
                 Err(message) => {

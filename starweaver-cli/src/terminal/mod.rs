@@ -365,6 +365,7 @@ mod tests {
         pending.tool_name = format!("tool-{secret}");
         ui.answer(&[pending]);
         ui.finished(&RunOutcome::Completed {
+            structured_output: None,
             output: format!("The key is {secret}."),
             usage: starweaver_core::model::Usage::default(),
         });

@@ -12,10 +12,14 @@ use crate::waits::Waits;
 /// The lines `finished` prints, in order (the answer may span lines).
 pub fn outcome_lines(outcome: &RunOutcome, paint: Paint) -> Vec<String> {
     match outcome {
-        RunOutcome::Completed { output, usage } => {
+        RunOutcome::Completed {
+            output,
+            structured_output,
+            usage,
+        } => {
             vec![
                 String::new(),
-                clean(output),
+                clean(&crate::ui::answer_text(output, structured_output.as_ref())),
                 String::new(),
                 usage_line(usage, paint),
             ]
@@ -95,6 +99,7 @@ mod tests {
     #[test]
     fn the_answer_comes_before_the_usage() {
         let outcome = RunOutcome::Completed {
+            structured_output: None,
             output: "All done.\nBye".into(),
             usage: Usage::default(),
         };

@@ -39,6 +39,8 @@ pub enum Rule {
     SkillScope,
     /// A path that leaves the folder it must stay in.
     PathEscape,
+    /// A file the manifest names does not exist.
+    MissingFile,
     /// The variable that should hold the model's API key is not set where `check` runs.
     MissingApiKey,
     /// A tool whose argument schema the manifest's model provider cannot take as declared.
@@ -50,7 +52,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in documentation order.
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 20] = [
         Self::Syntax,
         Self::UnknownField,
         Self::MissingField,
@@ -67,6 +69,7 @@ impl Rule {
         Self::ShellCanWrite,
         Self::SkillScope,
         Self::PathEscape,
+        Self::MissingFile,
         Self::MissingApiKey,
         Self::SchemaCompat,
         Self::LiteralSecret,
@@ -92,6 +95,7 @@ impl Rule {
             Self::ShellCanWrite => "shell-can-write",
             Self::SkillScope => "skill-scope",
             Self::PathEscape => "path-escape",
+            Self::MissingFile => "missing-file",
             Self::MissingApiKey => "missing-api-key",
             Self::SchemaCompat => "schema-compat",
             Self::LiteralSecret => "literal-secret",

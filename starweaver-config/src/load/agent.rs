@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use starweaver_core::agent::{Agent, AgentBuilder, AgentRuntimePolicy, AgentSession};
+use starweaver_core::agent::{
+    Agent, AgentBuilder, AgentRuntimePolicy, AgentSession, OutputSpec, DEFAULT_OUTPUT_RETRIES,
+};
 use starweaver_core::model::ToolDefinition;
 use starweaver_core::skills::{skill_tools, SkillRegistry, SkillScanReport, SkillSourceScope};
 use starweaver_core::tools::ToolRegistry;
@@ -125,6 +127,11 @@ pub async fn load(checked: &Checked, options: &LoadOptions) -> Result<LoadedAgen
         builder = builder.skills_report(report);
     }
     builder = builder.tool_registry(registry.clone());
+    // The checker read and checked the schema (inline or from `schema_file`).
+    if let (Some(output), Some(schema)) = (&manifest.output, checked.output_schema()) {
+        let retries = output.retries.unwrap_or(DEFAULT_OUTPUT_RETRIES);
+        builder = builder.output(OutputSpec::new(schema.clone()).with_retries(retries));
+    }
     let agent = builder.build();
     let mut session = AgentSession::new(agent.clone());
     if let Some(attached) = attached {

@@ -10,6 +10,7 @@
 mod environment;
 mod mcp;
 mod model;
+mod output;
 mod runtime;
 mod shell;
 mod skills;
@@ -26,6 +27,7 @@ pub use mcp::{
     MCP_STARTUP_TIMEOUT_MS,
 };
 pub use model::ModelSpec;
+pub use output::StructuredOutputSpec;
 pub use runtime::{RuntimeSpec, ToolExecution, UnavailableTools};
 pub use shell::{SandboxModeSpec, SandboxReadSpec, SandboxSpec, ShellSpec};
 pub use skills::{SkillScopeSpec, SkillsSpec};
@@ -102,6 +104,11 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = serde_json::json!({"max_steps": 20}))]
     pub runtime: Option<RuntimeSpec>,
+    /// A structured answer: the JSON Schema the agent's answer must match, inline or in a
+    /// file. Unset: the answer is text and no output tool is offered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = serde_json::json!({"schema_file": "schemas/triage.json", "retries": 2}))]
+    pub output: Option<StructuredOutputSpec>,
 }
 
 #[cfg(test)]

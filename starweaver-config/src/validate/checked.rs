@@ -63,6 +63,7 @@ pub struct Checked {
     base_dir: PathBuf,
     file: Option<PathBuf>,
     script: Option<ScriptModel>,
+    output_schema: Option<serde_json::Value>,
     places: BTreeMap<String, Span>,
 }
 
@@ -86,8 +87,22 @@ impl Checked {
             base_dir,
             file,
             script,
+            output_schema: None,
             places: places(root),
         }
+    }
+
+    /// The answer's schema as the `output` rules read it.
+    pub(super) fn with_output_schema(mut self, schema: Option<serde_json::Value>) -> Self {
+        self.output_schema = schema;
+        self
+    }
+
+    /// The answer's JSON Schema (`output.schema`, or the file `output.schema_file` names, read
+    /// once by the checker); `None` without `output:`.
+    #[must_use]
+    pub fn output_schema(&self) -> Option<&serde_json::Value> {
+        self.output_schema.as_ref()
     }
 
     /// The typed manifest.
@@ -135,6 +150,7 @@ impl PartialEq for Checked {
             && self.base_dir == other.base_dir
             && self.file == other.file
             && self.places == other.places
+            && self.output_schema == other.output_schema
             && turns(self) == turns(other)
     }
 }

@@ -62,7 +62,6 @@ pub use syntax::too_large;
 
 use crate::diagnostics::{Diagnostic, Rule, Severity};
 use crate::manifest::Manifest;
-use crate::script::ScriptModel;
 use crate::yaml;
 
 /// Checks a manifest file's bytes: every problem found, in source order; empty when the file is
@@ -125,7 +124,7 @@ pub fn check_manifest(bytes: &[u8], context: &CheckContext) -> (Vec<Diagnostic>,
         here = context.clone().with_base_dir(".");
         &here
     };
-    let (document, mut found, script) = check_document(bytes, context);
+    let (document, mut found, read) = check_document(bytes, context);
     if found.iter().any(|d| d.severity == Severity::Error) {
         return (found, None);
     }
@@ -137,7 +136,8 @@ pub fn check_manifest(bytes: &[u8], context: &CheckContext) -> (Vec<Diagnostic>,
         Ok(manifest) => {
             let base_dir = context.base_dir().unwrap_or(std::path::Path::new("."));
             let file = context.file().map(std::path::Path::to_path_buf);
-            let checked = Checked::new(manifest, &document.root, base_dir, file, script);
+            let checked = Checked::new(manifest, &document.root, base_dir, file, read.script)
+                .with_output_schema(read.output_schema);
             (found, Some(checked))
         }
         Err(diagnostic) => {
@@ -163,19 +163,19 @@ fn typed(root: &yaml::Node) -> Result<Manifest, Diagnostic> {
     })
 }
 
-/// [`check`], also returning the tree it read (none for a file that is not YAML) and the
-/// `script` model's turns, so the checked manifest is built from what was checked instead of
-/// parsing the files again.
+/// [`check`], also returning the tree it read (none for a file that is not YAML) and what the
+/// rules read beside it (the `script` model's turns, the output schema), so the checked
+/// manifest is built from what was checked instead of reading the files again.
 fn check_document(
     bytes: &[u8],
     context: &CheckContext,
-) -> (Option<yaml::Document>, Vec<Diagnostic>, Option<ScriptModel>) {
+) -> (Option<yaml::Document>, Vec<Diagnostic>, semantic::Read) {
     let document = match yaml::parse_with(bytes, context.budgets()) {
         Ok(document) => document,
-        Err(error) => return (None, vec![syntax::diagnostic(&error)], None),
+        Err(error) => return (None, vec![syntax::diagnostic(&error)], semantic::Read::default()),
     };
     let mut found = structure(&document);
-    let (semantic, script) = semantic::semantic(&document, bytes, context);
+    let (semantic, read) = semantic::semantic(&document, bytes, context);
     found.extend(semantic);
     // A reference that names nothing because an entry lost its name to a structural problem
     // is a note of that problem.
@@ -184,5 +184,5 @@ fn check_document(
         cap_notes(diagnostic);
     }
     let found = allow::apply(&document, found);
-    (Some(document), found, script)
+    (Some(document), found, read)
 }

@@ -69,6 +69,14 @@ impl OutputSpec {
     pub fn retries(&self) -> u32 {
         self.retries
     }
+
+    /// The argument schema the output tool is offered with: the schema itself when it
+    /// describes an object, otherwise an object whose one property `value` holds the answer
+    /// (tool arguments are always an object). Checkers adapt this one for providers.
+    #[must_use]
+    pub fn tool_parameters(&self) -> Value {
+        parameters_of(&self.schema).0
+    }
 }
 
 /// An output spec made into its tool, once per agent (or per typed run): the tool's schema is

@@ -9,6 +9,7 @@ mod environment;
 mod free_form;
 mod mcp;
 mod model;
+mod output;
 mod references;
 mod sandbox;
 mod schema_compat;
@@ -25,24 +26,46 @@ mod toolsets;
 
 pub(super) use cascade::fold;
 
+use starweaver_core::agent::{OutputSpec, OUTPUT_TOOL_NAME};
+use starweaver_core::model::ToolDefinition;
+
 use super::CheckContext;
 use crate::diagnostics::Diagnostic;
 use crate::script::ScriptModel;
 use crate::yaml::Document;
 
-/// Every semantic diagnostic of the document, in no particular order, and the `script`
-/// model's turns when its file was read and every turn is well formed (the loader plays these,
-/// so the file is read once).
+/// What the rules read beside the manifest and hand to the loader, so each file is read once.
+#[derive(Debug, Default)]
+pub(super) struct Read {
+    /// The `script` model's turns, when its file was read and every turn is well formed.
+    pub(super) script: Option<ScriptModel>,
+    /// The answer's JSON Schema (`output.schema`, or the file `output.schema_file` names),
+    /// when it passed its rules.
+    pub(super) output_schema: Option<serde_json::Value>,
+}
+
+/// Every semantic diagnostic of the document, in no particular order, and what the rules read
+/// that the loader needs ([`Read`]).
 pub(super) fn semantic(
     document: &Document,
     source: &[u8],
     context: &CheckContext,
-) -> (Vec<Diagnostic>, Option<ScriptModel>) {
+) -> (Vec<Diagnostic>, Read) {
     let root = &document.root;
     let entries = toolsets::entries(root);
     let mut found = Vec::new();
     found.extend(model::check(root, context));
-    let (script_found, script) = script::check(root, &entries, context);
+    let (output_found, output_schema) = output::check(root, context);
+    found.extend(output_found);
+    // A script calls the output tool like any tool the model is offered.
+    let output_tool = output_schema.as_ref().map(|schema| {
+        ToolDefinition::new(
+            OUTPUT_TOOL_NAME,
+            None,
+            OutputSpec::new(schema.clone()).tool_parameters(),
+        )
+    });
+    let (script_found, script) = script::check(root, &entries, context, output_tool.as_ref());
     found.extend(script_found);
     found.extend(free_form::check(root));
     found.extend(duplicate::check(&entries));
@@ -56,5 +79,11 @@ pub(super) fn semantic(
     found.extend(environment::check(root, &entries, context));
     found.extend(skills::check(root, context));
     found.extend(template::check(root, source, context));
-    (found, script)
+    (
+        found,
+        Read {
+            script,
+            output_schema,
+        },
+    )
 }

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
 use serde_json::Value;
+use starweaver_core::agent::OUTPUT_TOOL_NAME;
 use starweaver_core::bundles::{filesystem_tools, shell_tools, user_input_tools};
 use starweaver_core::model::{adapt_schema, SchemaChange, SchemaDialect, ToolDefinition};
 use starweaver_core::tools::DynToolset;
@@ -105,6 +106,14 @@ pub(super) fn check(root: &Node, entries: &[Entry<'_>], context: &CheckContext) 
         }
     }
     found
+}
+
+/// The diagnostic for the output tool's arguments schema `parameters` (`output:`), reported at
+/// `span`, if the manifest's model provider cannot take it as declared.
+pub(super) fn check_output(root: &Node, parameters: &Value, span: crate::yaml::Span) -> Option<Diagnostic> {
+    let provider = provider(root)?;
+    let definition = ToolDefinition::new(OUTPUT_TOOL_NAME, None, parameters.clone());
+    check_tool(provider, &definition, OUTPUT_TOOL_NAME, span)
 }
 
 /// The diagnostic for one tool, if any.

@@ -48,6 +48,7 @@ pub(super) fn check(
     root: &Node,
     entries: &[Entry<'_>],
     context: &CheckContext,
+    output: Option<&ToolDefinition>,
 ) -> (Vec<Diagnostic>, Option<ScriptModel>) {
     let nothing = (Vec::new(), None);
     let Some(model) = root.get("model") else {
@@ -75,7 +76,7 @@ pub(super) fn check(
             None,
         ),
         ("script", Some((_, value))) => match value.as_str() {
-            Some(file) => script_checks(file, value.span, entries, context),
+            Some(file) => script_checks(file, value.span, entries, context, output),
             // The structure pass reports a value that is not a string.
             None => nothing,
         },
@@ -102,6 +103,7 @@ fn script_checks(
     span: Span,
     entries: &[Entry<'_>],
     context: &CheckContext,
+    output: Option<&ToolDefinition>,
 ) -> (Vec<Diagnostic>, Option<ScriptModel>) {
     let Some(base_dir) = context.base_dir() else {
         return (Vec::new(), None);
@@ -151,7 +153,10 @@ fn script_checks(
     };
     let (parsed, problems) = turns(&parsed_document);
     let mut found: Vec<Diagnostic> = problems.iter().map(|p| report.problem(p)).collect();
-    let tools = Tools::of(entries, context);
+    let mut tools = Tools::of(entries, context);
+    if let Some(output) = output {
+        tools.direct.insert(output.name.clone(), Some(output));
+    }
     let mut searched = BTreeSet::new();
     for turn in &parsed {
         let number = turn.number;
@@ -172,7 +177,26 @@ fn script_checks(
     }
     if problems.is_empty() {
         if let Some(last) = parsed.last() {
-            if matches!(last.turn, ScriptTurn::Calls(_)) {
+            // With an output schema the run ends when the output tool accepts an answer.
+            let answers = |calls: &[crate::script::ScriptCall]| {
+                output.is_some_and(|output| calls.iter().any(|call| call.tool == output.name))
+            };
+            if let (Some(output), ScriptTurn::Answer(_)) = (output, &last.turn) {
+                let number = last.number;
+                found.push(
+                    Diagnostic::warning(
+                        Rule::InvalidValue,
+                        span,
+                        report.at(
+                            last.node.span.start,
+                            Some(number),
+                            &format!("the manifest asks for structured output, so an answer in text is sent back to the model, and the script has no turn left to call `{}`", output.name),
+                        ),
+                    )
+                    .with_help(format!("end the script with a call of `{}` whose args match the output schema", output.name)),
+                );
+            }
+            if matches!(&last.turn, ScriptTurn::Calls(calls) if !answers(calls)) {
                 let number = last.number;
                 found.push(
                     Diagnostic::warning(
