@@ -172,7 +172,13 @@ fn check_document(
 ) -> (Option<yaml::Document>, Vec<Diagnostic>, semantic::Read) {
     let document = match yaml::parse_with(bytes, context.budgets()) {
         Ok(document) => document,
-        Err(error) => return (None, vec![syntax::diagnostic(&error)], semantic::Read::default()),
+        Err(error) => {
+            return (
+                None,
+                vec![syntax::diagnostic(&error)],
+                semantic::Read::default(),
+            )
+        }
     };
     let mut found = structure(&document);
     let (semantic, read) = semantic::semantic(&document, bytes, context);

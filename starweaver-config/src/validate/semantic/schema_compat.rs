@@ -110,7 +110,11 @@ pub(super) fn check(root: &Node, entries: &[Entry<'_>], context: &CheckContext) 
 
 /// The diagnostic for the output tool's arguments schema `parameters` (`output:`), reported at
 /// `span`, if the manifest's model provider cannot take it as declared.
-pub(super) fn check_output(root: &Node, parameters: &Value, span: crate::yaml::Span) -> Option<Diagnostic> {
+pub(super) fn check_output(
+    root: &Node,
+    parameters: &Value,
+    span: crate::yaml::Span,
+) -> Option<Diagnostic> {
     let provider = provider(root)?;
     let definition = ToolDefinition::new(OUTPUT_TOOL_NAME, None, parameters.clone());
     check_tool(provider, &definition, OUTPUT_TOOL_NAME, span)
