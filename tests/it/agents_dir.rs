@@ -273,6 +273,15 @@ async fn the_triage_agent_hands_its_proposed_edit_to_a_person_and_changes_nothin
     }
     let done = loaded.session.resume_after_hitl(answers).await.unwrap();
     assert!(!done.is_waiting());
+    // Its `output:` schema: the answer is an object in that shape, through `final_answer`.
+    let answer = done.structured_output.expect("a structured answer");
+    let schema = manifest
+        .output_schema()
+        .expect("triage declares an output schema");
+    assert!(
+        jsonschema::validator_for(schema).unwrap().is_valid(&answer),
+        "{answer}"
+    );
     assert!(
         before == snapshot(&agents_dir()),
         "the triage run changed agents/"

@@ -37,6 +37,16 @@ impl std::fmt::Debug for AgentRunOptions {
 }
 
 impl AgentRunOptions {
+    /// Options asking for an answer in the shape of `T` (a typed run), with `retries`.
+    pub(crate) fn typed_output<T: schemars::JsonSchema>(retries: u32) -> Self {
+        Self {
+            output: Some(OutputTool::new(
+                &super::OutputSpec::for_type::<T>().with_retries(retries),
+            )),
+            ..Self::default()
+        }
+    }
+
     /// No additions.
     #[must_use]
     pub fn new() -> Self {

@@ -7,8 +7,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 
-use super::run_loop::AgentConfig;
-use super::{AgentError, AgentRunOptions, AgentRunResult};
+use super::{AgentError, AgentRunResult};
 use crate::model::ToolReturnPart;
 use crate::tools::{schema_for_type, string_tool, DynTool, ToolKind, ToolResult};
 
@@ -150,20 +149,6 @@ impl OutputTool {
             Some(arguments.clone())
         }
     }
-}
-
-/// Run options asking for an answer in the shape of `T`, with the retries of the agent's own
-/// output spec (or the default).
-pub(crate) fn typed_options<T: JsonSchema>(config: &AgentConfig) -> AgentRunOptions {
-    let retries = config
-        .output
-        .as_ref()
-        .map_or(DEFAULT_OUTPUT_RETRIES, OutputTool::retries);
-    let mut options = AgentRunOptions::default();
-    options.output = Some(OutputTool::new(
-        &OutputSpec::for_type::<T>().with_retries(retries),
-    ));
-    options
 }
 
 /// The accepted answer of a typed run as a `T`; `None` while the run waits.

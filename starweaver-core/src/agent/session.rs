@@ -197,7 +197,13 @@ impl AgentSession {
     where
         T: serde::de::DeserializeOwned + schemars::JsonSchema,
     {
-        let options = super::output::typed_options::<T>(self.agent.config());
+        let retries = self
+            .agent
+            .config()
+            .output
+            .as_ref()
+            .map_or(super::DEFAULT_OUTPUT_RETRIES, |output| output.retries());
+        let options = AgentRunOptions::typed_output::<T>(retries);
         let result = self.run_with_options(prompt, options).await?;
         let value = super::output::typed_value::<T>(&result)?;
         Ok((value, result))
