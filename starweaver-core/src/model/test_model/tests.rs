@@ -773,3 +773,59 @@ fn answered_questions_show_what_was_answered() {
         "{answer}"
     );
 }
+
+/// The output tool of a run that asks for a structured answer: kind `output` in its metadata.
+fn output_tool(parameters: Value) -> ToolDefinition {
+    let mut definition = tool("final_answer", "Give your final answer.", parameters);
+    definition
+        .metadata
+        .insert("starweaver_tool_kind".into(), json!("output"));
+    definition
+}
+
+#[test]
+fn the_output_tool_gives_the_answer_after_the_other_tools() {
+    let schema = json!({"type": "object", "properties": {
+        "severity": {"enum": ["low", "high"]},
+        "summary": {"type": "string", "minLength": 3}
+    }, "required": ["severity", "summary"]});
+    let tools = [output_tool(schema.clone()), read_tool(), grep_tool()];
+    let mut messages = vec![ModelMessage::Request(ModelRequest::user(
+        "Where is the manifest loader?",
+    ))];
+    let mut answered = None;
+    for _ in 0..5 {
+        let response = respond(&messages, &tools);
+        let made = calls(&response);
+        if let Some((_, arguments)) = made.iter().find(|(name, _)| name == "final_answer") {
+            // Alone, with the summary as its text.
+            assert_eq!(made.len(), 1, "{made:?}");
+            assert!(response.text_content().starts_with("Called 2 tool(s)"));
+            answered = Some(arguments.clone());
+            break;
+        }
+        assert!(!made.is_empty(), "a text answer: {response:?}");
+        let parts = response
+            .calls()
+            .map(|call| match call.name.as_str() {
+                "grep" => returned(
+                    call,
+                    ToolReturnKind::Success,
+                    json!({"matches": [{"path": "src/a.rs", "line_number": 1, "line": "x"}]}),
+                ),
+                _ => returned(call, ToolReturnKind::Success, json!({"content": "x"})),
+            })
+            .collect();
+        messages.push(ModelMessage::Response(response));
+        messages.push(ModelMessage::Request(ModelRequest { parts }));
+    }
+    let answer = answered.expect("an answer through the output tool");
+    assert_valid(&schema, &answer);
+    // Offered alone, the output tool is called at once.
+    let first = respond(
+        &[ModelMessage::Request(ModelRequest::user("hi"))],
+        &[output_tool(schema.clone())],
+    );
+    assert_eq!(calls(&first).len(), 1);
+    assert_valid(&schema, &calls(&first)[0].1);
+}
