@@ -149,7 +149,7 @@ fn rule_summary(rule: Rule) -> &'static str {
         Rule::MissingField => "a required key is absent (`version`, `name`, `model.id`, or a toolset's `name`, `tools`, `toolsets`; an `mcp` toolset's `command` or `url`)",
         Rule::InvalidValue => "a value has the wrong type or is not one of the allowed values (which the message lists), or a setting that cannot apply where it is (`root` or `shell.sandbox` in a virtual environment; an `mcp` toolset with both `command` and `url`, a `url` that is not `http(s)`, a local server's settings on an HTTP one or the reverse, a `cwd` that is not a folder)",
         Rule::UnsupportedVersion => "`version` is not `1`",
-        Rule::DuplicateName => "two toolsets share a name, or two tools would reach the model under one name (after prefixes, through proxies and search; an MCP server's names as the client maps them, where its `tools:` lists them)",
+        Rule::DuplicateName => "two toolsets share a name, or two tools would reach the model under one name (after prefixes, through proxies and search; an MCP server's names as the client maps them, where its `tools:` lists them), or a tool would have the name of the `final_answer` tool `output:` adds",
         Rule::UnknownTool => "a tool name that the catalog, the bundle or the toolset does not have (with a did-you-mean)",
         Rule::UnknownToolset => "a proxy or search names a toolset that no entry declares",
         Rule::UnknownModel => "`model.id` names no known provider (`test`, `openai:<model>`, `anthropic:<model>`), or a provider this build was made without",

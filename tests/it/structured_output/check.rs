@@ -186,3 +186,26 @@ fn a_script_calls_the_output_tool_like_any_tool_and_its_args_are_checked() {
     let (found, _) = check_in(plain, &[("turns.yaml", good)]);
     assert_eq!(of(&found, Rule::UnknownTool).len(), 1, "{found:#?}");
 }
+
+#[test]
+fn a_tool_the_agent_would_see_as_final_answer_is_a_duplicate_name() {
+    let manifest = "version: 1\nname: shaped\nmodel: {id: test}\ntoolsets:\n  - type: tools\n    name: app\n    prefix: final\n    tools: [answer]\noutput:\n  schema: {type: object}\n";
+    let dir = folder(&[("agent.yaml", manifest)]);
+    let context = CheckContext::new()
+        .with_base_dir(dir.path())
+        .with_catalog(["answer"]);
+    let (found, checked) = check_manifest(manifest.as_bytes(), &context);
+    assert!(checked.is_none());
+    let clash = of(&found, Rule::DuplicateName);
+    assert_eq!(clash.len(), 1, "{found:#?}");
+    assert_eq!(clash[0].span.start.line, 8);
+    assert!(
+        clash[0].message.contains("`final_answer`"),
+        "{}",
+        clash[0].message
+    );
+    // Without `output:` the name is free.
+    let plain = manifest.replace("output:\n  schema: {type: object}\n", "");
+    let (found, checked) = check_manifest(plain.as_bytes(), &context);
+    assert!(checked.is_some(), "{found:#?}");
+}

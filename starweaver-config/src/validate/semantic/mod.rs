@@ -55,7 +55,7 @@ pub(super) fn semantic(
     let entries = toolsets::entries(root);
     let mut found = Vec::new();
     found.extend(model::check(root, context));
-    let (output_found, output_schema) = output::check(root, context);
+    let (output_found, output_schema) = output::check(root, &entries, context);
     found.extend(output_found);
     // A script calls the output tool like any tool the model is offered.
     let output_tool = output_schema.as_ref().map(|schema| {

@@ -3,14 +3,18 @@
 //! (`path-escape`) that exists (`missing-file`, at its line) and holds bounded JSON
 //! (`invalid-value`); the schema a valid JSON Schema (`invalid-value`); and the output tool's
 //! arguments schema one the manifest's model provider can take (`schema-compat`, the rule tool
-//! schemas follow). The schema that passed is what the loader gives the agent, so the file is
+//! schemas follow). A tool the agent would see under the output tool's name is a
+//! `duplicate-name` error at that tool: one would hide the other. The schema that passed is what the loader gives the agent, so the file is
 //! read once.
 
 use serde_json::Value as Json;
-use starweaver_core::agent::OutputSpec;
+use std::collections::BTreeSet;
+
+use starweaver_core::agent::{OutputSpec, OUTPUT_TOOL_NAME};
 
 use super::model::short;
 use super::schema_compat;
+use super::toolsets::{strings, Entry};
 use super::CheckContext;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::files::{read_limited, ReadLimitedError};
@@ -25,10 +29,18 @@ pub(crate) const MAX_SCHEMA_FILE_BYTES: u64 = 1024 * 1024;
 const MAX_PROBLEM_CHARS: usize = 300;
 
 /// Every problem of `output:`, and the answer's schema when it has none.
-pub(super) fn check(root: &Node, context: &CheckContext) -> (Vec<Diagnostic>, Option<Json>) {
+pub(super) fn check(
+    root: &Node,
+    entries: &[Entry<'_>],
+    context: &CheckContext,
+) -> (Vec<Diagnostic>, Option<Json>) {
     let Some((key, output)) = root.entry("output") else {
         return (Vec::new(), None);
     };
+    let clashes = clashes(entries);
+    if !clashes.is_empty() {
+        return (clashes, None);
+    }
     // Not a mapping: the structure pass reports it.
     if output.as_mapping().is_none() {
         return (Vec::new(), None);
@@ -96,6 +108,41 @@ pub(super) fn check(root: &Node, context: &CheckContext) -> (Vec<Diagnostic>, Op
         }
         None => (Vec::new(), Some(schema)),
     }
+}
+
+/// A `duplicate-name` error for each tool the agent would see as `final_answer` (after its
+/// toolset's prefix); tools behind a proxy are reached through `call_tool` and clash with
+/// nothing.
+fn clashes(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
+    let proxied: BTreeSet<&str> = entries
+        .iter()
+        .filter(|entry| entry.kind == "proxy")
+        .flat_map(|entry| strings(entry.node.get("toolsets")))
+        .map(|name| name.text)
+        .collect();
+    let mut found = Vec::new();
+    for entry in entries {
+        let owner = entry.name.as_ref().map_or(entry.kind, |name| name.text);
+        if proxied.contains(owner) {
+            continue;
+        }
+        for tool in entry.tools() {
+            if entry.final_name(tool.text) == OUTPUT_TOOL_NAME {
+                found.push(
+                    Diagnostic::error(
+                        Rule::DuplicateName,
+                        tool.span,
+                        format!(
+                            "toolset `{}` gives the agent a tool named `{OUTPUT_TOOL_NAME}`, the name of the output tool `output:` adds, so one would hide the other",
+                            short(owner)
+                        ),
+                    )
+                    .with_help("give the toolset a `prefix`, or leave the tool out of its `tools:`"),
+                );
+            }
+        }
+    }
+    found
 }
 
 /// The schema in `output.schema_file`; `None` when the checker knows no folder to read it in.
