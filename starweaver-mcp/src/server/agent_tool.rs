@@ -167,7 +167,15 @@ impl AgentTool {
         }
         match outcome {
             Ok(result) if result.status == AgentRunStatus::Completed => {
-                CallToolResult::success(vec![ContentBlock::text(result.output)])
+                match result.structured_output {
+                    // An agent with an output schema answers with the validated object (MCP's
+                    // structured content is an object; any other value goes as its JSON text).
+                    Some(value) if value.is_object() => CallToolResult::structured(value),
+                    Some(value) => {
+                        CallToolResult::success(vec![ContentBlock::text(value.to_string())])
+                    }
+                    None => CallToolResult::success(vec![ContentBlock::text(result.output)]),
+                }
             }
             Ok(result) => error(waiting_message(&self.name, &result, approve_all)),
             Err(AgentError::Cancelled) => error(format!("`{}` was cancelled", self.name)),

@@ -48,3 +48,40 @@ async fn run_agent_answers_on_the_test_model_with_progress() {
         .await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_with_an_output_schema_answers_with_structured_content() {
+    within(async {
+        let dir = project();
+        std::fs::write(
+            dir.path().join("shaped.yaml"),
+            "version: 1\nname: shaped\ndescription: Answers in shape.\nmodel: {id: test}\noutput:\n  schema:\n    type: object\n    properties:\n      severity: { enum: [low, high] }\n    required: [severity]\n",
+        )
+        .unwrap();
+        let served = serve(
+            super::Transport::Stdio,
+            dir.path(),
+            "shaped.yaml",
+            &["--agent"],
+            Client::default(),
+        )
+        .await;
+        let result = served
+            .call("run_shaped", json!({"prompt": "Triage."}))
+            .await
+            .unwrap();
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+        assert_eq!(
+            result.structured_content,
+            Some(json!({"severity": "low"})),
+            "{result:?}"
+        );
+        // The same object as text, for clients that read only text.
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&text(&result)).unwrap(),
+            json!({"severity": "low"})
+        );
+        served.close().await;
+    })
+    .await;
+}
