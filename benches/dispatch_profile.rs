@@ -14,6 +14,16 @@
 //! ```
 //!
 //! With no arguments (as `cargo bench` runs it) it makes one call of each.
+//!
+//! `paired ROUNDS` times both sides interleaved instead: each round runs a
+//! block of 1,000 typed calls and a block of 1,000 direct ones, in
+//! alternating order, and the ratio of the two blocks' times is taken per
+//! round, so load that comes and goes on a shared machine reaches both
+//! sides alike. It prints the median and quartiles of the per-round ratio:
+//!
+//! ```text
+//! target/release/deps/dispatch_profile-* paired 2000
+//! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -63,6 +73,10 @@ fn main() {
     ));
     let registry = ToolRegistry::new().with_tool(tool);
     let call = ToolCallPart::new("call_1", "add", arguments.clone());
+    if modes == ["paired"] {
+        paired(&rt, &registry, &call, &ctx, &arguments, calls);
+        return;
+    }
     for mode in modes {
         rt.block_on(async {
             for _ in 0..calls {
@@ -82,4 +96,69 @@ fn main() {
             }
         });
     }
+}
+
+/// Calls per timed block of [`paired`].
+const BLOCK: u32 = 1_000;
+
+/// The typed call and the direct one, interleaved: per-round ratios.
+fn paired(
+    rt: &tokio::runtime::Runtime,
+    registry: &ToolRegistry,
+    call: &ToolCallPart,
+    ctx: &ToolContext,
+    arguments: &serde_json::Value,
+    rounds: usize,
+) {
+    let typed = || {
+        rt.block_on(async {
+            let started = std::time::Instant::now();
+            for _ in 0..BLOCK {
+                black_box(registry.execute_call(ctx.clone(), black_box(call)).await);
+            }
+            started.elapsed()
+        })
+    };
+    let direct = || {
+        rt.block_on(async {
+            let started = std::time::Instant::now();
+            for _ in 0..BLOCK {
+                let value = black_box(arguments).clone();
+                let args = serde_json::from_value::<AddArgs>(value).unwrap();
+                black_box(add(ctx.clone(), args).await.unwrap().content);
+            }
+            started.elapsed()
+        })
+    };
+    // Warm both paths up before timing.
+    for _ in 0..20 {
+        typed();
+        direct();
+    }
+    let mut ratios = Vec::with_capacity(rounds);
+    let (mut typed_total, mut direct_total) = (0.0, 0.0);
+    for round in 0..rounds {
+        let (t, d) = if round % 2 == 0 {
+            let t = typed();
+            (t, direct())
+        } else {
+            let d = direct();
+            (typed(), d)
+        };
+        typed_total += t.as_secs_f64();
+        direct_total += d.as_secs_f64();
+        ratios.push(t.as_secs_f64() / d.as_secs_f64());
+    }
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    let per_call = |total: f64| total * 1e9 / (rounds as f64 * f64::from(BLOCK));
+    println!(
+        "paired, {rounds} rounds of {BLOCK} calls: typed {:.0} ns, direct {:.0} ns per call (means); \
+         typed / direct per round: median {:.2}x, quartiles {:.2}x-{:.2}x",
+        per_call(typed_total),
+        per_call(direct_total),
+        at(0.5),
+        at(0.25),
+        at(0.75),
+    );
 }
