@@ -171,7 +171,10 @@ async fn journaled_run(agent: &Agent, store: &Arc<dyn RunStore>) {
         .await
         .unwrap();
     assert_eq!(result.output, "done");
-    claimed.finish(result.output, result.usage).await.unwrap();
+    claimed
+        .finish(result.output, result.structured_output, result.usage)
+        .await
+        .unwrap();
 }
 
 /// The criterion entry points (the macro output carries no docs).

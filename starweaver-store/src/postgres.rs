@@ -482,13 +482,19 @@ impl RunStore for PgRunStore {
         &'a self,
         lease: &'a Lease,
         output: String,
+        structured_output: Option<serde_json::Value>,
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             self.under_lease(
                 lease,
-                "status = 'finished', output = $2, usage = $3, waiting = NULL, answers = NULL",
-                vec![Some(output), json_text(&usage)],
+                "status = 'finished', output = $2, structured_output = $3, usage = $4, \
+                 waiting = NULL, answers = NULL",
+                vec![
+                    Some(output),
+                    structured_output.as_ref().and_then(json_text),
+                    json_text(&usage),
+                ],
             )
             .await
         })

@@ -15,7 +15,7 @@ use starweaver_core::runs::{
 
 /// The columns [`run`] reads, in a `SELECT` or `RETURNING` list.
 pub(crate) const RUN_COLUMNS: &str = "id, agent, manifest_digest, status, prompt, vars, \
-     created_at, updated_at, waiting, answers, output, usage, error";
+     created_at, updated_at, waiting, answers, output, structured_output, usage, error";
 
 /// A store error for a failure of the database itself.
 pub(crate) fn backend(error: &sqlx::Error) -> StoreError {
@@ -89,6 +89,7 @@ where
     stored.waiting = json(row, "waiting", &id)?;
     stored.answers = json(row, "answers", &id)?.unwrap_or_default();
     stored.output = column(row, "output", &id)?;
+    stored.structured_output = json(row, "structured_output", &id)?;
     stored.usage = json(row, "usage", &id)?;
     stored.error = column(row, "error", &id)?;
     Ok(stored)

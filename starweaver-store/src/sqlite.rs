@@ -390,13 +390,19 @@ impl RunStore for SqliteRunStore {
         &'a self,
         lease: &'a Lease,
         output: String,
+        structured_output: Option<serde_json::Value>,
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             self.under_lease(
                 lease,
-                "status = 'finished', output = ?, usage = ?, waiting = NULL, answers = NULL",
-                vec![Some(output), json_text(&usage)],
+                "status = 'finished', output = ?, structured_output = ?, usage = ?, \
+                 waiting = NULL, answers = NULL",
+                vec![
+                    Some(output),
+                    structured_output.as_ref().and_then(json_text),
+                    json_text(&usage),
+                ],
             )
             .await
         })

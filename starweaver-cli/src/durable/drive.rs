@@ -143,7 +143,9 @@ pub(crate) async fn drive_claimed(durable: Durable<'_>, loaded: LoadedAgent) -> 
             structured_output,
             usage,
         } => {
-            let written = claimed.finish(output.clone(), usage).await;
+            let written = claimed
+                .finish(output.clone(), structured_output.clone(), usage)
+                .await;
             ui.finished(&RunOutcome::Completed {
                 output,
                 structured_output,

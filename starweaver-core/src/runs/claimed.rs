@@ -39,7 +39,9 @@ use super::{JournalEntry, JournalKind, Lease, RunStore, StoreError, StoredRun};
 /// let mut session = agent.session();
 /// let options = AgentRunOptions::new().journal(claimed.journal());
 /// let result = session.run_with_options(claimed.run().prompt.clone(), options).await?;
-/// claimed.finish(result.output, result.usage).await?;
+/// claimed
+///     .finish(result.output, result.structured_output, result.usage)
+///     .await?;
 /// let stored = store.list().await?;
 /// assert_eq!(stored[0].status, RunStatus::Finished);
 /// # Ok(())
@@ -191,14 +193,26 @@ impl ClaimedRun {
         });
     }
 
-    /// The run answered: stored as finished.
+    /// The run answered: stored as finished, with its final text and, for an agent with an
+    /// output schema, the validated answer
+    /// ([`crate::agent::AgentRunResult::structured_output`]).
     ///
     /// # Errors
     /// [`StoreError::LeaseLost`] (nothing written) or the store's failure.
-    pub async fn finish(&self, output: String, usage: Usage) -> Result<(), StoreError> {
+    pub async fn finish(
+        &self,
+        output: String,
+        structured_output: Option<serde_json::Value>,
+        usage: Usage,
+    ) -> Result<(), StoreError> {
         self.end();
         let lease = self.lease();
-        self.watch(self.inner.store.finish(&lease, output, usage).await)
+        self.watch(
+            self.inner
+                .store
+                .finish(&lease, output, structured_output, usage)
+                .await,
+        )
     }
 
     /// The run failed: stored as failed with `error`.

@@ -307,10 +307,12 @@ impl RunStore for MemoryRunStore {
         &'a self,
         lease: &'a Lease,
         output: String,
+        structured_output: Option<serde_json::Value>,
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         self.end_lease(lease, RunStatus::Finished, |run| {
             run.output = Some(output);
+            run.structured_output = structured_output;
             run.usage = Some(usage);
             run.waiting = None;
             run.answers = AgentHitlResults::default();

@@ -149,8 +149,12 @@ pub struct StoredRun {
     pub waiting: Option<AgentSessionState>,
     /// Answers given so far for the calls it waits for.
     pub answers: AgentHitlResults,
-    /// The answer, once finished.
+    /// The answer, once finished: the model's final text.
     pub output: Option<String>,
+    /// The validated answer of an agent with an output schema, once finished; `None` for a
+    /// text answer.
+    #[serde(default)]
+    pub structured_output: Option<serde_json::Value>,
     /// What it used, once it ended.
     pub usage: Option<Usage>,
     /// Why it failed.
@@ -173,6 +177,7 @@ impl StoredRun {
             waiting: None,
             answers: AgentHitlResults::default(),
             output: None,
+            structured_output: None,
             usage: None,
             error: None,
         }

@@ -136,11 +136,13 @@ pub trait RunStore: Send + Sync {
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 
-    /// The leased run answered.
+    /// The leased run answered: `output` is the model's final text, `structured_output` the
+    /// validated answer of an agent with an output schema (`None` for a text answer).
     fn finish<'a>(
         &'a self,
         lease: &'a Lease,
         output: String,
+        structured_output: Option<serde_json::Value>,
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 

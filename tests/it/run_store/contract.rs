@@ -31,7 +31,7 @@ pub async fn lifecycle(store: &dyn RunStore, now: &AtomicU64) {
     assert_eq!(journal[1].payload, json!({"content": 1}));
     now.store(2_000, Ordering::SeqCst);
     store
-        .finish(&lease, "done".into(), Usage::default())
+        .finish(&lease, "done".into(), None, Usage::default())
         .await
         .unwrap();
     let finished = store.get(&run.id).await.unwrap().unwrap();
@@ -65,7 +65,7 @@ pub async fn lease_expiry(store: &dyn RunStore, now: &AtomicU64) {
     assert!(store.release(&renewed).await.is_err());
     assert!(store.journal(&run.id).await.unwrap().is_empty());
     store
-        .finish(&second, "second".into(), Usage::default())
+        .finish(&second, "second".into(), None, Usage::default())
         .await
         .unwrap();
     let finished = store.get(&run.id).await.unwrap().unwrap();
@@ -122,7 +122,7 @@ pub async fn cancel_and_ids(store: &dyn RunStore, _now: &AtomicU64) {
     store.cancel(&run.id).await.unwrap();
     assert!(matches!(
         store
-            .finish(&lease, "too late".into(), Usage::default())
+            .finish(&lease, "too late".into(), None, Usage::default())
             .await,
         Err(StoreError::LeaseLost { .. })
     ));
@@ -211,7 +211,7 @@ pub async fn answers(store: &dyn RunStore, _now: &AtomicU64) {
     );
     assert!(claimed.answers.interactions.contains_key("d1"));
     store
-        .finish(&again, "done".into(), Usage::default())
+        .finish(&again, "done".into(), None, Usage::default())
         .await
         .unwrap();
     let done = store.get(&run.id).await.unwrap().unwrap();
@@ -219,4 +219,36 @@ pub async fn answers(store: &dyn RunStore, _now: &AtomicU64) {
         (done.waiting, done.answers),
         (None, AgentHitlResults::default())
     );
+}
+
+/// A run finished with a structured answer keeps the object beside its text, in `get` and in
+/// `list`; a text answer has none.
+pub async fn structured_output(store: &dyn RunStore, _now: &AtomicU64) {
+    let answer = json!({"severity": "high", "summary": "disk full", "tags": ["ops", 1, null]});
+    let typed = store.create(NewRun::new("triage", "triage")).await.unwrap();
+    let (_, lease) = store.claim("w1", 30_000).await.unwrap().unwrap();
+    store
+        .finish(
+            &lease,
+            "Filed.".into(),
+            Some(answer.clone()),
+            Usage::default(),
+        )
+        .await
+        .unwrap();
+    let text = store.create(NewRun::new("helper", "hi")).await.unwrap();
+    let (_, lease) = store.claim("w1", 30_000).await.unwrap().unwrap();
+    store
+        .finish(&lease, "hello".into(), None, Usage::default())
+        .await
+        .unwrap();
+    let found = store.get(&typed.id).await.unwrap().unwrap();
+    assert_eq!(found.output.as_deref(), Some("Filed."));
+    assert_eq!(found.structured_output, Some(answer.clone()));
+    let plain = store.get(&text.id).await.unwrap().unwrap();
+    assert_eq!(plain.output.as_deref(), Some("hello"));
+    assert_eq!(plain.structured_output, None);
+    let listed = store.list().await.unwrap();
+    let listed = listed.iter().find(|run| run.id == typed.id).unwrap();
+    assert_eq!(listed.structured_output, Some(answer));
 }

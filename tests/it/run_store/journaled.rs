@@ -156,7 +156,10 @@ async fn every_model_response_and_return_is_journaled_under_the_runs_own_id() {
             (3, String::new(), JournalKind::ModelResponse),
         ]
     );
-    claimed.finish(result.output, result.usage).await.unwrap();
+    claimed
+        .finish(result.output, result.structured_output, result.usage)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -187,7 +190,10 @@ async fn a_run_whose_worker_died_resumes_from_its_journal_and_runs_a_finished_ca
     );
     let slow = crate::common::tool_return(&result.messages, "s1");
     assert_eq!(slow.content, json!({"may_have_run": true}));
-    claimed.finish(result.output, result.usage).await.unwrap();
+    claimed
+        .finish(result.output, result.structured_output, result.usage)
+        .await
+        .unwrap();
     let stored = world.store.get(&id).await.unwrap().unwrap();
     assert_eq!(stored.status, RunStatus::Finished);
 }
@@ -243,7 +249,10 @@ async fn an_at_most_once_call_that_may_have_run_waits_for_a_person_instead() {
     assert_eq!(done.output, "all done");
     assert_eq!(world.slowed.load(Ordering::SeqCst), 2);
     assert_eq!(world.counted.load(Ordering::SeqCst), 1);
-    claimed.finish(done.output, done.usage).await.unwrap();
+    claimed
+        .finish(done.output, done.structured_output, done.usage)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]

@@ -10,6 +10,7 @@ pub mod postgres;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use starweaver::model::Usage;
 use starweaver::runs::{MemoryRunStore, NewRun, RunStore, StoreError};
 use starweaver::store::SqliteRunStore;
 
@@ -68,7 +69,8 @@ on_every_store!(
     waiting,
     cancel_and_ids,
     listing,
-    answers
+    answers,
+    structured_output
 );
 
 #[tokio::test]
@@ -137,6 +139,44 @@ async fn a_damaged_row_is_an_error_naming_its_run_and_other_runs_still_read() {
         other => panic!("expected a corrupt-row error, got {other:?}"),
     }
     assert_eq!(store.get(&fine.id).await.unwrap().unwrap().prompt, "two");
+}
+
+#[tokio::test]
+async fn a_sqlite_store_from_before_structured_output_gains_the_column_and_keeps_its_runs() {
+    let now = clock();
+    let dir = tempfile::tempdir().unwrap();
+    let store = sqlite(&dir, &now).await;
+    let old = store.create(NewRun::new("helper", "old")).await.unwrap();
+    drop(store);
+    // The file as the version before the column left it.
+    let path = dir.path().join("runs.db");
+    assert!(write_raw(
+        &path,
+        "ALTER TABLE runs DROP COLUMN structured_output"
+    ));
+    assert!(write_raw(
+        &path,
+        "DELETE FROM _sqlx_migrations WHERE version = 3"
+    ));
+    let store = sqlite(&dir, &now).await;
+    let found = store.get(&old.id).await.unwrap().unwrap();
+    assert_eq!(
+        (found.prompt.as_str(), found.structured_output),
+        ("old", None)
+    );
+    let (_, lease) = store.claim("w1", 30_000).await.unwrap().unwrap();
+    let answer = serde_json::json!({"ok": true});
+    store
+        .finish(
+            &lease,
+            String::new(),
+            Some(answer.clone()),
+            Usage::default(),
+        )
+        .await
+        .unwrap();
+    let found = store.get(&old.id).await.unwrap().unwrap();
+    assert_eq!(found.structured_output, Some(answer));
 }
 
 /// Runs `sql` on the database file with Python's `sqlite3` module, as another program would.

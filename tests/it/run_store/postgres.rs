@@ -158,7 +158,7 @@ async fn many_workers_on_their_own_connections_claim_each_run_exactly_once() {
                 {
                     assert!(lease.expires_at > run.created_at, "{lease:?} {run:?}");
                     store
-                        .finish(&lease, format!("done by w{worker}"), Usage::default())
+                        .finish(&lease, format!("done by w{worker}"), None, Usage::default())
                         .await
                         .unwrap();
                     mine.push(run.id);

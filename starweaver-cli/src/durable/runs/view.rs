@@ -30,7 +30,9 @@ pub(crate) fn summary(run: &StoredRun) -> Value {
 }
 
 /// What `runs show --json` shows: the summary, the prompt, the (masked) variables, the calls
-/// it waits for and the answers given, the output, usage and error.
+/// it waits for and the answers given, the output, usage and error. A run whose agent has an
+/// output schema has the validated object as `output` and the model's text as `text`, as
+/// `run --json`'s `run_finished` record does.
 #[must_use]
 pub(crate) fn detail(run: &StoredRun) -> Value {
     let mut value = summary(run);
@@ -51,7 +53,15 @@ pub(crate) fn detail(run: &StoredRun) -> Value {
         map.insert("vars".into(), json!(run.vars));
         map.insert("pending".into(), Value::Array(pending));
         map.insert("answers".into(), json!(run.answers));
-        map.insert("output".into(), json!(run.output));
+        match &run.structured_output {
+            Some(structured) => {
+                map.insert("output".into(), structured.clone());
+                map.insert("text".into(), json!(run.output));
+            }
+            None => {
+                map.insert("output".into(), json!(run.output));
+            }
+        }
         map.insert("usage".into(), json!(run.usage));
         map.insert("error".into(), json!(run.error));
     }
@@ -127,7 +137,12 @@ pub(crate) fn text(run: &StoredRun) -> String {
             ));
         }
     }
-    if let Some(output) = &run.output {
+    // The validated object of an agent with an output schema, on one line; else the text.
+    let output = match &run.structured_output {
+        Some(structured) => Some(structured.to_string()),
+        None => run.output.clone(),
+    };
+    if let Some(output) = output {
         text.push_str(&format!("  output: {output}\n"));
     }
     if let Some(error) = &run.error {
