@@ -115,7 +115,7 @@ fn show(record: &AgentStreamRecord) {
         AgentStreamEvent::Waiting { requests } => {
             format!("waiting for {} answer(s)", requests.len())
         }
-        AgentStreamEvent::RunCompleted { output } => format!("completed: {output}"),
+        AgentStreamEvent::RunCompleted { output, .. } => format!("completed: {output}"),
         // Run starts, text deltas, and kinds added in later releases.
         _ => return,
     };

@@ -73,6 +73,11 @@ pub enum AgentStreamEvent {
     RunCompleted {
         /// Final text.
         output: String,
+        /// The answer the output tool accepted, validated against the agent's output schema
+        /// ([`AgentRunResult::structured_output`]); absent for a text answer, and in records
+        /// written before it existed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        structured_output: Option<serde_json::Value>,
     },
 }
 
@@ -185,5 +190,39 @@ impl<'a> Recorder<'a> {
 
     pub(crate) fn into_records(self) -> Vec<AgentStreamRecord> {
         self.records
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::AgentStreamEvent;
+
+    #[test]
+    fn a_run_completed_record_written_before_structured_output_still_loads() {
+        let old = json!({"type": "run_completed", "output": "done"});
+        let event: AgentStreamEvent = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(
+            event,
+            AgentStreamEvent::RunCompleted {
+                output: "done".into(),
+                structured_output: None,
+            }
+        );
+        // And a text answer writes the same record as before.
+        assert_eq!(serde_json::to_value(&event).unwrap(), old);
+    }
+
+    #[test]
+    fn a_structured_answer_round_trips_in_the_record() {
+        let event = AgentStreamEvent::RunCompleted {
+            output: String::new(),
+            structured_output: Some(json!({"severity": "high"})),
+        };
+        let value = serde_json::to_value(&event).unwrap();
+        assert_eq!(value["structured_output"], json!({"severity": "high"}));
+        let back: AgentStreamEvent = serde_json::from_value(value).unwrap();
+        assert_eq!(back, event);
     }
 }

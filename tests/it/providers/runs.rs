@@ -104,7 +104,7 @@ async fn whole_runs_call_the_tools_and_finish_with_the_answer() {
             .all(|request| request.json_body().get("stream").is_none()));
         assert!(stream.events().iter().any(|record| matches!(
             &record.event,
-            AgentStreamEvent::RunCompleted { output } if output == FINAL_TEXT
+            AgentStreamEvent::RunCompleted { output, .. } if output == FINAL_TEXT
         )));
     }
 }

@@ -82,7 +82,7 @@ async fn streamed_run_reports_events_in_order() {
             AgentStreamEvent::ToolReturn { part } => format!("return:{}", part.tool_call_id),
             AgentStreamEvent::Custom { event } => format!("custom:{}", event.kind),
             AgentStreamEvent::Waiting { .. } => "waiting".to_string(),
-            AgentStreamEvent::RunCompleted { output } => format!("completed:{output}"),
+            AgentStreamEvent::RunCompleted { output, .. } => format!("completed:{output}"),
             // The enum is non-exhaustive: kinds added later show here.
             other => format!("other:{other:?}"),
         })

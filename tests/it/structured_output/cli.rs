@@ -37,6 +37,16 @@ fn json_ends_with_run_finished_carrying_the_validated_object_not_an_invalid_atte
     });
     assert!(retried, "{records:#?}");
     assert!(!last.to_string().contains("medium"), "{last}");
+    // The stream's own last record carries the object too.
+    let completed = records
+        .iter()
+        .rev()
+        .find(|record| record["event"]["type"] == "run_completed")
+        .expect("a run_completed record");
+    assert_eq!(
+        completed["event"]["structured_output"],
+        json!({"severity": "high", "summary": "second"})
+    );
 }
 
 #[test]

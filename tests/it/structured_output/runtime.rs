@@ -307,3 +307,37 @@ async fn a_tool_with_the_output_tools_name_is_refused_before_any_request() {
     );
     assert!(model.requests().is_empty());
 }
+
+/// The last stream record carries the validated object, so a host reading the stream has the
+/// answer without the result; a text run's record has no such key when serialized.
+#[tokio::test]
+async fn the_run_completed_record_carries_the_object_and_a_text_run_has_none() {
+    use starweaver::agent::AgentStreamEvent;
+
+    let answer = json!({"severity": "low", "summary": "fine"});
+    let model = Arc::new(TestModel::scripted(vec![call_response(
+        "a1",
+        OUTPUT_TOOL_NAME,
+        answer.clone(),
+    )]));
+    let agent = AgentBuilder::new(model)
+        .output(OutputSpec::new(triage_schema()))
+        .build();
+    let stream = agent.run_stream("triage").await.unwrap();
+    let last = &stream.events().last().unwrap().event;
+    match last {
+        AgentStreamEvent::RunCompleted {
+            structured_output, ..
+        } => assert_eq!(structured_output.as_ref(), Some(&answer)),
+        other => panic!("expected run_completed last, got {other:?}"),
+    }
+    let serialized = serde_json::to_value(last).unwrap();
+    assert_eq!(serialized["structured_output"], answer);
+
+    let text = AgentBuilder::new(Arc::new(TestModel::with_text("hello"))).build();
+    let stream = text.run_stream("hi").await.unwrap();
+    let last = serde_json::to_value(&stream.events().last().unwrap().event).unwrap();
+    assert_eq!(last["type"], "run_completed");
+    assert_eq!(last["output"], "hello");
+    assert!(last.get("structured_output").is_none(), "{last}");
+}

@@ -163,11 +163,14 @@ impl<'a, 'r> Run<'a, 'r> {
         self.lifecycle(false).await;
         // The terminal record comes last, after the toolsets closed.
         match &end {
-            Ok(RunEnd::Completed { output, .. }) => {
-                self.recorder.emit(|| AgentStreamEvent::RunCompleted {
-                    output: output.clone(),
-                })
-            }
+            Ok(RunEnd::Completed {
+                output,
+                structured_output,
+                ..
+            }) => self.recorder.emit(|| AgentStreamEvent::RunCompleted {
+                output: output.clone(),
+                structured_output: structured_output.clone(),
+            }),
             Ok(RunEnd::Waiting(waiting)) => self.recorder.emit(|| AgentStreamEvent::Waiting {
                 requests: waiting.pending.clone(),
             }),
