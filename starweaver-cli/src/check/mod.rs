@@ -18,8 +18,8 @@ pub use command::{run_check, CheckArgs, CheckOutcome};
 pub use entry::print_outcome;
 pub use explain::{
     load_checked, run_explain, ExplainedTool, Explanation, Explanations, FileFacts, ModelFacts,
-    PathReach, RuntimeFacts, SandboxFacts, SandboxMode, ServerFacts, ServerTool, ShellFacts,
-    ShellReach, SkillFact, SkillFacts, SkillProblem, EXPLAIN_FORMAT_VERSION,
+    OutputFacts, PathReach, RuntimeFacts, SandboxFacts, SandboxMode, ServerFacts, ServerTool,
+    ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, EXPLAIN_FORMAT_VERSION,
 };
 pub use limit::ManifestLimitArgs;
 pub use schema::{run_schema, SchemaArgs};

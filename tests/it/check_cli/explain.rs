@@ -125,6 +125,7 @@ fn human_explanation_has_every_section_on_one_screen() {
         "Files     virtual (in memory, starts empty), writable through write_file, edit_file\n",
         "Skills    none",
         "Runtime   parallel tool calls, at most 50 steps",
+        "Output    text (no `output:` section)\n",
     ] {
         assert!(text.contains(section), "missing {section:?} in\n{text}");
     }
@@ -499,5 +500,81 @@ toolsets:
     assert!(
         !tools.iter().any(|t| t["name"] == "write_file"),
         "not offered unwrapped: {tools:#?}"
+    );
+}
+
+#[test]
+fn the_output_contract_is_shown_with_its_tool_schema_and_retries() {
+    let inline = "version: 1\nname: triage\nmodel: {id: test}\noutput:\n  schema:\n    type: object\n    properties:\n      severity: { enum: [low, high] }\n      summary: { type: string }\n    required: [severity]\n  retries: 1\n";
+    let (_dir, agent) = explain_json(&[("agent.yaml", inline.as_bytes())], &[]);
+    let output = &agent["output"];
+    assert_eq!(output["tool"], "final_answer", "{agent:#}");
+    assert_eq!(output["source"], "inline");
+    assert_eq!(output["schema_file"], Value::Null);
+    assert_eq!(output["retries"], 1);
+    assert_eq!(
+        output["properties"],
+        serde_json::json!(["severity", "summary"])
+    );
+    assert_eq!(output["required"], serde_json::json!(["severity"]));
+    assert_eq!(
+        output["schema"]["required"],
+        serde_json::json!(["severity"])
+    );
+    // The tool is offered on every request, beside the agent's others.
+    let answer = tool(&agent, "final_answer");
+    assert_eq!(answer["seen"], true);
+    assert_eq!(answer["type"], "output");
+
+    let filed =
+        "version: 1\nname: counter\nmodel: {id: test}\noutput: {schema_file: schemas/count.json}\n";
+    let files: &[(&str, &[u8])] = &[
+        ("agent.yaml", filed.as_bytes()),
+        ("schemas/count.json", br#"{"type": "integer"}"#),
+    ];
+    let (_dir, agent) = explain_json(files, &[]);
+    assert_eq!(agent["output"]["source"], "file", "{agent:#}");
+    assert_eq!(agent["output"]["schema_file"], "schemas/count.json");
+    assert_eq!(agent["output"]["retries"], 2, "the default");
+    assert_eq!(
+        agent["output"]["schema"],
+        serde_json::json!({"type": "integer"})
+    );
+
+    let dir = folder(files);
+    let result = run(dir.path(), &["check", "--explain", "agent.yaml"]);
+    let text = stdout(&result);
+    assert_eq!(result.status.code(), Some(0), "{text}{}", stderr(&result));
+    assert!(
+        text.contains("Output    answers through `final_answer`: an integer matching the schema (schema from schemas/count.json); 2 retries, 3 answers in all"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|line| line.trim_start().starts_with("final_answer "))
+        .unwrap_or_else(|| panic!("no final_answer line in\n{text}"));
+    assert!(
+        line.contains("(output:)") && line.contains("gives the answer"),
+        "{line}"
+    );
+}
+
+#[test]
+fn an_agent_without_output_answers_in_text_and_has_no_output_tool() {
+    let (_dir, agent) = explain_json(
+        &[
+            ("agent.yaml", LAYERED.as_bytes()),
+            ("tools.json", CATALOG.as_bytes()),
+        ],
+        &["--catalog", "tools.json"],
+    );
+    assert_eq!(agent["output"], Value::Null);
+    assert!(
+        !agent["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|tool| tool["name"] == "final_answer"),
+        "{agent:#}"
     );
 }

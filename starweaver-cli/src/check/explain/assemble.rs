@@ -54,6 +54,10 @@ pub(super) fn assemble(
         verified: source.verified(),
         warnings,
         base_dir,
+        output_schema: report
+            .checked
+            .as_ref()
+            .and_then(|checked| checked.output_schema()),
     };
     Ok(explain(&manifest, &loaded, context))
 }

@@ -43,6 +43,8 @@ pub struct Explanation {
     pub servers: Vec<ServerFacts>,
     /// The run's limits.
     pub runtime: RuntimeFacts,
+    /// The answer's contract, when `output:` is set (`null`: the answer is text).
+    pub output: Option<OutputFacts>,
     /// The check's warnings for the file, as `--format json` reports diagnostics.
     pub warnings: Value,
 }
@@ -73,7 +75,7 @@ pub struct ExplainedTool {
     pub name: String,
     /// The toolset it comes from (`null` for a tool the loader added outside `toolsets:`).
     pub toolset: Option<String>,
-    /// That toolset's manifest `type`.
+    /// That toolset's manifest `type`, or `output` for the output tool `output:` adds.
     #[serde(rename = "type")]
     pub kind: Option<String>,
     /// Whether the first model request offers it.
@@ -301,6 +303,27 @@ pub struct RuntimeFacts {
     pub timeout_ms: Option<u64>,
     /// Default tool retry budget (`null`: the tools' own).
     pub max_retries: Option<u32>,
+}
+
+/// `output:`: the shape the answer must have and how the model gives it.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutputFacts {
+    /// The tool the model calls to answer (`final_answer`), offered on every request.
+    pub tool: String,
+    /// Where the schema is written: `inline` (`output.schema`) or `file`
+    /// (`output.schema_file`).
+    pub source: &'static str,
+    /// `output.schema_file` as written, relative to the manifest's folder.
+    pub schema_file: Option<String>,
+    /// The schema answers are validated against, as the check read it.
+    pub schema: Value,
+    /// The top-level properties of an object answer, in schema order (empty for any other
+    /// answer).
+    pub properties: Vec<String>,
+    /// Those of them the schema requires.
+    pub required: Vec<String>,
+    /// Invalid answers sent back to the model before the run fails.
+    pub retries: u32,
 }
 
 /// One MCP server of the agent.

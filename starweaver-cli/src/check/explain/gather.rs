@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use serde_json::Value;
+use starweaver_core::agent::OUTPUT_TOOL_NAME;
 use starweaver_core::bundles::{EDIT_FILE_TOOL_NAME, SHELL_EXEC_TOOL_NAME, WRITE_FILE_TOOL_NAME};
 use starweaver_core::environment::{
     ProcessLimits, SandboxKernel, SandboxMode as PolicyMode, SandboxPolicy, SandboxReads,
@@ -15,6 +16,7 @@ use super::facts::{
     ExplainedTool, Explanation, FileFacts, ModelFacts, PathReach, RuntimeFacts, SandboxFacts,
     ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem,
 };
+use super::output::output;
 use super::sandbox::{mode, sandbox_facts, writable};
 use super::servers::servers;
 use starweaver_config::load::{
@@ -32,6 +34,9 @@ pub(super) struct Context<'a> {
     pub warnings: Value,
     /// The folder the manifest was checked in (its paths are relative to it).
     pub base_dir: &'a Path,
+    /// The answer's schema the check read (`output.schema` or the file `output.schema_file`
+    /// names), the one the loader gives the agent.
+    pub output_schema: Option<&'a Value>,
 }
 
 /// The facts of one loaded manifest.
@@ -51,17 +56,18 @@ pub(super) fn explain(
             api_key_env: manifest.model.api_key_env.clone(),
             settings: manifest.model.settings.clone(),
         },
-        tools: tools(loaded, context.verified),
+        tools: tools(manifest, loaded, context.verified),
         shell: shell(manifest, loaded),
         files: files(manifest, loaded),
         skills: skills(manifest, loaded),
         servers: servers(manifest, loaded, context.base_dir),
         runtime: runtime(manifest, loaded),
+        output: output(manifest, context.output_schema),
         warnings: context.warnings,
     }
 }
 
-fn tools(loaded: &LoadedAgent, verified: bool) -> Vec<ExplainedTool> {
+fn tools(manifest: &Manifest, loaded: &LoadedAgent, verified: bool) -> Vec<ExplainedTool> {
     let mut tools = Vec::new();
     for summary in &loaded.toolsets {
         let (reach, via) = match &summary.reach {
@@ -102,6 +108,21 @@ fn tools(loaded: &LoadedAgent, verified: bool) -> Vec<ExplainedTool> {
                 verified: true,
             });
         }
+    }
+    // The output tool is offered on every request beside the others (the agent adds it, so
+    // the loader's list does not have it).
+    if manifest.output.is_some() {
+        tools.push(ExplainedTool {
+            name: OUTPUT_TOOL_NAME.to_string(),
+            toolset: None,
+            kind: Some("output".to_string()),
+            seen: true,
+            reach: "direct",
+            via: None,
+            approval: false,
+            deferred: false,
+            verified: true,
+        });
     }
     tools
 }

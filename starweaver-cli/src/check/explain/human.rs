@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::facts::{
-    ExplainedTool, Explanation, PathReach, SandboxFacts, SandboxMode, ServerFacts, ShellFacts,
-    ShellReach,
+    ExplainedTool, Explanation, OutputFacts, PathReach, SandboxFacts, SandboxMode, ServerFacts,
+    ShellFacts, ShellReach,
 };
 
 /// `writeln!` for text that comes from a manifest or a catalog: control characters (a newline,
@@ -102,7 +102,50 @@ fn one(agent: &Explanation) -> String {
         }
     }
     let _ = visible_line!(out, "Runtime   {}", runtime(agent));
+    match &agent.output {
+        None => {
+            let _ = visible_line!(out, "Output    text (no `output:` section)");
+        }
+        Some(facts) => {
+            let _ = visible_line!(out, "Output    {}", output(facts));
+        }
+    }
     out
+}
+
+/// The answer's contract: the tool, the shape, where the schema is written, the retries.
+fn output(facts: &OutputFacts) -> String {
+    let shape = if facts.properties.is_empty() {
+        let kind = match facts.schema.get("type").and_then(serde_json::Value::as_str) {
+            Some(kind) if kind.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {kind}"),
+            Some(kind) => format!("a {kind}"),
+            None => "a value".to_string(),
+        };
+        format!("{kind} matching the schema")
+    } else {
+        let fields: Vec<String> = facts
+            .properties
+            .iter()
+            .map(|name| {
+                if facts.required.contains(name) {
+                    format!("{name} (required)")
+                } else {
+                    name.clone()
+                }
+            })
+            .collect();
+        format!("an object with {}", fields.join(", "))
+    };
+    let source = match &facts.schema_file {
+        Some(file) => format!("schema from {file}"),
+        None => "schema inline".to_string(),
+    };
+    format!(
+        "answers through `{}`: {shape} ({source}); {} retries, {} answers in all, then the run fails",
+        facts.tool,
+        facts.retries,
+        u64::from(facts.retries) + 1
+    )
 }
 
 fn model(agent: &Explanation) -> String {
@@ -137,6 +180,7 @@ fn table(mut out: &mut String, tools: &[&ExplainedTool]) {
     let origin = |tool: &ExplainedTool| match (&tool.toolset, &tool.kind) {
         (Some(name), Some(kind)) if name == kind => name.clone(),
         (Some(name), Some(kind)) => format!("{name} ({kind})"),
+        (None, Some(kind)) if kind == "output" => "(output:)".to_string(),
         _ => "(added by the loader)".to_string(),
     };
     let name_width = tools.iter().map(|tool| tool.name.len()).max().unwrap_or(0);
@@ -170,6 +214,9 @@ fn notes(tool: &ExplainedTool) -> Vec<String> {
     }
     if !tool.verified {
         notes.push("unverified (no catalog)".to_string());
+    }
+    if tool.toolset.is_none() && tool.kind.as_deref() == Some("output") {
+        notes.push("gives the answer; the run ends when it is accepted".to_string());
     }
     match (tool.reach, &tool.via) {
         ("proxy", Some(via)) => notes.push(format!("via proxy `{via}` (call_tool)")),

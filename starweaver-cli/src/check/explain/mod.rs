@@ -2,29 +2,31 @@
 //! agents instead of reading their YAML. The model; every tool the first request offers and
 //! every tool reachable later through a proxy or a search, with approvals and deferrals; what
 //! the shell may run; which folder the agent works in and whether it can write there; the
-//! skills that load; the run's limits.
+//! skills that load; the run's limits; the answer's contract (`output:`).
 //!
 //! The facts come from the agent the loader assembles (with [`starweaver_config::load::load`]), never from
 //! a second reading of the manifest, so the explanation cannot drift from what runs. Only a
 //! manifest without errors is explained: otherwise the check's report is printed as usual.
 //!
 //! `--format json` prints [`Explanations`]: `{"version": 1, "agents": [{file, name,
-//! description, model, tools, shell, files, skills, runtime, warnings}]}` (see `docs/check.md`).
+//! description, model, tools, shell, files, skills, servers, runtime, output, warnings}]}` (see
+//! `docs/check.md`).
 
 mod assemble;
 mod facts;
 mod gather;
 mod human;
 mod json;
+mod output;
 mod sandbox;
 mod servers;
 mod source;
 mod stand_in;
 
 pub use facts::{
-    ExplainedTool, Explanation, Explanations, FileFacts, ModelFacts, PathReach, RuntimeFacts,
-    SandboxFacts, SandboxMode, ServerFacts, ServerTool, ShellFacts, ShellReach, SkillFact,
-    SkillFacts, SkillProblem, EXPLAIN_FORMAT_VERSION,
+    ExplainedTool, Explanation, Explanations, FileFacts, ModelFacts, OutputFacts, PathReach,
+    RuntimeFacts, SandboxFacts, SandboxMode, ServerFacts, ServerTool, ShellFacts, ShellReach,
+    SkillFact, SkillFacts, SkillProblem, EXPLAIN_FORMAT_VERSION,
 };
 
 pub use assemble::load_checked;
