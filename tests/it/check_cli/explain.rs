@@ -546,7 +546,7 @@ fn the_output_contract_is_shown_with_its_tool_schema_and_retries() {
     let text = stdout(&result);
     assert_eq!(result.status.code(), Some(0), "{text}{}", stderr(&result));
     assert!(
-        text.contains("Output    answers through `final_answer`: an integer matching the schema (schema from schemas/count.json); 2 retries, 3 answers in all"),
+        text.contains("Output    answers through `final_answer`: an integer matching the schema (schema from schemas/count.json); 2 retries: 3 answers in all, then the run fails"),
         "{text}"
     );
     let line = text

@@ -140,11 +140,17 @@ fn output(facts: &OutputFacts) -> String {
         Some(file) => format!("schema from {file}"),
         None => "schema inline".to_string(),
     };
+    let retries = match facts.retries {
+        0 => "no retry: one answer, then the run fails".to_string(),
+        1 => "1 retry: 2 answers in all, then the run fails".to_string(),
+        n => format!(
+            "{n} retries: {} answers in all, then the run fails",
+            u64::from(n) + 1
+        ),
+    };
     format!(
-        "answers through `{}`: {shape} ({source}); {} retries, {} answers in all, then the run fails",
-        facts.tool,
-        facts.retries,
-        u64::from(facts.retries) + 1
+        "answers through `{}`: {shape} ({source}); {retries}",
+        facts.tool
     )
 }
 
