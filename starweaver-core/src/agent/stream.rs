@@ -195,6 +195,8 @@ impl<'a> Recorder<'a> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use serde_json::json;
 
     use super::AgentStreamEvent;
