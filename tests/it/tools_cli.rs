@@ -55,9 +55,10 @@ async fn the_json_is_exactly_what_the_first_request_carries() {
         let (loaded, _) = load_file(&path, &CheckContext::new(), &LoadOptions::new())
             .await
             .unwrap();
+        // A run adds the output tool of an agent with `output:` to its own.
         let expected = loaded
             .agent
-            .tool_registry()
+            .with_run_tools(loaded.agent.tool_registry())
             .definitions_for_context(loaded.session.context());
         let listed = json_of(&[&format!("agents/{name}.yaml"), "--json"]);
         assert_eq!(listed["version"], 1);
@@ -69,6 +70,9 @@ async fn the_json_is_exactly_what_the_first_request_carries() {
         );
         assert_eq!(names(&listed["tools"]), loaded.tool_names, "{name}");
         assert!(listed.get("later").is_none(), "`later` needs --all");
+        // Regression: the output tool every request of `triage` offers was left out.
+        let answers = names(&listed["tools"]).contains(&"final_answer".to_string());
+        assert_eq!(answers, name == "triage", "{name}");
     }
 }
 
@@ -135,7 +139,7 @@ fn all_adds_the_tools_behind_proxies_and_searches_marked_with_the_way_in() {
     let table = String::from_utf8(tools(&["agents/triage.yaml", "--all"]).stdout).unwrap();
     assert!(table.contains("search: lookup"), "{table}");
     assert!(
-        table.contains("3 tools on the first request, 3 reachable later."),
+        table.contains("4 tools on the first request, 3 reachable later."),
         "{table}"
     );
 }

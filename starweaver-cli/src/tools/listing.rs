@@ -139,6 +139,8 @@ pub(super) fn list(
     context: &AgentContext,
     catalog: bool,
 ) -> Vec<Listed> {
+    // As a run offers them: with the output tool the agent adds to every request.
+    let registry = &loaded.agent.with_run_tools(registry);
     let first = registry.definitions_for_context(context);
     let offered: BTreeSet<String> = first.iter().map(|d| d.name.clone()).collect();
     let listed = |definition, first| row(loaded, registry, definition, first, catalog);

@@ -144,7 +144,8 @@ pub async fn load(checked: &Checked, options: &LoadOptions) -> Result<LoadedAgen
             .context_mut()
             .record_tool_search_loaded(built.preload, Vec::<String>::new());
     }
-    let tool_names = registry
+    let tool_names = agent
+        .with_run_tools(&registry)
         .definitions_for_context(session.context())
         .into_iter()
         .map(|definition| definition.name)

@@ -47,6 +47,18 @@ impl Agent {
         &self.config.registry
     }
 
+    /// `registry` with the tools each run of this agent adds to its own: the output tool
+    /// ([`OUTPUT_TOOL_NAME`](super::OUTPUT_TOOL_NAME)) when the agent asks for structured output. What a run's
+    /// first request offers, for listings that show it without running.
+    #[must_use]
+    pub fn with_run_tools(&self, registry: &ToolRegistry) -> ToolRegistry {
+        let mut offered = registry.clone();
+        if let Some(output) = &self.config.output {
+            offered.insert_tool(output.tool());
+        }
+        offered
+    }
+
     /// Runs a prompt in a fresh context.
     ///
     /// # Errors

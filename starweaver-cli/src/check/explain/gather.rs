@@ -94,8 +94,11 @@ fn tools(manifest: &Manifest, loaded: &LoadedAgent, verified: bool) -> Vec<Expla
             });
         }
     }
+    let answers = manifest.output.is_some();
     for name in &loaded.tool_names {
-        if !tools.iter().any(|tool| tool.seen && tool.name == *name) {
+        // The output tool has its own row, below.
+        let output = answers && name == OUTPUT_TOOL_NAME;
+        if !output && !tools.iter().any(|tool| tool.seen && tool.name == *name) {
             tools.push(ExplainedTool {
                 name: name.clone(),
                 toolset: None,
@@ -109,9 +112,8 @@ fn tools(manifest: &Manifest, loaded: &LoadedAgent, verified: bool) -> Vec<Expla
             });
         }
     }
-    // The output tool is offered on every request beside the others (the agent adds it, so
-    // the loader's list does not have it).
-    if manifest.output.is_some() {
+    // The output tool is offered on every request beside the others.
+    if answers {
         tools.push(ExplainedTool {
             name: OUTPUT_TOOL_NAME.to_string(),
             toolset: None,
