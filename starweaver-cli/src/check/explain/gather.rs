@@ -94,37 +94,29 @@ fn tools(manifest: &Manifest, loaded: &LoadedAgent, verified: bool) -> Vec<Expla
             });
         }
     }
+    // A tool offered by name that no toolset lists: the output tool, or one the loader adds.
+    let offered = |name: &str, kind: Option<&str>| ExplainedTool {
+        name: name.to_string(),
+        toolset: None,
+        kind: kind.map(str::to_string),
+        seen: true,
+        reach: "direct",
+        via: None,
+        approval: false,
+        deferred: false,
+        verified: true,
+    };
     let answers = manifest.output.is_some();
     for name in &loaded.tool_names {
         // The output tool has its own row, below.
         let output = answers && name == OUTPUT_TOOL_NAME;
         if !output && !tools.iter().any(|tool| tool.seen && tool.name == *name) {
-            tools.push(ExplainedTool {
-                name: name.clone(),
-                toolset: None,
-                kind: None,
-                seen: true,
-                reach: "direct",
-                via: None,
-                approval: false,
-                deferred: false,
-                verified: true,
-            });
+            tools.push(offered(name, None));
         }
     }
     // The output tool is offered on every request beside the others.
     if answers {
-        tools.push(ExplainedTool {
-            name: OUTPUT_TOOL_NAME.to_string(),
-            toolset: None,
-            kind: Some("output".to_string()),
-            seen: true,
-            reach: "direct",
-            via: None,
-            approval: false,
-            deferred: false,
-            verified: true,
-        });
+        tools.push(offered(OUTPUT_TOOL_NAME, Some("output")));
     }
     tools
 }

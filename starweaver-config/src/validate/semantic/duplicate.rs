@@ -6,10 +6,10 @@
 //! share, and a proxy or search naming a toolset that no entry has (usually the name the
 //! repeated one was meant to have), are notes of that diagnostic rather than errors of their own.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
 use super::model::short;
-use super::toolsets::{strings, unresolved_references, Entry, Folding, Reference};
+use super::toolsets::{called_by_name, unresolved_references, Entry, Folding, Reference};
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::validate::suggest;
 use crate::yaml::Span;
@@ -50,18 +50,9 @@ pub(super) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
             toolsets.insert(name.text, name.span);
         }
     }
-    let proxied: BTreeSet<&str> = entries
-        .iter()
-        .filter(|entry| entry.kind == "proxy")
-        .flat_map(|entry| strings(entry.node.get("toolsets")))
-        .map(|name| name.text)
-        .collect();
     let mut tools: HashMap<String, (Span, &str, &str)> = HashMap::new();
-    for (index, entry) in entries.iter().enumerate() {
-        let owner = entry.name.as_ref().map_or(entry.kind, |name| name.text);
-        if proxied.contains(owner) {
-            continue;
-        }
+    for (index, entry) in called_by_name(entries) {
+        let owner = entry.owner();
         let mut repeat = repeats
             .iter_mut()
             .find(|(at, _)| *at == index)

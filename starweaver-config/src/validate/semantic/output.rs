@@ -8,13 +8,12 @@
 //! read once.
 
 use serde_json::Value as Json;
-use std::collections::BTreeSet;
 
 use starweaver_core::agent::{OutputSpec, OUTPUT_TOOL_NAME};
 
 use super::model::short;
 use super::schema_compat;
-use super::toolsets::{strings, Entry};
+use super::toolsets::{called_by_name, Entry};
 use super::CheckContext;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::files::{read_limited, ReadLimitedError};
@@ -114,18 +113,8 @@ pub(super) fn check(
 /// toolset's prefix); tools behind a proxy are reached through `call_tool` and clash with
 /// nothing.
 fn clashes(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
-    let proxied: BTreeSet<&str> = entries
-        .iter()
-        .filter(|entry| entry.kind == "proxy")
-        .flat_map(|entry| strings(entry.node.get("toolsets")))
-        .map(|name| name.text)
-        .collect();
     let mut found = Vec::new();
-    for entry in entries {
-        let owner = entry.name.as_ref().map_or(entry.kind, |name| name.text);
-        if proxied.contains(owner) {
-            continue;
-        }
+    for (_, entry) in called_by_name(entries) {
         for tool in entry.tools() {
             if entry.final_name(tool.text) == OUTPUT_TOOL_NAME {
                 found.push(
@@ -134,7 +123,7 @@ fn clashes(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
                         tool.span,
                         format!(
                             "toolset `{}` gives the agent a tool named `{OUTPUT_TOOL_NAME}`, the name of the output tool `output:` adds, so one would hide the other",
-                            short(owner)
+                            short(entry.owner())
                         ),
                     )
                     .with_help("give the toolset a `prefix`, or leave the tool out of its `tools:`"),

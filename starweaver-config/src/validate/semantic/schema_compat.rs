@@ -9,7 +9,7 @@
 //! a proxy are reached only through `call_tool`, so their schemas are never sent and not
 //! checked. Tool names are checked by the `invalid-value` rule, not here.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -20,7 +20,7 @@ use starweaver_core::tools::DynToolset;
 use starweaver_core::toolsets::{tool_proxy_toolset, tool_search_toolset};
 
 use super::model::short;
-use super::toolsets::{strings, Entry};
+use super::toolsets::{called_by_name, Entry};
 use super::CheckContext;
 use crate::diagnostics::{Diagnostic, Rule};
 use crate::yaml::Node;
@@ -74,18 +74,8 @@ pub(super) fn check(root: &Node, entries: &[Entry<'_>], context: &CheckContext) 
     let Some(provider) = provider(root) else {
         return Vec::new();
     };
-    let proxied: BTreeSet<&str> = entries
-        .iter()
-        .filter(|entry| entry.kind == "proxy")
-        .flat_map(|entry| strings(entry.node.get("toolsets")))
-        .map(|name| name.text)
-        .collect();
     let mut found = Vec::new();
-    for entry in entries {
-        let owner = entry.name.as_ref().map_or(entry.kind, |name| name.text);
-        if proxied.contains(owner) {
-            continue;
-        }
+    for (_, entry) in called_by_name(entries) {
         for tool in entry.tools() {
             let definition = match entry.kind {
                 "tools" => context.catalog_definition(tool.text),

@@ -47,6 +47,11 @@ pub(super) struct Entry<'a> {
 }
 
 impl<'a> Entry<'a> {
+    /// The name proxies list the entry by: its name, or its `type:` when it has none.
+    pub fn owner(&self) -> &'a str {
+        self.name.as_ref().map_or(self.kind, |name| name.text)
+    }
+
     /// The tools a bundle offers, whatever `tools:` chooses; `None` for code-tool entries.
     pub fn bundle_tools(&self) -> Option<&'static [&'static str]> {
         Some(match self.kind {
@@ -132,6 +137,23 @@ impl<'a> Entry<'a> {
 }
 
 /// The string items of a sequence, skipping anything else.
+/// The entries whose tools the model calls by name, with their index: every entry but those
+/// behind a proxy, whose tools are reached through its `call_tool`.
+pub(super) fn called_by_name<'e, 'a>(
+    entries: &'e [Entry<'a>],
+) -> impl Iterator<Item = (usize, &'e Entry<'a>)> {
+    let proxied: std::collections::BTreeSet<&str> = entries
+        .iter()
+        .filter(|entry| entry.kind == "proxy")
+        .flat_map(|entry| strings(entry.node.get("toolsets")))
+        .map(|name| name.text)
+        .collect();
+    entries
+        .iter()
+        .enumerate()
+        .filter(move |(_, entry)| !proxied.contains(entry.owner()))
+}
+
 pub(super) fn strings(node: Option<&Node>) -> Vec<Named<'_>> {
     node.and_then(Node::as_sequence)
         .unwrap_or_default()
