@@ -1,0 +1,3 @@
+//! Sub-agents: agents offered as tools, in code, in manifests and on the command line.
+
+mod runtime;
