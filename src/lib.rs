@@ -98,6 +98,20 @@ pub mod runs {
     pub use starweaver_core::runs::*;
 }
 
+/// Traces: the runtime's spans through OpenTelemetry, to an OTLP/HTTP collector or a JSON
+/// lines file, secrets masked ([`trace::install`]); see `docs/tracing.md`. Content capture is
+/// [`telemetry`]'s switch.
+#[cfg(feature = "trace")]
+pub mod trace {
+    pub use starweaver_trace::*;
+}
+
+/// Traces the runtime emits: span names and attributes after the OpenTelemetry GenAI
+/// conventions, and the switch for content capture ([`telemetry::set_content_capture`]).
+pub mod telemetry {
+    pub use starweaver_core::telemetry::*;
+}
+
 /// Run stores on a database: [`store::SqliteRunStore`] (runs in one SQLite file),
 /// [`store::PgRunStore`] (on a PostgreSQL server many workers share) and
 /// [`store::StoreUrl`], which opens either from `sqlite:PATH` or `postgres://...`.

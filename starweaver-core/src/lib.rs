@@ -19,6 +19,7 @@ pub mod model;
 pub mod runs;
 pub mod schedule;
 pub mod skills;
+pub mod telemetry;
 pub mod tools;
 pub mod toolsets;
 

@@ -44,6 +44,18 @@ pub struct RunArgs {
     /// The answer to a pending clarifying question, as text, when resuming (repeatable).
     #[arg(long = "answer", value_name = "CALL_ID=TEXT", value_parser = name_value, requires = "resume")]
     pub answers: Vec<(String, String)>,
+    /// Sends the run's spans (the run, each model request, each tool call) to `otlp`, an
+    /// OTLP/HTTP collector at OTEL_EXPORTER_OTLP_ENDPOINT (headers from
+    /// OTEL_EXPORTER_OTLP_HEADERS), or to FILE as JSON lines. Secrets are masked.
+    #[cfg(feature = "trace")]
+    #[arg(long, value_name = "otlp|FILE")]
+    pub trace: Option<String>,
+    /// Records content in the spans: prompts, messages, tool arguments and results, shell
+    /// programs (bounded, secrets masked). Off unless given, or
+    /// OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
+    #[cfg(feature = "trace")]
+    #[arg(long, requires = "trace")]
+    pub trace_content: bool,
     /// Keeps the run in a run store (`sqlite:PATH` or `postgres://...`, or `STARWEAVER_STORE`):
     /// journaled as it works; a run that waits stays there for `starweaver runs` to answer.
     #[cfg(feature = "store")]

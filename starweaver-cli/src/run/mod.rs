@@ -16,6 +16,7 @@ mod prompt;
 mod save;
 #[cfg(test)]
 mod tests;
+mod trace;
 
 use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
@@ -83,7 +84,8 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
         prompt::read_prompt(std::io::stdin().lock())
     };
     let status = plan(args, read_stdin).and_then(|plan| {
-        runtime()?.block_on(async {
+        let tracing = trace::start(args, &plan.redactor)?;
+        let status = runtime()?.block_on(async {
             let interrupt = Interrupt::default();
             watch_ctrl_c(&interrupt)?;
             let settings = UiSettings {
@@ -96,7 +98,9 @@ pub fn run_main(args: &RunArgs) -> ExitCode {
             };
             let mut ui = choose_ui(args.json, settings);
             execute(plan, args, &Hooks::default(), ui.as_mut(), interrupt).await
-        })
+        });
+        trace::finish(tracing);
+        status
     });
     exit_with(status)
 }

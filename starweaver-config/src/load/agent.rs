@@ -89,7 +89,9 @@ pub async fn load(checked: &Checked, options: &LoadOptions) -> Result<LoadedAgen
         Some(given) => given.clone(),
         None => model(checked)?,
     };
-    let mut builder = AgentBuilder::new(chosen).model_settings(settings(&manifest.model));
+    let mut builder = AgentBuilder::new(chosen)
+        .name(manifest.name.clone())
+        .model_settings(settings(&manifest.model));
     let instructions = render(manifest, &options.vars)?;
     if let Some(text) = &instructions {
         builder = builder.instructions(text.clone());

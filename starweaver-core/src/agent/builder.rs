@@ -13,6 +13,7 @@ use crate::tools::{DynTool, ToolRegistry};
 
 /// Builds an [`Agent`]: a model plus instructions, tools and policies.
 pub struct AgentBuilder {
+    name: Option<String>,
     model: DynModel,
     registry: ToolRegistry,
     instructions: Vec<String>,
@@ -29,6 +30,7 @@ impl AgentBuilder {
     #[must_use]
     pub fn new(model: DynModel) -> Self {
         Self {
+            name: None,
             model,
             registry: ToolRegistry::new(),
             instructions: Vec::new(),
@@ -39,6 +41,14 @@ impl AgentBuilder {
             registry_given: false,
             output: None,
         }
+    }
+
+    /// Names the agent: its runs' spans are `invoke_agent <name>` (a manifest's agent is
+    /// named after its `name`).
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
     }
 
     /// Adds system instructions.
@@ -144,6 +154,7 @@ impl AgentBuilder {
     #[must_use]
     pub fn build(self) -> Agent {
         Agent::from_config(Arc::new(AgentConfig {
+            name: self.name,
             model: self.model,
             registry: self.registry,
             instructions: self.instructions,

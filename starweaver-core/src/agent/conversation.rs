@@ -5,7 +5,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::json;
 
+use tracing::Instrument;
+
 use super::run_loop::{AgentConfig, Run, RunEnd, RunStart};
+use super::spans;
 use super::state::{FailedRun, RunProgress, WaitingState};
 use super::stream::{AgentEventSink, AgentStreamRecord, Recorder};
 use super::{AgentError, AgentRunOptions, AgentRunResult, AgentRunStatus};
@@ -107,6 +110,7 @@ pub(crate) async fn run_segment(
         reporting.sink,
         first_sequence,
     );
+    let span = spans::invoke_agent(config.name.as_deref(), &config.model, conversation_id);
     let end = Run::new(
         config,
         options,
@@ -115,7 +119,25 @@ pub(crate) async fn run_segment(
         &mut recorder,
     )
     .execute(lease.history.messages, start, progress)
+    .instrument(span.clone())
     .await;
+    match &end {
+        Ok(RunEnd::Completed { progress, .. }) => {
+            spans::run_ended(
+                &span,
+                run_id.as_str(),
+                Some(&progress.usage),
+                Ok("completed"),
+            );
+        }
+        Ok(RunEnd::Waiting(waiting)) => spans::run_ended(
+            &span,
+            run_id.as_str(),
+            Some(&waiting.progress.usage),
+            Ok("waiting"),
+        ),
+        Err(error) => spans::run_ended(&span, run_id.as_str(), None, Err(error)),
+    }
     lease.settled = true;
     let next_sequence = recorder.next_sequence();
     let records = recorder.into_records();

@@ -17,6 +17,7 @@ mod result;
 mod run_loop;
 mod scheduling;
 mod session;
+mod spans;
 mod state;
 mod stream;
 mod sub_agent;

@@ -8,6 +8,7 @@ use std::future::Future;
 use futures::future::Either;
 use futures::stream::{self, FuturesUnordered, StreamExt};
 use tokio::sync::mpsc::{Receiver, UnboundedReceiver};
+use tracing::Instrument;
 
 use super::{AgentRuntimePolicy, JournalError, RunJournal, ToolExecutionPolicy};
 use crate::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
@@ -145,7 +146,15 @@ pub(crate) async fn execute_batch(
         .iter()
         .zip(contexts)
         .enumerate()
-        .map(|(index, (call, ctx))| async move { (index, registry.execute_call(ctx, call).await) });
+        .map(|(index, (call, ctx))| async move {
+            let span = super::spans::execute_tool(call);
+            let part = registry
+                .execute_call(ctx, call)
+                .instrument(span.clone())
+                .await;
+            super::spans::tool_returned(&span, &part);
+            (index, part)
+        });
     let running = if sequential {
         Either::Left(stream::iter(runs).then(|run| run))
     } else {

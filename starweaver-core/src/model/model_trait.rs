@@ -104,6 +104,12 @@ pub trait Model: Send + Sync {
         Vec::new()
     }
 
+    /// The host the model's requests go to (`api.openai.com`), for traces; `None` for a
+    /// model that sends nothing over a network. The default is `None`.
+    fn server_address(&self) -> Option<&str> {
+        None
+    }
+
     /// Sends a request and streams the response. The default streams the
     /// result of [`Model::request`] part by part.
     fn request_stream<'a>(

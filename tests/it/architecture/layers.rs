@@ -119,7 +119,7 @@ fn the_crate_check_catches_upward_sideways_and_unlisted_crates() {
 
 /// Lowest first. A module may import from its own layer and those below.
 const LAYERS: &[&[&str]] = &[
-    &["bounds", "schedule"],
+    &["bounds", "schedule", "telemetry"],
     &["model"],
     &["context"],
     &["tools"],

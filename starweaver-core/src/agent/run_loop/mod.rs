@@ -2,6 +2,7 @@
 
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 mod call_ids;
 mod notices;
@@ -12,6 +13,7 @@ pub(crate) use resume::validate_results;
 use super::deep_arguments::{discard_call, drop_deep_arguments};
 use super::output::OutputTool;
 use super::scheduling::{execute_batch, sequential_reason, BatchEvent, CallReport, CallReports};
+use super::spans;
 use super::state::{RunProgress, WaitingState};
 use super::stream::Recorder;
 use super::sub_agent::{split_pending, sub_agent_usage};
@@ -35,6 +37,8 @@ use serde_json::Value;
 
 /// Everything an agent was built with.
 pub(crate) struct AgentConfig {
+    /// The agent's name, for traces.
+    pub(crate) name: Option<String>,
     pub(crate) model: DynModel,
     pub(crate) registry: ToolRegistry,
     pub(crate) instructions: Vec<String>,
@@ -271,14 +275,18 @@ impl<'a, 'r> Run<'a, 'r> {
                 None => {
                     // Cancellation aborts the request in flight: dropping it closes the
                     // connection.
-                    let response = match self.cancellation.clone() {
+                    let span = spans::chat(&self.config.model, progress.step, messages);
+                    let cancellation = self.cancellation.clone();
+                    let request = self.request(messages, &parameters).instrument(span.clone());
+                    let response = match cancellation {
                         Some(token) => tokio::select! {
                             biased;
-                            () = token.cancelled() => return Err(AgentError::Cancelled),
-                            response = self.request(messages, &parameters) => response,
+                            () = token.cancelled() => Err(AgentError::Cancelled),
+                            response = request => response,
                         },
-                        None => self.request(messages, &parameters).await,
+                        None => request.await,
                     };
+                    spans::chat_ended(&span, response.as_ref());
                     let mut response = response?;
                     drop_deep_arguments(&mut response, self.registry.limits().max_argument_depth);
                     unique_call_ids(&mut response, progress.step);

@@ -2,6 +2,7 @@
 //! clarifying questions and deferred calls become tool returns.
 
 use serde_json::{json, Value};
+use tracing::Instrument;
 
 use super::{call_channels, ProgressCounts, Run};
 use crate::agent::hitl::{AgentHitlRequest, AgentHitlRequestKind};
@@ -246,10 +247,13 @@ async fn run_answer(
             arguments,
             approval,
         } => {
+            let span = crate::agent::spans::execute_tool(call);
             let mut part = registry
                 .call_tool(*ctx, &call.id, &call.name, arguments)
+                .instrument(span.clone())
                 .await
                 .into_return_part(&call.id, &call.name);
+            crate::agent::spans::tool_returned(&span, &part);
             if let Some(approval) = approval {
                 part.metadata
                     .insert("approval".to_string(), Value::Object(approval));
