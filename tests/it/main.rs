@@ -56,5 +56,6 @@ mod tool_macro;
 mod tool_search;
 mod tools_cli;
 mod toolsets;
+mod traces;
 mod user_input;
 mod workers;

@@ -13,6 +13,7 @@ use starweaver_core::tools::{
     ToolContext, ToolError, ToolFacts, ToolListChanges, ToolProgress, ToolResult,
 };
 use tokio::sync::Mutex;
+use tracing::Instrument;
 
 use super::connection::{CallFailure, Connection};
 use super::names::NameTable;
@@ -241,10 +242,35 @@ impl Session {
         };
         let timeout = self.spec.call_timeout;
         let report = |params: ProgressNotificationParam| ctx.report_progress(progress_of(params));
-        match connection
+        // The request to the server, a client span inside the call's `execute_tool` span.
+        let span = tracing::info_span!(
+            target: starweaver_core::telemetry::TRACE_TARGET,
+            "tools/call",
+            otel.name = format!("tools/call {}", tool.server_name),
+            otel.kind = "client",
+            otel.status_code = tracing::field::Empty,
+            mcp.method.name = "tools/call",
+            gen_ai.tool.name = tool.server_name.as_str(),
+            gen_ai.operation.name = "execute_tool",
+            starweaver.mcp.server = self.spec.name.as_str(),
+            error.type = tracing::field::Empty,
+        );
+        let called = connection
             .call(&tool.server_name, arguments, timeout, report)
-            .await
-        {
+            .instrument(span.clone())
+            .await;
+        if let Err(failure) = &called {
+            span.record("otel.status_code", "error");
+            span.record(
+                "error.type",
+                match failure {
+                    CallFailure::Server(_) => "tool_error",
+                    CallFailure::Timeout => "timeout",
+                    CallFailure::Connection(_) => "connection",
+                },
+            );
+        }
+        match called {
             Ok(result) => {
                 self.restarts.store(0, Ordering::Release);
                 to_tool_result(&result, tool.output.as_ref())

@@ -132,7 +132,7 @@ impl HttpClient {
                 .body(post.body.clone())
                 .send()
                 .await;
-            let wait = match sent {
+            let (wait, status) = match sent {
                 Ok(response) if response.status().is_success() => return Ok(response),
                 Ok(response) if response.status().is_redirection() => {
                     return Err(redirected(post.model, &response, post.key));
@@ -181,18 +181,28 @@ impl HttpClient {
                             ),
                         });
                     }
-                    wait
+                    (wait, Some(status))
                 }
                 Err(error) if error.is_connect() && attempt < retry.max_retries => {
                     let wait = retry.delay(attempt, None, fastrand::f64());
                     if started.elapsed().saturating_add(wait) > retry.max_elapsed {
                         return Err(transport_error(post.model, &error, &self.options));
                     }
-                    wait
+                    (wait, None)
                 }
                 Err(error) => return Err(transport_error(post.model, &error, &self.options)),
             };
             attempt += 1;
+            // Each retry is an event of the request's `chat` span.
+            tracing::info!(
+                target: starweaver_core::telemetry::TRACE_TARGET,
+                {
+                    starweaver.retry.attempt = i64::from(attempt),
+                    starweaver.retry.wait_ms = i64::try_from(wait.as_millis()).unwrap_or(i64::MAX),
+                    http.response.status_code = status.map(i64::from),
+                },
+                "retry"
+            );
             tokio::time::sleep(wait).await;
         }
     }

@@ -111,6 +111,10 @@ impl<P: Protocol> Model for HttpModel<P> {
         &self.endpoint.name
     }
 
+    fn server_address(&self) -> Option<&str> {
+        host_of(&self.endpoint.base_url)
+    }
+
     fn request_notices(&self, parameters: &ModelRequestParameters) -> Vec<RequestNotice> {
         let planned = self.endpoint.tools.plan_all(&parameters.tools);
         let mut notices: Vec<RequestNotice> = planned
@@ -152,5 +156,38 @@ impl<P: Protocol> Model for HttpModel<P> {
                 .endpoint
                 .streamed(answer, P::Assembler::default(), P::parse))
         })
+    }
+}
+
+/// The host of a base URL (`api.openai.com` of `https://api.openai.com/v1`), for traces.
+fn host_of(base_url: &str) -> Option<&str> {
+    let rest = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = match host.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next()?,
+        None => host.split(':').next()?,
+    };
+    (!host.is_empty()).then_some(host)
+}
+
+#[cfg(test)]
+mod host_tests {
+    use super::host_of;
+
+    #[test]
+    fn the_host_of_a_base_url_leaves_out_scheme_credentials_port_and_path() {
+        assert_eq!(host_of("https://api.openai.com/v1"), Some("api.openai.com"));
+        assert_eq!(host_of("http://127.0.0.1:8080/v1"), Some("127.0.0.1"));
+        assert_eq!(
+            host_of("http://user:pw@example.com:1/x"),
+            Some("example.com")
+        );
+        assert_eq!(host_of("http://[::1]:8080/v1"), Some("::1"));
+        assert_eq!(host_of(""), None);
     }
 }

@@ -17,7 +17,12 @@ use crate::common::sources::rust_files;
 const CRATE_LAYERS: &[&[&str]] = &[
     &["starweaver-names"],
     &["starweaver-core", "starweaver-macros"],
-    &["starweaver-providers", "starweaver-mcp", "starweaver-store"],
+    &[
+        "starweaver-providers",
+        "starweaver-mcp",
+        "starweaver-store",
+        "starweaver-trace",
+    ],
     &["starweaver-config"],
     &["starweaver-cli"],
     &["starweaver"],

@@ -43,6 +43,7 @@ const CRATES: &[(&str, &str)] = &[
     ("starweaver_providers", "starweaver-providers/src"),
     ("starweaver_mcp", "starweaver-mcp/src"),
     ("starweaver_store", "starweaver-store/src"),
+    ("starweaver_trace", "starweaver-trace/src"),
     ("starweaver_config", "starweaver-config/src"),
     ("starweaver_cli", "starweaver-cli/src"),
 ];

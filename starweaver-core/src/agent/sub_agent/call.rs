@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::pause::{self, Resume};
-use super::SubAgent;
+use super::{SubAgent, SUB_AGENT_KEY};
 use crate::agent::{
     AgentError, AgentRunOptions, AgentRunResult, AgentSession, AgentStreamEvent, AgentStreamRecord,
 };
@@ -15,10 +15,6 @@ use crate::tools::{NestedRecord, NestedRecordSink, ToolContext, ToolError, ToolR
 
 /// The argument that carries the task.
 pub(super) const TASK_ARGUMENT: &str = "task";
-
-/// The private-metadata key of a sub-agent call's return: the agent and the usage its run
-/// added (read by the calling run, which adds it to its own).
-pub(super) const SUB_AGENT_KEY: &str = "sub_agent";
 
 /// Runs one call.
 pub(super) async fn run(

@@ -30,6 +30,10 @@ use crate::tools::{DynTool, FunctionTool, ToolDependencyRequirements};
 
 pub(crate) use pause::{route_answers, split_pending, sub_agent_usage};
 
+/// The metadata key of a sub-agent call's return (private on an answer or a failure, public
+/// on a pause): the agent and the usage its run added, which the calling run adds to its own.
+const SUB_AGENT_KEY: &str = "sub_agent";
+
 /// Renders a sub-agent's instructions for one call from the variables the call set.
 type InstructionRenderer =
     Arc<dyn Fn(&BTreeMap<String, String>) -> Result<Option<String>, String> + Send + Sync>;

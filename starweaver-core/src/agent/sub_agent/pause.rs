@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value};
 
-use super::call::SUB_AGENT_KEY;
+use super::SUB_AGENT_KEY;
 use crate::agent::{AgentHitlRequest, AgentHitlRequestKind, AgentHitlResults, AgentSessionState};
 use crate::model::{ToolReturnPart, Usage};
 use crate::tools::ToolError;

@@ -5,6 +5,7 @@
 //! allowance is rebuilt when its size changes.
 
 use std::collections::BTreeMap;
+use tracing::Instrument;
 
 use super::sandbox::{Sandbox, SandboxKernel, SandboxPolicy, SandboxReport};
 use super::LocalEnvironmentProvider;
@@ -134,7 +135,14 @@ impl LocalEnvironmentProvider {
         self.policy.check(&request)?;
         let sandbox = self.sandbox.prepare(&self.dir)?;
         let directory = self.command_directory(request.options())?;
-        self.processes.run(&request, &directory, &sandbox).await
+        let span = command_span(&request);
+        let output = self
+            .processes
+            .run(&request, &directory, &sandbox)
+            .instrument(span.clone())
+            .await;
+        command_ended(&span, &output);
+        output
     }
 
     /// Sets the kernel sandbox every command runs under (default:
@@ -176,5 +184,60 @@ impl LocalEnvironmentProvider {
     #[must_use]
     pub fn sandbox_report(&self) -> SandboxReport {
         SandboxReport::new(self.sandbox.policy(), self.sandbox.kernel())
+    }
+}
+
+/// The span of one command: `shell`, a child of the tool call that ran it, with its exit code,
+/// status and duration. The program is content (it may name what the command works on), so it
+/// is recorded only with content capture on; the environment never is.
+fn command_span(request: &CommandRequest) -> tracing::Span {
+    let span = tracing::info_span!(
+        target: crate::telemetry::TRACE_TARGET,
+        "shell",
+        otel.name = "shell",
+        otel.kind = "internal",
+        otel.status_code = tracing::field::Empty,
+        process.executable.name = tracing::field::Empty,
+        process.exit.code = tracing::field::Empty,
+        starweaver.shell.status = tracing::field::Empty,
+        starweaver.shell.duration_ms = tracing::field::Empty,
+    );
+    if !span.is_disabled() && crate::telemetry::content_capture() {
+        let program = match request {
+            CommandRequest::Shell(_) => "sh".to_string(),
+            CommandRequest::Program(command) => {
+                crate::bounds::echo(&command.form.executable).into_owned()
+            }
+        };
+        span.record("process.executable.name", program);
+    }
+    span
+}
+
+/// What a command ended with, on its span.
+fn command_ended(span: &tracing::Span, output: &Result<ProcessOutput, EnvironmentError>) {
+    if span.is_disabled() {
+        return;
+    }
+    match output {
+        Ok(output) => {
+            if let Some(code) = output.exit_code {
+                span.record("process.exit.code", i64::from(code));
+            }
+            span.record(
+                "starweaver.shell.status",
+                crate::telemetry::content(&output.status),
+            );
+            span.record(
+                "starweaver.shell.duration_ms",
+                i64::try_from(output.duration_ms).unwrap_or(i64::MAX),
+            );
+            if !output.success() {
+                span.record("otel.status_code", "error");
+            }
+        }
+        Err(_) => {
+            span.record("otel.status_code", "error");
+        }
     }
 }
