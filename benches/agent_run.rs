@@ -2,7 +2,9 @@
 //! calls per step, timed per step with the model's own time excluded;
 //! then the same run journaled to a run store (in memory, a SQLite file,
 //! and PostgreSQL when `STARWEAVER_TEST_POSTGRES` names a server), each
-//! run created, claimed, journaled step by step and finished.
+//! run created, claimed, journaled step by step and finished; and the
+//! unjournaled run traced: under a subscriber that keeps spans and exports
+//! nothing, and exporting every span as JSON lines to a file.
 //!
 //! `cargo bench --bench agent_run`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -121,6 +123,34 @@ fn bench_agent_run(c: &mut Criterion) {
             total.saturating_sub(model) / u32::try_from(STEPS).unwrap()
         });
     });
+    // The same run with its spans recorded: by a subscriber that keeps them and exports
+    // nothing, and exported as JSON lines (batched, to a temporary file).
+    let trace_dir = tempfile::tempdir().unwrap();
+    let target = starweaver::trace::TraceTarget::File(trace_dir.path().join("bench.jsonl"));
+    let mask: starweaver::trace::Mask = Arc::new(|text: &str| text.to_string());
+    let provider = starweaver::trace::provider(&target, mask, "bench").unwrap();
+    for (name, jsonl) in [("traced_noop_subscriber", false), ("traced_jsonl", true)] {
+        group.bench_function(format!("per_step_excluding_model_{name}"), |b| {
+            b.iter_custom(|iterations| {
+                let run = || {
+                    model_nanos.store(0, Ordering::Relaxed);
+                    let started = Instant::now();
+                    for _ in 0..iterations {
+                        let result = runtime.block_on(agent.run("add things")).unwrap();
+                        assert_eq!(result.output, "done");
+                    }
+                    let total = started.elapsed();
+                    let model = Duration::from_nanos(model_nanos.load(Ordering::Relaxed));
+                    total.saturating_sub(model) / u32::try_from(STEPS).unwrap()
+                };
+                if jsonl {
+                    tracing::subscriber::with_default(starweaver::trace::subscriber(&provider), run)
+                } else {
+                    tracing::subscriber::with_default(tracing_subscriber::registry(), run)
+                }
+            });
+        });
+    }
     for (name, store) in runtime.block_on(stores()) {
         group.bench_function(format!("journaled_{name}"), |b| {
             b.iter_custom(|iterations| {
@@ -136,6 +166,7 @@ fn bench_agent_run(c: &mut Criterion) {
         });
     }
     group.finish();
+    provider.shutdown().unwrap();
 }
 
 /// The stores to journal to: memory and a SQLite file always, PostgreSQL when a server is

@@ -61,25 +61,43 @@ impl Tracing {
     }
 }
 
-/// Makes `target` the process's trace destination: the runtime's spans (target
-/// `starweaver`, nothing else) go through OpenTelemetry to it, every string masked with
-/// `mask`, under the resource `service.name = service_name`. Spans are batched and sent
-/// from a thread of their own.
+/// Makes `target` the process's trace destination: [`provider`] for `target`, as the
+/// process's subscriber ([`subscriber`]).
 ///
 /// # Errors
-/// [`TraceError::File`] for a file that cannot be created, [`TraceError::Otlp`] for an
-/// exporter that cannot be built, [`TraceError::Subscriber`] when the process already has a
-/// subscriber.
+/// As [`provider`]; [`TraceError::Subscriber`] when the process already has a subscriber.
 pub fn install(
     target: &TraceTarget,
     mask: Mask,
     service_name: &str,
 ) -> Result<Tracing, TraceError> {
+    let provider = provider(target, mask, service_name)?;
+    tracing::subscriber::set_global_default(subscriber(&provider)).map_err(|error| {
+        TraceError::Subscriber {
+            message: error.to_string(),
+        }
+    })?;
+    Ok(Tracing { provider })
+}
+
+/// The OpenTelemetry provider that sends spans to `target`, every string masked with `mask`,
+/// under the resource `service.name = service_name`. Spans are batched and sent from a
+/// thread of their own; flush them with the provider's `force_flush` and `shutdown` (or
+/// [`Tracing::shutdown`] after [`install`]).
+///
+/// # Errors
+/// [`TraceError::File`] for a file that cannot be created, [`TraceError::Otlp`] for an
+/// exporter that cannot be built.
+pub fn provider(
+    target: &TraceTarget,
+    mask: Mask,
+    service_name: &str,
+) -> Result<SdkTracerProvider, TraceError> {
     let resource = Resource::builder_empty()
         .with_attributes([KeyValue::new("service.name", service_name.to_string())])
         .build();
     let builder = SdkTracerProvider::builder().with_resource(resource);
-    let provider = match target {
+    Ok(match target {
         TraceTarget::File(path) => builder
             .with_batch_exporter(MaskedExporter::new(JsonlExporter::create(path)?, mask))
             .build(),
@@ -98,13 +116,7 @@ pub fn install(
                 .with_batch_exporter(MaskedExporter::new(exporter, mask))
                 .build()
         }
-    };
-    tracing::subscriber::set_global_default(subscriber(&provider)).map_err(|error| {
-        TraceError::Subscriber {
-            message: error.to_string(),
-        }
-    })?;
-    Ok(Tracing { provider })
+    })
 }
 
 /// A subscriber that hands the runtime's spans (target `starweaver`, nothing else) to

@@ -17,6 +17,6 @@ mod mask;
 mod tests;
 
 pub use error::TraceError;
-pub use install::{install, subscriber, TraceTarget, Tracing, TRACER_NAME};
+pub use install::{install, provider, subscriber, TraceTarget, Tracing, TRACER_NAME};
 pub use jsonl::JsonlExporter;
 pub use mask::{Mask, MaskedExporter};

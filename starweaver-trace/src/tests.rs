@@ -233,3 +233,52 @@ fn a_run_is_a_tree_of_named_spans_with_usage_call_ids_retries_and_approvals_and_
         Some(&r#"{"build":"***"}"#.into())
     );
 }
+
+#[test]
+fn a_sub_agents_run_is_a_child_invoke_agent_span_of_the_call_that_ran_it() {
+    let collected = Collected::default();
+    let mask: Mask = Arc::new(|text: &str| text.to_string());
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(MaskedExporter::new(collected.clone(), mask))
+        .build();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    tracing::subscriber::with_default(subscriber(&provider), || {
+        runtime.block_on(async {
+            let reviewer = AgentBuilder::new(Arc::new(FunctionModel::new(|_, _| {
+                Ok(ModelResponse::text("Looks good."))
+            })))
+            .name("reviewer")
+            .build();
+            let asked = Mutex::new(false);
+            let lead = AgentBuilder::new(Arc::new(FunctionModel::new(move |_, _| {
+                let mut asked = asked.lock().unwrap();
+                let first = !*asked;
+                *asked = true;
+                Ok(if first {
+                    ModelResponse::tool_calls([ToolCallPart::new(
+                        "call-review",
+                        "reviewer",
+                        json!({"task": "review"}),
+                    )])
+                } else {
+                    ModelResponse::text("Reviewed.")
+                })
+            })))
+            .name("lead")
+            .tool(starweaver_core::agent::SubAgent::new("reviewer", reviewer).into_tool())
+            .build();
+            lead.run("Review.").await.unwrap();
+        });
+    });
+    provider.force_flush().unwrap();
+    let spans = collected.0.lock().unwrap().clone();
+    let lead = named(&spans, "invoke_agent lead")[0];
+    let call = named(&spans, "execute_tool reviewer")[0];
+    let child = named(&spans, "invoke_agent reviewer")[0];
+    assert_eq!(call.parent_span_id, lead.span_context.span_id());
+    assert_eq!(child.parent_span_id, call.span_context.span_id());
+    assert_eq!(child.span_context.trace_id(), lead.span_context.trace_id());
+}
