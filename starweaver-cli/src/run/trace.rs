@@ -8,9 +8,9 @@ use crate::mask::Redactor;
 /// The installed exporter of a traced run (nothing when the run is not traced).
 #[cfg(feature = "trace")]
 pub(crate) type Traced = Option<starweaver_trace::Tracing>;
-/// Nothing: this build has no trace exporter.
+/// Never anything: this build has no trace exporter.
 #[cfg(not(feature = "trace"))]
-pub(crate) type Traced = ();
+pub(crate) type Traced = Option<std::convert::Infallible>;
 
 /// Installs the exporter `--trace` asks for and switches content capture on when
 /// `--trace-content` (or the conventions' variable) asks for it.
@@ -40,7 +40,7 @@ pub(crate) fn start(args: &RunArgs, redactor: &Redactor) -> Result<Traced, Stop>
 #[cfg(not(feature = "trace"))]
 pub(crate) fn start(args: &RunArgs, redactor: &Redactor) -> Result<Traced, Stop> {
     let _ = (args, redactor);
-    Ok(())
+    Ok(None)
 }
 
 /// Delivers the spans still buffered; a failure is reported, and the run's status stays.
@@ -56,5 +56,7 @@ pub(crate) fn finish(traced: Traced) {
 /// Nothing to flush in a build without the exporter.
 #[cfg(not(feature = "trace"))]
 pub(crate) fn finish(traced: Traced) {
-    let _ = traced;
+    if let Some(never) = traced {
+        match never {}
+    }
 }
