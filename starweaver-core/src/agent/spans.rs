@@ -120,6 +120,7 @@ pub(crate) fn chat(model: &DynModel, step: u32, messages: &[ModelMessage]) -> Sp
         gen_ai.provider.name = provider,
         gen_ai.request.model = request_model,
         gen_ai.response.model = Empty,
+        gen_ai.response.id = Empty,
         gen_ai.response.finish_reasons = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
@@ -152,6 +153,9 @@ pub(crate) fn chat_ended(span: &Span, response: Result<&ModelResponse, &AgentErr
             );
             if let Some(model) = &response.model_name {
                 span.record("gen_ai.response.model", model.as_str());
+            }
+            if let Some(id) = &response.id {
+                span.record("gen_ai.response.id", id.as_str());
             }
             if let Some(reason) = response.finish_reason {
                 span.record("gen_ai.response.finish_reasons", content(&[reason]));

@@ -92,6 +92,9 @@ pub struct ModelResponse {
     /// Model that answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_name: Option<String>,
+    /// The provider's id of the response (`chatcmpl-…`, `msg_…`), when it gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
 }
 
 impl ModelResponse {

@@ -13,6 +13,8 @@ pub(super) const MAX_BLOCKS: usize = 512;
 #[derive(Deserialize)]
 struct Message {
     #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
     model: Option<String>,
     #[serde(default)]
     content: Vec<Value>,
@@ -108,6 +110,7 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
         usage: message.usage.unwrap_or_default().usage(),
         finish_reason: message.stop_reason.as_deref().map(finish_reason),
         model_name: message.model,
+        id: message.id,
     })
 }
 

@@ -24,6 +24,7 @@ pub struct Assembler {
     usage: WireUsage,
     finish: Option<FinishReason>,
     model: Option<String>,
+    id: Option<String>,
     done: bool,
 }
 
@@ -95,6 +96,10 @@ impl Assemble for Assembler {
                 let message = field(&data, "message");
                 self.model = message
                     .and_then(|message| field(message, "model"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                self.id = message
+                    .and_then(|message| field(message, "id"))
                     .and_then(Value::as_str)
                     .map(str::to_string);
                 if let Some(usage) = message.and_then(|message| field(message, "usage")) {
@@ -185,6 +190,7 @@ impl Assemble for Assembler {
             usage: self.usage.usage(),
             finish_reason: Some(finish),
             model_name: self.model,
+            id: self.id,
         })
     }
 }

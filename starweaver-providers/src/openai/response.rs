@@ -12,6 +12,8 @@ pub(super) const MAX_CALLS: usize = 256;
 #[derive(Deserialize)]
 struct Completion {
     #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
     model: Option<String>,
     #[serde(default)]
     choices: Vec<Choice>,
@@ -91,6 +93,7 @@ pub(super) fn assemble(
     usage: Usage,
     finish_reason: Option<FinishReason>,
     model: Option<String>,
+    id: Option<String>,
 ) -> ModelResponse {
     let mut parts = Vec::with_capacity(calls.len() + 1);
     if !text.is_empty() {
@@ -102,6 +105,7 @@ pub(super) fn assemble(
         usage,
         finish_reason,
         model_name: model,
+        id,
     }
 }
 
@@ -149,6 +153,7 @@ pub(super) fn parse(body: &[u8]) -> Result<ModelResponse, String> {
         completion.usage.unwrap_or_default().usage(),
         choice.finish_reason.as_deref().map(finish_reason),
         completion.model,
+        completion.id,
     ))
 }
 

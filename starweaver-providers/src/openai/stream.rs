@@ -12,6 +12,8 @@ use starweaver_core::model::{FinishReason, ModelResponse, ToolCallPart};
 #[derive(Deserialize)]
 struct Chunk {
     #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
     model: Option<String>,
     #[serde(default)]
     choices: Vec<ChunkChoice>,
@@ -76,6 +78,7 @@ pub struct Assembler {
     finish: Option<FinishReason>,
     usage: Option<WireUsage>,
     model: Option<String>,
+    id: Option<String>,
     done: bool,
 }
 
@@ -100,6 +103,9 @@ impl Assembler {
         }
         if chunk.model.is_some() {
             self.model = chunk.model;
+        }
+        if chunk.id.is_some() {
+            self.id = chunk.id;
         }
         if chunk.usage.is_some() {
             self.usage = chunk.usage;
@@ -206,6 +212,7 @@ impl Assembler {
             self.usage.unwrap_or_default().usage(),
             Some(finish),
             self.model,
+            self.id,
         ))
     }
 }

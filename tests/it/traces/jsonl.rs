@@ -3,13 +3,18 @@
 
 use serde_json::Value;
 
-use super::{project, prompt, read_spans, serve, span, KEY, KEY_VARIABLE, TOKEN};
+use super::{project, prompt, read_spans, serve, serve_after, span, KEY, KEY_VARIABLE, TOKEN};
+use crate::common::loopback::Reply;
 use crate::common::starweaver_binary;
 
 /// Runs the project with `--trace FILE` (and `extra`), returns the spans.
 fn traced(extra: &[&str]) -> Vec<Value> {
-    let server = serve();
-    let dir = project(&server);
+    traced_on(&serve(), extra)
+}
+
+/// [`traced`] against `server`.
+fn traced_on(server: &crate::common::loopback::LoopbackServer, extra: &[&str]) -> Vec<Value> {
+    let dir = project(server);
     let trace = dir.path().join("trace.jsonl");
     let output = starweaver_binary()
         .current_dir(dir.path())
@@ -53,6 +58,8 @@ fn a_traced_run_writes_its_span_tree_as_json_lines_without_content_or_secrets() 
         assert_eq!(chat["attributes"]["gen_ai.request.model"], "gpt-4.1-mini");
     }
     assert_eq!(chats[0]["attributes"]["gen_ai.usage.input_tokens"], 100);
+    assert_eq!(chats[0]["attributes"]["gen_ai.response.id"], "chatcmpl-trace-1");
+    assert_eq!(chats[1]["attributes"]["gen_ai.response.id"], "chatcmpl-trace-2");
     assert_eq!(chats[0]["attributes"]["gen_ai.usage.output_tokens"], 20);
     let call = span(&spans, "execute_tool shell_exec");
     assert_eq!(call["parent_span_id"], run["span_id"]);
@@ -102,4 +109,23 @@ fn with_trace_content_the_spans_record_content_and_still_no_secret() {
     let text = serde_json::to_string(&spans).unwrap();
     assert!(!text.contains(KEY), "the API key in {text}");
     assert!(!text.contains(TOKEN), "the secret variable in {text}");
+}
+
+#[test]
+fn a_rate_limited_request_retried_by_the_client_is_a_retry_event_of_its_chat_span() {
+    let limited = Reply::json_file(429, "openai", "rate_limited.json").with_header("retry-after", "0");
+    let server = serve_after(vec![limited]);
+    let spans = traced_on(&server, &[]);
+    let first = spans
+        .iter()
+        .find(|span| {
+            span["name"] == "chat gpt-4.1-mini" && span["attributes"]["starweaver.step"] == 1
+        })
+        .unwrap();
+    let events = first["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{first}");
+    assert_eq!(events[0]["name"], "retry");
+    assert_eq!(events[0]["attributes"]["starweaver.retry.attempt"], 1);
+    assert_eq!(events[0]["attributes"]["http.response.status_code"], 429);
+    assert_eq!(first["attributes"]["gen_ai.usage.input_tokens"], 100);
 }

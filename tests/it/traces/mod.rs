@@ -19,6 +19,11 @@ pub const TOKEN: &str = "tok-s3cr3t-9f8e7d";
 
 /// A loopback OpenAI server: one `shell_exec` of `echo traced`, then an answer.
 pub fn serve() -> LoopbackServer {
+    serve_after(Vec::new())
+}
+
+/// [`serve`], answering `first` before.
+pub fn serve_after(first: Vec<Reply>) -> LoopbackServer {
     let call = Reply::json(
         200,
         json!({
@@ -53,7 +58,9 @@ pub fn serve() -> LoopbackServer {
             "usage": {"prompt_tokens": 150, "completion_tokens": 5, "total_tokens": 155},
         }),
     );
-    LoopbackServer::start(vec![call, answer])
+    let mut script = first;
+    script.extend([call, answer]);
+    LoopbackServer::start(script)
 }
 
 /// A folder with `agent.yaml`: the `courier` agent on `server`, a secret variable `token`,
