@@ -183,6 +183,14 @@ impl Dependencies {
         selected
     }
 
+    /// True when both bags hold the same entries because they share one
+    /// map, or are both empty. A bag's maps are copy-on-write, so while a
+    /// clone is kept, a change to the other bag makes a new map and this
+    /// is false from then on.
+    pub(crate) fn shares_entries_with(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner) || (self.is_empty() && other.is_empty())
+    }
+
     /// True when the bag is empty.
     #[must_use]
     pub fn is_empty(&self) -> bool {

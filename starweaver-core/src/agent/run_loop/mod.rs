@@ -102,8 +102,9 @@ impl<'a, 'r> Run<'a, 'r> {
         if let Some(output) = &output {
             registry.insert_tool(output.tool());
         }
-        let registry =
-            registry.with_fallback_limits(config.policy.timeout_ms, config.policy.max_retries);
+        let registry = registry
+            .with_fallback_limits(config.policy.timeout_ms, config.policy.max_retries)
+            .caching_dependencies();
         let settings = options.settings.as_ref().map_or_else(
             || config.settings.clone(),
             |settings| config.settings.merged(settings),

@@ -11,8 +11,9 @@ use futures::future::OptionFuture;
 use serde_json::Value;
 
 use super::attempts::Attempts;
+use super::resolved::BagInputs;
 use super::{CallLimits, ToolEntry, ToolRegistry};
-use crate::context::{AgentContextHandle, ToolRuntimeSnapshot};
+use crate::context::AgentContextHandle;
 use crate::model::{ToolCallPart, ToolReturnPart};
 use crate::tools::panic_guard::{catch_panics, guard, panicked, survives};
 use crate::tools::ToolContext;
@@ -287,19 +288,14 @@ impl ToolRegistry {
             // A delegating tool's callee resolves its own profile from the
             // same ambient context and the caller's dependencies.
             if !entry.delegates {
-                let runtime = ToolRuntimeSnapshot {
-                    tool_name: name.to_string(),
-                    max_retries,
-                    timeout_ms: limits.timeout_ms,
-                    shell: None,
-                };
-                let dependencies = entry.requirements.resolve_in(
+                let dependencies = self.resolved.bag(&BagInputs {
+                    entry,
                     name,
-                    ctx.dependencies(),
+                    base: ctx.dependencies(),
                     context,
-                    &ambient,
-                    runtime,
-                );
+                    ambient: &ambient,
+                    limits,
+                });
                 ctx.set_dependencies(dependencies);
             }
             Ok(())
