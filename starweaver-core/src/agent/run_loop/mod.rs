@@ -483,20 +483,36 @@ impl<'a, 'r> Run<'a, 'r> {
     }
 
     fn tool_context(&self, progress: &RunProgress, call: &ToolCallPart) -> ToolContext {
-        let retry = progress.model_retries.get(&call.name).copied().unwrap_or(0);
-        let ctx = ToolContext::new(progress.run_id.clone(), self.conversation_id.clone(), retry)
-            .with_agent_context(self.context.clone())
-            .with_approved(
-                // Most runs approve nothing: no key is built for them.
-                !progress.approved_calls.is_empty()
-                    && progress
-                        .approved_calls
-                        .contains(&approval_key(progress.step, &call.id)),
-            );
+        self.call_in(&self.scope_context(progress), progress, call)
+    }
+
+    /// What the calls of one batch share: ids, the ambient context and
+    /// cancellation. Each call's context is a clone, so the batch allocates
+    /// this once.
+    fn scope_context(&self, progress: &RunProgress) -> ToolContext {
+        let ctx = ToolContext::new(progress.run_id.clone(), self.conversation_id.clone(), 0)
+            .with_agent_context(self.context.clone());
         match &self.cancellation {
             Some(token) => ctx.with_cancellation(token.clone()),
             None => ctx,
         }
+    }
+
+    /// One call's context within `scope`: its retries and approval.
+    fn call_in(
+        &self,
+        scope: &ToolContext,
+        progress: &RunProgress,
+        call: &ToolCallPart,
+    ) -> ToolContext {
+        let retry = progress.model_retries.get(&call.name).copied().unwrap_or(0);
+        scope.clone().with_retry(retry).with_approved(
+            // Most runs approve nothing: no key is built for them.
+            !progress.approved_calls.is_empty()
+                && progress
+                    .approved_calls
+                    .contains(&approval_key(progress.step, &call.id)),
+        )
     }
 
     /// Runs a response's calls, except those whose returns the journal holds from an earlier
@@ -567,15 +583,16 @@ impl<'a, 'r> Run<'a, 'r> {
             });
         }
         let (sink, mut progress_rx) = progress_channel();
+        let scope = self
+            .scope_context(progress)
+            .with_progress_sink(sink)
+            .with_may_have_run(may_have_run);
         let contexts: Vec<ToolContext> = calls
             .iter()
-            .map(|call| {
-                self.tool_context(progress, call)
-                    .with_progress_sink(sink.clone())
-                    .with_may_have_run(may_have_run)
-            })
+            .map(|call| self.call_in(&scope, progress, call))
             .collect();
-        drop(sink);
+        // The calls hold the only senders: the channel closes when they end.
+        drop(scope);
         // Each return (and the context events its tool published) is
         // reported as the call finishes, not when the batch does; progress
         // as it arrives.
