@@ -61,7 +61,7 @@ impl ToolRegistry {
     ) -> impl Future<Output = ToolReturnPart> + Send + 'a {
         ExecuteCall::Start {
             registry: self,
-            ctx,
+            ctx: Some(ctx),
             call,
         }
     }
@@ -454,7 +454,9 @@ enum ExecuteCall<'a> {
     /// Not polled yet.
     Start {
         registry: &'a ToolRegistry,
-        ctx: ToolContext,
+        /// Taken when the call starts: moving it alone is cheaper than
+        /// moving the whole state out.
+        ctx: Option<ToolContext>,
         call: &'a ToolCallPart,
     },
     /// Dispatched.
@@ -469,10 +471,16 @@ enum ExecuteCall<'a> {
 
 impl ExecuteCall<'_> {
     fn start(&mut self) {
-        let ExecuteCall::Start { registry, call, .. } = *self else {
+        let ExecuteCall::Start {
+            registry,
+            ctx,
+            call,
+        } = self
+        else {
             return;
         };
-        let ExecuteCall::Start { ctx, .. } = std::mem::replace(self, ExecuteCall::Ended) else {
+        let (registry, call) = (*registry, *call);
+        let Some(ctx) = ctx.take() else {
             return;
         };
         let dispatch = match call.arguments.as_json() {
