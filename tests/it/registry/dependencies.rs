@@ -654,11 +654,14 @@ async fn filtered_tool_never_receives_broad_handle() {
 // Dependency profiles across the steps of a run
 // ---------------------------------------------------------------------------
 
+/// The `ledger` capability each reader saw, by reader.
+type LedgersSeen = Arc<Mutex<Vec<(&'static str, Option<String>)>>>;
+
 /// A tool recording the `ledger` capability it sees, under its own name.
 fn ledger_reader(
     name: &'static str,
     requirements: ToolDependencyRequirements,
-    seen: &Arc<Mutex<Vec<(&'static str, Option<String>)>>>,
+    seen: &LedgersSeen,
 ) -> FunctionTool {
     let seen = seen.clone();
     string_tool(name, None, open_schema(), move |ctx: ToolContext, _| {
@@ -674,7 +677,7 @@ fn ledger_reader(
 
 #[tokio::test]
 async fn a_dependency_and_a_grant_changed_during_a_run_are_seen_by_the_next_calls() {
-    let seen: Arc<Mutex<Vec<(&'static str, Option<String>)>>> = Arc::default();
+    let seen = LedgersSeen::default();
     // A Legacy tool changes the run's context through the broad handle.
     let writer = string_tool("writer", None, open_schema(), |ctx: ToolContext, _| {
         if let Some(handle) = ctx.dependency::<AgentContextHandle>() {
