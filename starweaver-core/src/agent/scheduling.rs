@@ -42,8 +42,7 @@ pub(crate) fn sequential_reason(
     }) {
         return Some("delegating_tool");
     }
-    let mut names = HashSet::new();
-    if !calls.iter().all(|call| names.insert(call.name.as_str())) {
+    if repeats_a_tool(calls) {
         return Some("repeated_tool");
     }
     let requirements: Vec<_> = calls
@@ -66,6 +65,22 @@ pub(crate) fn sequential_reason(
         return Some("mutable_context");
     }
     None
+}
+
+/// True when two calls name one tool. A response's few calls are compared
+/// pairwise, which allocates nothing; many go through a set.
+fn repeats_a_tool(calls: &[&ToolCallPart]) -> bool {
+    const PAIRWISE_UP_TO: usize = 16;
+    if calls.len() <= PAIRWISE_UP_TO {
+        return calls.iter().enumerate().any(|(index, call)| {
+            calls[..index]
+                .iter()
+                .any(|earlier| earlier.name == call.name)
+        });
+    }
+    let mut names =
+        HashSet::with_capacity_and_hasher(calls.len(), foldhash::fast::RandomState::default());
+    !calls.iter().all(|call| names.insert(call.name.as_str()))
 }
 
 /// What a batch reports while it runs.
@@ -208,4 +223,35 @@ pub(crate) async fn reporting<T>(
         on_report(report);
     }
     done
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::repeats_a_tool;
+    use crate::model::ToolCallPart;
+
+    fn calls(names: &[String]) -> Vec<ToolCallPart> {
+        names
+            .iter()
+            .enumerate()
+            .map(|(index, name)| ToolCallPart::new(format!("call_{index}"), name, json!({})))
+            .collect()
+    }
+
+    #[test]
+    fn a_repeated_tool_is_found_in_few_calls_and_in_many() {
+        for count in [2, 16, 17, 40] {
+            let distinct: Vec<String> = (0..count).map(|index| format!("tool_{index}")).collect();
+            let parts = calls(&distinct);
+            let refs: Vec<&ToolCallPart> = parts.iter().collect();
+            assert!(!repeats_a_tool(&refs), "{count} distinct calls");
+            let mut repeated = distinct.clone();
+            repeated[count - 1] = distinct[0].clone();
+            let parts = calls(&repeated);
+            let refs: Vec<&ToolCallPart> = parts.iter().collect();
+            assert!(repeats_a_tool(&refs), "{count} calls, the first tool twice");
+        }
+    }
 }

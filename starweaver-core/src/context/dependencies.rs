@@ -18,8 +18,10 @@ type Shared = Arc<dyn Any + Send + Sync>;
 #[derive(Clone, Default)]
 pub struct Dependencies {
     // Copy-on-write: every tool call clones its context, so cloning the
-    // bag must not copy the maps.
-    inner: Arc<Maps>,
+    // bag must not copy the maps. An empty bag has no maps at all, so
+    // making, cloning and dropping one (most calls' contexts) costs
+    // neither an allocation nor a reference count.
+    inner: Option<Arc<Maps>>,
 }
 
 // Keys are type ids and names the program chose, never input: a fast
@@ -31,7 +33,20 @@ struct Maps {
     named: HashMap<Cow<'static, str>, Shared, foldhash::fast::RandomState>,
 }
 
+/// The maps of an empty bag, for lookups.
+static EMPTY: std::sync::LazyLock<Maps> = std::sync::LazyLock::new(Maps::default);
+
 impl Dependencies {
+    /// The maps to read.
+    fn maps(&self) -> &Maps {
+        self.inner.as_deref().unwrap_or(&EMPTY)
+    }
+
+    /// The maps to change, copied first when shared.
+    fn maps_mut(&mut self) -> &mut Maps {
+        Arc::make_mut(self.inner.get_or_insert_with(Arc::default))
+    }
+
     /// Creates an empty bag.
     #[must_use]
     pub fn new() -> Self {
@@ -46,7 +61,7 @@ impl Dependencies {
     /// Inserts a shared value by its type (and under its type name).
     pub fn insert_arc<T: Any + Send + Sync>(&mut self, value: Arc<T>) {
         let shared: Shared = value;
-        let maps = Arc::make_mut(&mut self.inner);
+        let maps = self.maps_mut();
         maps.named
             .insert(Cow::Borrowed(std::any::type_name::<T>()), shared.clone());
         maps.typed.insert(TypeId::of::<T>(), shared);
@@ -54,7 +69,7 @@ impl Dependencies {
 
     /// Inserts a value under a stable capability name.
     pub fn insert_named<T: Any + Send + Sync>(&mut self, name: impl Into<String>, value: T) {
-        Arc::make_mut(&mut self.inner)
+        self.maps_mut()
             .named
             .insert(Cow::Owned(name.into()), Arc::new(value));
     }
@@ -65,15 +80,13 @@ impl Dependencies {
         name: impl Into<String>,
         value: Arc<T>,
     ) {
-        Arc::make_mut(&mut self.inner)
-            .named
-            .insert(Cow::Owned(name.into()), value);
+        self.maps_mut().named.insert(Cow::Owned(name.into()), value);
     }
 
     /// Looks a value up by type.
     #[must_use]
     pub fn get<T: Any + Send + Sync>(&self) -> Option<Arc<T>> {
-        self.inner
+        self.maps()
             .typed
             .get(&TypeId::of::<T>())
             .and_then(|value| value.clone().downcast::<T>().ok())
@@ -82,7 +95,7 @@ impl Dependencies {
     /// Looks a value up by name, checking its type.
     #[must_use]
     pub fn get_named<T: Any + Send + Sync>(&self, name: &str) -> Option<Arc<T>> {
-        self.inner
+        self.maps()
             .named
             .get(name)
             .and_then(|value| value.clone().downcast::<T>().ok())
@@ -91,13 +104,13 @@ impl Dependencies {
     /// True when a value of this type is present.
     #[must_use]
     pub fn contains<T: Any + Send + Sync>(&self) -> bool {
-        self.inner.typed.contains_key(&TypeId::of::<T>())
+        self.maps().typed.contains_key(&TypeId::of::<T>())
     }
 
     /// True when a value is registered under this name.
     #[must_use]
     pub fn contains_named(&self, name: &str) -> bool {
-        self.inner.named.contains_key(name)
+        self.maps().named.contains_key(name)
     }
 
     /// Removes a typed value (and its type-name entry).
@@ -105,7 +118,7 @@ impl Dependencies {
         if !self.contains::<T>() {
             return;
         }
-        let maps = Arc::make_mut(&mut self.inner);
+        let maps = self.maps_mut();
         maps.typed.remove(&TypeId::of::<T>());
         maps.named.remove(std::any::type_name::<T>());
     }
@@ -114,7 +127,7 @@ impl Dependencies {
     #[must_use]
     pub fn names(&self) -> Vec<String> {
         let mut names: Vec<String> = self
-            .inner
+            .maps()
             .named
             .keys()
             .map(|name| name.to_string())
@@ -132,17 +145,17 @@ impl Dependencies {
             self.inner = other.inner.clone();
             return;
         }
-        let maps = Arc::make_mut(&mut self.inner);
+        let maps = self.maps_mut();
         maps.typed.extend(
             other
-                .inner
+                .maps()
                 .typed
                 .iter()
                 .map(|(key, value)| (*key, value.clone())),
         );
         maps.named.extend(
             other
-                .inner
+                .maps()
                 .named
                 .iter()
                 .map(|(key, value)| (key.clone(), value.clone())),
@@ -151,20 +164,16 @@ impl Dependencies {
 
     /// Copies only the typed entries of `other` (and their type names).
     pub(crate) fn extend_typed(&mut self, other: &Self) {
-        if other.inner.typed.is_empty() {
+        let other = other.maps();
+        if other.typed.is_empty() {
             return;
         }
-        let maps = Arc::make_mut(&mut self.inner);
-        for (key, value) in &other.inner.typed {
+        let maps = self.maps_mut();
+        for (key, value) in &other.typed {
             maps.typed.insert(*key, value.clone());
         }
-        for (name, value) in &other.inner.named {
-            if other
-                .inner
-                .typed
-                .values()
-                .any(|typed| Arc::ptr_eq(typed, value))
-            {
+        for (name, value) in &other.named {
+            if other.typed.values().any(|typed| Arc::ptr_eq(typed, value)) {
                 maps.named.insert(name.clone(), value.clone());
             }
         }
@@ -174,8 +183,9 @@ impl Dependencies {
     pub(crate) fn select_named<'a>(&self, names: impl IntoIterator<Item = &'a String>) -> Self {
         let mut selected = Self::default();
         for name in names {
-            if let Some(value) = self.inner.named.get(name.as_str()) {
-                Arc::make_mut(&mut selected.inner)
+            if let Some(value) = self.maps().named.get(name.as_str()) {
+                selected
+                    .maps_mut()
                     .named
                     .insert(Cow::Owned(name.clone()), value.clone());
             }
@@ -183,10 +193,22 @@ impl Dependencies {
         selected
     }
 
+    /// True when both bags hold the same entries because they share one
+    /// map, or are both empty. A bag's maps are copy-on-write, so while a
+    /// clone is kept, a change to the other bag makes a new map and this
+    /// is false from then on.
+    pub(crate) fn shares_entries_with(&self, other: &Self) -> bool {
+        match (&self.inner, &other.inner) {
+            (Some(one), Some(other)) => Arc::ptr_eq(one, other),
+            _ => self.is_empty() && other.is_empty(),
+        }
+    }
+
     /// True when the bag is empty.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.inner.typed.is_empty() && self.inner.named.is_empty()
+        let maps = self.maps();
+        maps.typed.is_empty() && maps.named.is_empty()
     }
 }
 

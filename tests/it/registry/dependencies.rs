@@ -649,3 +649,93 @@ async fn filtered_tool_never_receives_broad_handle() {
     // AgentContextHandle, even one a host placed on the base context."
     assert_eq!(part.content["broad_handle"], json!(false));
 }
+
+// ---------------------------------------------------------------------------
+// Dependency profiles across the steps of a run
+// ---------------------------------------------------------------------------
+
+/// The `ledger` capability each reader saw, by reader.
+type LedgersSeen = Arc<Mutex<Vec<(&'static str, Option<String>)>>>;
+
+/// A tool recording the `ledger` capability it sees, under its own name.
+fn ledger_reader(
+    name: &'static str,
+    requirements: ToolDependencyRequirements,
+    seen: &LedgersSeen,
+) -> FunctionTool {
+    let seen = seen.clone();
+    string_tool(name, None, open_schema(), move |ctx: ToolContext, _| {
+        let ledger = ctx
+            .dependency::<HostCapabilities>()
+            .and_then(|host| host.get::<String>("ledger"))
+            .map(|ledger| (*ledger).clone());
+        seen.lock().unwrap().push((name, ledger));
+        async { Ok(ToolResult::new(json!({}))) }
+    })
+    .with_dependencies(requirements)
+}
+
+#[tokio::test]
+async fn a_dependency_and_a_grant_changed_during_a_run_are_seen_by_the_next_calls() {
+    let seen = LedgersSeen::default();
+    // A Legacy tool changes the run's context through the broad handle.
+    let writer = string_tool("writer", None, open_schema(), |ctx: ToolContext, _| {
+        if let Some(handle) = ctx.dependency::<AgentContextHandle>() {
+            handle.update(|context| {
+                context.insert_named_dependency("ledger", "ledger-v2".to_string());
+                context.grant_tool_capabilities(
+                    "strict_reader",
+                    ToolCapabilityGrant::new().with_host_capabilities(["ledger"]),
+                );
+            });
+        }
+        async { Ok(ToolResult::new(json!({}))) }
+    });
+    let both = || {
+        crate::common::calls(&[
+            ("s", "strict_reader", json!({})),
+            ("f", "filtered_reader", json!({})),
+        ])
+    };
+    let model = Arc::new(TestModel::scripted(vec![
+        both(),
+        call_response("w", "writer", json!({})),
+        both(),
+        ModelResponse::text("done"),
+    ]));
+    let mut context = AgentContext::default();
+    context.insert_named_dependency("ledger", "ledger-v1".to_string());
+    let result = AgentBuilder::new(model)
+        .tool(Arc::new(ledger_reader(
+            "strict_reader",
+            ToolDependencyRequirements::strict(["ledger"]),
+            &seen,
+        )))
+        .tool(Arc::new(ledger_reader(
+            "filtered_reader",
+            ToolDependencyRequirements::filtered(["ledger"]),
+            &seen,
+        )))
+        .tool(Arc::new(writer))
+        .build()
+        .session()
+        .with_context(context)
+        .run("go")
+        .await
+        .unwrap();
+    assert_eq!(result.output, "done");
+    let mut seen = seen.lock().unwrap().clone();
+    // The calls of one step may finish in either order.
+    seen[..2].sort();
+    seen[2..].sort();
+    let v = |ledger: &str| Some(ledger.to_string());
+    assert_eq!(
+        seen,
+        vec![
+            ("filtered_reader", v("ledger-v1")),
+            ("strict_reader", None),
+            ("filtered_reader", v("ledger-v2")),
+            ("strict_reader", v("ledger-v2")),
+        ]
+    );
+}

@@ -107,8 +107,9 @@ impl<'a, 'r> Run<'a, 'r> {
         if let Some(output) = &output {
             registry.insert_tool(output.tool());
         }
-        let registry =
-            registry.with_fallback_limits(config.policy.timeout_ms, config.policy.max_retries);
+        let registry = registry
+            .with_fallback_limits(config.policy.timeout_ms, config.policy.max_retries)
+            .caching_dependencies();
         let settings = options.settings.as_ref().map_or_else(
             || config.settings.clone(),
             |settings| config.settings.merged(settings),
@@ -493,20 +494,36 @@ impl<'a, 'r> Run<'a, 'r> {
     }
 
     fn tool_context(&self, progress: &RunProgress, call: &ToolCallPart) -> ToolContext {
-        let retry = progress.model_retries.get(&call.name).copied().unwrap_or(0);
-        let ctx = ToolContext::new(progress.run_id.clone(), self.conversation_id.clone(), retry)
-            .with_agent_context(self.context.clone())
-            .with_approved(
-                // Most runs approve nothing: no key is built for them.
-                !progress.approved_calls.is_empty()
-                    && progress
-                        .approved_calls
-                        .contains(&approval_key(progress.step, &call.id)),
-            );
+        self.call_in(&self.scope_context(progress), progress, call)
+    }
+
+    /// What the calls of one batch share: ids, the ambient context and
+    /// cancellation. Each call's context is a clone, so the batch allocates
+    /// this once.
+    fn scope_context(&self, progress: &RunProgress) -> ToolContext {
+        let ctx = ToolContext::new(progress.run_id.clone(), self.conversation_id.clone(), 0)
+            .with_agent_context(self.context.clone());
         match &self.cancellation {
             Some(token) => ctx.with_cancellation(token.clone()),
             None => ctx,
         }
+    }
+
+    /// One call's context within `scope`: its retries and approval.
+    fn call_in(
+        &self,
+        scope: &ToolContext,
+        progress: &RunProgress,
+        call: &ToolCallPart,
+    ) -> ToolContext {
+        let retry = progress.model_retries.get(&call.name).copied().unwrap_or(0);
+        scope.clone().with_retry(retry).with_approved(
+            // Most runs approve nothing: no key is built for them.
+            !progress.approved_calls.is_empty()
+                && progress
+                    .approved_calls
+                    .contains(&approval_key(progress.step, &call.id)),
+        )
     }
 
     /// Runs a response's calls, except those whose returns the journal holds from an earlier
@@ -577,14 +594,15 @@ impl<'a, 'r> Run<'a, 'r> {
             });
         }
         let (sinks, mut reports) = call_channels(self.recorder.is_active());
+        let scope = sinks
+            .attach(self.scope_context(progress))
+            .with_may_have_run(may_have_run);
         let contexts: Vec<ToolContext> = calls
             .iter()
-            .map(|call| {
-                sinks
-                    .attach(self.tool_context(progress, call))
-                    .with_may_have_run(may_have_run)
-            })
+            .map(|call| self.call_in(&scope, progress, call))
             .collect();
+        // The calls hold the only senders: the channels close when they end.
+        drop(scope);
         drop(sinks);
         // Each return (and the context events its tool published) is
         // reported as the call finishes, not when the batch does; progress

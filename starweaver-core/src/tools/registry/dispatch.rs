@@ -11,8 +11,9 @@ use futures::future::OptionFuture;
 use serde_json::Value;
 
 use super::attempts::Attempts;
+use super::resolved::BagInputs;
 use super::{CallLimits, ToolEntry, ToolRegistry};
-use crate::context::{AgentContextHandle, ToolRuntimeSnapshot};
+use crate::context::AgentContextHandle;
 use crate::model::{ToolCallPart, ToolReturnPart};
 use crate::tools::panic_guard::{catch_panics, guard, panicked, survives};
 use crate::tools::ToolContext;
@@ -60,7 +61,7 @@ impl ToolRegistry {
     ) -> impl Future<Output = ToolReturnPart> + Send + 'a {
         ExecuteCall::Start {
             registry: self,
-            ctx,
+            ctx: Some(ctx),
             call,
         }
     }
@@ -287,19 +288,14 @@ impl ToolRegistry {
             // A delegating tool's callee resolves its own profile from the
             // same ambient context and the caller's dependencies.
             if !entry.delegates {
-                let runtime = ToolRuntimeSnapshot {
-                    tool_name: name.to_string(),
-                    max_retries,
-                    timeout_ms: limits.timeout_ms,
-                    shell: None,
-                };
-                let dependencies = entry.requirements.resolve_in(
+                let dependencies = self.resolved.bag(&BagInputs {
+                    entry,
                     name,
-                    ctx.dependencies(),
+                    base: ctx.dependencies(),
                     context,
-                    &ambient,
-                    runtime,
-                );
+                    ambient: &ambient,
+                    limits,
+                });
                 ctx.set_dependencies(dependencies);
             }
             Ok(())
@@ -458,7 +454,9 @@ enum ExecuteCall<'a> {
     /// Not polled yet.
     Start {
         registry: &'a ToolRegistry,
-        ctx: ToolContext,
+        /// Taken when the call starts: moving it alone is cheaper than
+        /// moving the whole state out.
+        ctx: Option<ToolContext>,
         call: &'a ToolCallPart,
     },
     /// Dispatched.
@@ -473,10 +471,16 @@ enum ExecuteCall<'a> {
 
 impl ExecuteCall<'_> {
     fn start(&mut self) {
-        let ExecuteCall::Start { registry, call, .. } = *self else {
+        let ExecuteCall::Start {
+            registry,
+            ctx,
+            call,
+        } = self
+        else {
             return;
         };
-        let ExecuteCall::Start { ctx, .. } = std::mem::replace(self, ExecuteCall::Ended) else {
+        let (registry, call) = (*registry, *call);
+        let Some(ctx) = ctx.take() else {
             return;
         };
         let dispatch = match call.arguments.as_json() {

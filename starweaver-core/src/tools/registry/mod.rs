@@ -5,6 +5,7 @@ mod attempts;
 mod availability;
 mod dispatch;
 mod refresh;
+mod resolved;
 mod returns;
 mod shortening;
 
@@ -15,6 +16,7 @@ pub use availability::{AvailabilityReport, ToolsUnavailableError};
 pub use dispatch::ToolCallOutcome;
 pub use refresh::ToolsetRefreshReport;
 use refresh::Watched;
+use resolved::ResolvedBags;
 
 use super::instruction::dedup_by_group;
 use super::{
@@ -91,6 +93,9 @@ pub struct ToolRegistry {
     /// The toolsets whose tool lists can change after setup, with the list each was last
     /// registered with.
     watched: Vec<Watched>,
+    /// The dependency bags of earlier calls, when this registry keeps them
+    /// (a run's does); clones start without.
+    resolved: ResolvedBags,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -281,6 +286,15 @@ impl ToolRegistry {
     ) -> Self {
         self.timeout_ms = self.timeout_ms.or(timeout_ms);
         self.max_retries = self.max_retries.or(max_retries);
+        self
+    }
+
+    /// Keeps each tool's resolved dependency bag and reuses it while what
+    /// it was built from is unchanged. For a registry that lives as long
+    /// as one run: the bags hold the run's context.
+    #[must_use]
+    pub(crate) fn caching_dependencies(mut self) -> Self {
+        self.resolved = ResolvedBags::enabled();
         self
     }
 
