@@ -156,10 +156,9 @@ fn a_deep_approval_is_saved_and_approved_on_resume() {
 #[test]
 fn a_deep_approval_is_asked_at_the_terminal_naming_the_sub_agent() {
     let dir = tree(false);
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_starweaver"));
+    let mut command = crate::common::starweaver_binary();
     command
         .current_dir(dir.path())
-        .env(starweaver::model::http::MODEL_HOSTS_VARIABLE, "loopback")
         .env("TERM", "xterm-256color")
         .env("NO_COLOR", "1")
         .args(["run", "lead.yaml", "--prompt", "Ship build 42"]);
