@@ -72,6 +72,12 @@ pub enum LoadError {
         /// The variable's name.
         variable: String,
     },
+    /// A `type: agents` toolset in a build whose runtime cannot run sub-agents yet.
+    #[error("toolset `{name}` is a set of sub-agents, and this build's runtime cannot run sub-agents yet; leave the toolset out to run the agent here")]
+    SubAgentsNotBuilt {
+        /// The toolset's name.
+        name: String,
+    },
     /// Scanning the skill scopes failed when the agent was assembled.
     #[error("cannot scan the skills under `{scope}`: {message}")]
     Skills {

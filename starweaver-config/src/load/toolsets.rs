@@ -258,6 +258,11 @@ fn plain(
             let tools = summarize(&toolset, &toolset);
             return Ok(Some((server.name.clone(), (toolset, tools))));
         }
+        ToolsetSpec::Agents(agents) => {
+            return Err(LoadError::SubAgentsNotBuilt {
+                name: agents.name.clone(),
+            })
+        }
         ToolsetSpec::Proxy(_) | ToolsetSpec::Search(_) => return Ok(None),
     };
     let mut toolset = StaticToolset::new(name.clone()).with_tools(tools);

@@ -32,8 +32,9 @@ pub use runtime::{RuntimeSpec, ToolExecution, UnavailableTools};
 pub use shell::{SandboxModeSpec, SandboxReadSpec, SandboxSpec, ShellSpec};
 pub use skills::{SkillScopeSpec, SkillsSpec};
 pub use toolsets::{
-    ApprovalRequired, BundleToolsetSpec, DeferredToolsetSpec, FilesystemToolsetSpec,
-    ProxyToolsetSpec, SearchToolsetSpec, ToolsToolsetSpec, ToolsetSpec,
+    AgentsToolsetSpec, ApprovalRequired, BundleToolsetSpec, DeferredToolsetSpec,
+    FilesystemToolsetSpec, ProxyToolsetSpec, SearchToolsetSpec, SubAgentSpec, ToolsToolsetSpec,
+    ToolsetSpec, DEFAULT_AGENT_MAX_DEPTH,
 };
 
 /// The manifest format version this crate reads.
