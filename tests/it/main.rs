@@ -51,6 +51,7 @@ mod sessions;
 mod shell_tools;
 mod skills;
 mod structured_output;
+mod sub_agents;
 mod tool_macro;
 mod tool_search;
 mod tools_cli;
