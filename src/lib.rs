@@ -27,7 +27,7 @@
 //! ```
 
 pub use starweaver_core::agent::{
-    AgentBuilder, AgentError, AgentRunOptions, AgentSession, AgentStreamEvent,
+    AgentBuilder, AgentError, AgentRunOptions, AgentSession, AgentStreamEvent, SubAgent,
 };
 pub use starweaver_core::bundles::{filesystem_tools, shell_tools};
 pub use starweaver_core::context::{

@@ -197,6 +197,7 @@ mod tests {
             arguments: json!({}),
             kind,
             metadata: metadata.as_object().unwrap().clone(),
+            agent: Vec::new(),
         }
     }
 

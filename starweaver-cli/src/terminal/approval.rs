@@ -138,6 +138,7 @@ mod tests {
             arguments: json!({"list": (0..200).collect::<Vec<_>>()}),
             kind: AgentHitlRequestKind::Approval,
             metadata: Default::default(),
+            agent: Vec::new(),
         };
         let text = request_text(&request, Paint::PLAIN, &Redactor::default());
         assert!(

@@ -310,6 +310,7 @@ mod tests {
             arguments: json!({}),
             kind,
             metadata,
+            agent: Vec::new(),
         }
     }
 

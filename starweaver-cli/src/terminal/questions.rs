@@ -151,6 +151,7 @@ mod tests {
             arguments,
             kind: AgentHitlRequestKind::Approval,
             metadata: Default::default(),
+            agent: Vec::new(),
         }
     }
 

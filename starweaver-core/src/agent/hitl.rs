@@ -34,6 +34,11 @@ pub struct AgentHitlRequest {
     /// Request details (`request.kind` is `tool_approval`,
     /// `clarifying_questions` or `deferred_call`).
     pub metadata: JsonMap,
+    /// The sub-agents the call was made in, outermost first; empty for a call of the agent
+    /// itself. A sub-agent's call is answered like any other, by its `tool_call_id` (the
+    /// calling call's id, `/`, the sub-agent's own id).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agent: Vec<String>,
 }
 
 impl AgentHitlRequest {
@@ -53,6 +58,7 @@ impl AgentHitlRequest {
                 .unwrap_or(Value::Null),
             kind,
             metadata: part.metadata.clone(),
+            agent: Vec::new(),
         })
     }
 

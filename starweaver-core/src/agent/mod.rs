@@ -19,6 +19,7 @@ mod scheduling;
 mod session;
 mod state;
 mod stream;
+mod sub_agent;
 
 pub use agent::Agent;
 pub use app::AgentApp;
@@ -35,3 +36,4 @@ pub use result::{AgentRunResult, AgentRunStatus};
 pub use session::AgentSession;
 pub use state::{AgentSessionState, FailedRun};
 pub use stream::{AgentEventSink, AgentStream, AgentStreamEvent, AgentStreamRecord};
+pub use sub_agent::SubAgent;

@@ -7,11 +7,11 @@ use std::future::Future;
 
 use futures::future::Either;
 use futures::stream::{self, FuturesUnordered, StreamExt};
-use tokio::sync::mpsc::Receiver;
+use tokio::sync::mpsc::{Receiver, UnboundedReceiver};
 
 use super::{AgentRuntimePolicy, JournalError, RunJournal, ToolExecutionPolicy};
 use crate::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
-use crate::tools::{ToolContext, ToolProgressReport};
+use crate::tools::{NestedRecord, ToolContext, ToolProgressReport};
 use crate::tools::{ToolDependencyProfile, ToolRegistry};
 
 /// Why a batch runs sequentially, or `None` for concurrent execution.
@@ -69,10 +69,58 @@ pub(crate) fn sequential_reason(
 
 /// What a batch reports while it runs.
 pub(crate) enum BatchEvent<'a> {
-    /// A running call reported progress.
-    Progress(ToolProgressReport),
+    /// A running call reported something.
+    Report(CallReport),
     /// A call returned.
     Returned(&'a ToolReturnPart),
+}
+
+/// What a running call reports before it returns.
+pub(crate) enum CallReport {
+    /// How far it is.
+    Progress(ToolProgressReport),
+    /// A record of the run it runs (a sub-agent's).
+    Nested(NestedRecord),
+}
+
+/// Where the reports of running calls arrive: progress, and the records of nested runs when
+/// someone listens to the run. Nested records are never dropped (a sub-agent's run is bounded
+/// by its own limits); progress past a backlog is (it is advice, and the next update
+/// supersedes it).
+pub(crate) struct CallReports {
+    pub(crate) progress: Receiver<ToolProgressReport>,
+    pub(crate) nested: Option<UnboundedReceiver<NestedRecord>>,
+}
+
+impl CallReports {
+    /// The next report, once one arrives; pending forever when no sender is left.
+    async fn next(&mut self) -> CallReport {
+        let nested = async {
+            match self.nested.as_mut() {
+                Some(nested) => match nested.recv().await {
+                    Some(record) => record,
+                    None => std::future::pending().await,
+                },
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            Some(report) = self.progress.recv() => CallReport::Progress(report),
+            record = nested => CallReport::Nested(record),
+        }
+    }
+
+    /// A report that already arrived, if any.
+    fn try_next(&mut self) -> Option<CallReport> {
+        if let Ok(report) = self.progress.try_recv() {
+            return Some(CallReport::Progress(report));
+        }
+        self.nested
+            .as_mut()
+            .and_then(|nested| nested.try_recv().ok())
+            .map(CallReport::Nested)
+    }
 }
 
 /// Where a batch writes its returns down as they arrive: the run's journal and the step.
@@ -88,7 +136,7 @@ pub(crate) async fn execute_batch(
     calls: &[&ToolCallPart],
     contexts: Vec<ToolContext>,
     sequential: bool,
-    progress: &mut Receiver<ToolProgressReport>,
+    reports: &mut CallReports,
     journal: BatchJournal<'_>,
     mut on_event: impl FnMut(BatchEvent<'_>),
 ) -> Result<Vec<ToolReturnPart>, JournalError> {
@@ -104,8 +152,8 @@ pub(crate) async fn execute_batch(
         Either::Right(runs.collect::<FuturesUnordered<_>>())
     };
     let mut running = std::pin::pin!(running);
-    while let Some((index, part)) = reporting(running.next(), progress, |report| {
-        on_event(BatchEvent::Progress(report));
+    while let Some((index, part)) = reporting(running.next(), reports, |report| {
+        on_event(BatchEvent::Report(report));
     })
     .await
     {
@@ -131,24 +179,24 @@ pub(crate) async fn record(
     journal.record_return(step, part).await
 }
 
-/// Drives `work` to its end, handing each progress report to `on_progress` as it arrives.
-/// Reports sent before `work` finished are all handed on before this returns, so a call's
-/// progress never trails its return.
+/// Drives `work` to its end, handing each report to `on_report` as it arrives. Reports sent
+/// before `work` finished are all handed on before this returns, so a call's progress and its
+/// sub-agent's records never trail its return.
 pub(crate) async fn reporting<T>(
     work: impl Future<Output = T>,
-    progress: &mut Receiver<ToolProgressReport>,
-    mut on_progress: impl FnMut(ToolProgressReport),
+    reports: &mut CallReports,
+    mut on_report: impl FnMut(CallReport),
 ) -> T {
     let mut work = std::pin::pin!(work);
     let done = loop {
         tokio::select! {
             biased;
-            Some(report) = progress.recv() => on_progress(report),
+            report = reports.next() => on_report(report),
             done = &mut work => break done,
         }
     };
-    while let Ok(report) = progress.try_recv() {
-        on_progress(report);
+    while let Some(report) = reports.try_next() {
+        on_report(report);
     }
     done
 }

@@ -94,6 +94,12 @@ impl AgentSession {
         attached_environment(&self.context)
     }
 
+    /// The session's process shell, if one is attached.
+    #[must_use]
+    pub fn process_shell(&self) -> Option<DynProcessShell> {
+        attached_process_shell(&self.context)
+    }
+
     /// The session's context.
     #[must_use]
     pub fn context(&self) -> &AgentContext {
@@ -344,7 +350,13 @@ impl AgentSession {
         // returns `not found` to the model like any unknown tool.
         let registry = self.agent.tool_registry();
         let listed_later = registry.lists_tools_after_setup();
-        for request in &waiting.pending {
+        // A sub-agent's own calls are its tools', not this agent's: the call that runs the
+        // sub-agent is checked instead.
+        let own = waiting
+            .pending
+            .iter()
+            .filter(|request| request.agent.is_empty());
+        for request in own.chain(&waiting.delegated) {
             let known = registry.get(&request.tool_name).is_some()
                 || self.waiting_options.tools.get(&request.tool_name).is_some()
                 || listed_later;

@@ -21,6 +21,13 @@ pub(crate) struct RunProgress {
     /// Sequence number of the run's next stream record.
     #[serde(default)]
     pub(crate) next_sequence: u64,
+    /// Model requests the run's sub-agents made: they count against the run's step limit.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) delegated_requests: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 /// A run paused on approvals or deferred results.
@@ -31,8 +38,13 @@ pub(crate) struct WaitingState {
     pub(crate) calls: Vec<ToolCallPart>,
     /// Returns aligned with `calls`; `None` for calls that wait.
     pub(crate) returns: Vec<Option<ToolReturnPart>>,
-    /// Calls that wait.
+    /// What the run waits for, as the host answers it: the calls of the run that wait, and
+    /// those of its waiting sub-agents (with their agent path).
     pub(crate) pending: Vec<AgentHitlRequest>,
+    /// The run's calls whose sub-agents wait, each with the sub-agent's saved session: their
+    /// answers are among `pending`, and resuming hands them on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) delegated: Vec<AgentHitlRequest>,
     /// Message count before the paused run began: where a resume that
     /// fails marks the failed run as starting.
     #[serde(default)]

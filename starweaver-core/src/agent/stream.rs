@@ -69,6 +69,18 @@ pub enum AgentStreamEvent {
         /// Pending requests.
         requests: Vec<AgentHitlRequest>,
     },
+    /// Something happened in a sub-agent's run, inside one of this run's calls: the
+    /// sub-agent's own record, with the path of agents it happened in.
+    SubAgent {
+        /// The sub-agents, outermost first: `["reviewer"]` for a record of the `reviewer`
+        /// agent this run called, `["reviewer", "linter"]` for one of an agent `reviewer`
+        /// called in turn.
+        agent: Vec<String>,
+        /// The id of this run's call that runs the outermost sub-agent.
+        tool_call_id: String,
+        /// What happened there.
+        event: Box<AgentStreamEvent>,
+    },
     /// The run finished with output.
     RunCompleted {
         /// Final text.

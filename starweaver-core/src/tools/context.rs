@@ -7,7 +7,7 @@ use compact_str::CompactString;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{ToolProgress, ToolProgressReport, ToolProgressSink};
+use super::{NestedRecordSink, ToolProgress, ToolProgressReport, ToolProgressSink};
 use crate::context::{AgentContextHandle, ConversationId, Dependencies, RunId};
 use crate::JsonMap;
 
@@ -43,6 +43,7 @@ struct RunScope {
     deferred_result: Option<Value>,
     agent_context: Option<AgentContextHandle>,
     progress: Option<ToolProgressSink>,
+    nested: Option<NestedRecordSink>,
 }
 
 impl ToolContext {
@@ -61,6 +62,7 @@ impl ToolContext {
                 deferred_result: None,
                 agent_context: None,
                 progress: None,
+                nested: None,
             }),
             retry,
             execution_attempt: 0,
@@ -150,6 +152,19 @@ impl ToolContext {
     pub fn with_progress_sink(mut self, sink: ToolProgressSink) -> Self {
         self.scope_mut().progress = Some(sink);
         self
+    }
+
+    /// Sends the records of runs nested in calls made with this context (sub-agents) to
+    /// `sink`; a run sets it only when someone listens to it.
+    #[must_use]
+    pub(crate) fn with_nested_sink(mut self, sink: NestedRecordSink) -> Self {
+        self.scope_mut().nested = Some(sink);
+        self
+    }
+
+    /// Where the records of a run nested in this call go, when someone listens.
+    pub(crate) fn nested_sink(&self) -> Option<&NestedRecordSink> {
+        self.scope.nested.as_ref()
     }
 
     /// Reports how far the call is, while it runs: the update reaches whoever watches the call

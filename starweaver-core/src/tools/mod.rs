@@ -13,6 +13,7 @@ mod limits;
 mod list_changes;
 pub(crate) mod metadata;
 pub(crate) mod name;
+mod nested;
 mod options;
 pub(crate) mod panic_guard;
 mod progress;
@@ -51,6 +52,7 @@ pub(crate) use metadata::{
     DEFERRED_CALL_REQUEST_KIND, INTERRUPTED_CALL_REQUEST_KIND, TOOL_APPROVAL_REQUEST_KIND,
 };
 pub use name::{validate_tool_name, MAX_TOOL_NAME_CHARS};
+pub(crate) use nested::{NestedRecord, NestedRecordSink};
 pub use progress::{
     ToolProgress, ToolProgressReport, ToolProgressSink, MAX_PROGRESS_MESSAGE_CHARS,
 };

@@ -191,6 +191,7 @@ mod tests {
             arguments: json!({}),
             kind,
             metadata: metadata.as_object().unwrap().clone(),
+            agent: Vec::new(),
         }
     }
 

@@ -11,9 +11,10 @@ pub(crate) use resume::validate_results;
 
 use super::deep_arguments::{discard_call, drop_deep_arguments};
 use super::output::OutputTool;
-use super::scheduling::{execute_batch, sequential_reason, BatchEvent};
+use super::scheduling::{execute_batch, sequential_reason, BatchEvent, CallReport, CallReports};
 use super::state::{RunProgress, WaitingState};
 use super::stream::Recorder;
+use super::sub_agent::{split_pending, sub_agent_usage};
 use super::DynRunJournal;
 use super::OUTPUT_TOOL_NAME;
 use super::{
@@ -27,7 +28,7 @@ use crate::model::{
     ModelStreamEvent, RequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart,
 };
 use crate::tools::ToolRegistry;
-use crate::tools::{ToolContext, ToolProgressReport, ToolProgressSink};
+use crate::tools::{NestedRecordSink, ToolContext, ToolProgressSink};
 use call_ids::unique_call_ids;
 use notices::ReportedNotices;
 use serde_json::Value;
@@ -240,7 +241,9 @@ impl<'a, 'r> Run<'a, 'r> {
                 return Err(AgentError::Cancelled);
             }
             let max_steps = self.config.policy.max_steps;
-            if progress.step >= max_steps {
+            // A sub-agent's requests count as steps of the run that called it.
+            let steps = u64::from(progress.step).saturating_add(progress.delegated_requests);
+            if steps >= u64::from(max_steps) {
                 return Err(AgentError::MaxStepsExceeded { max_steps });
             }
             // Like the step limit, checked before a request, so every call of the last
@@ -565,16 +568,16 @@ impl<'a, 'r> Run<'a, 'r> {
                 call: (*call).clone(),
             });
         }
-        let (sink, mut progress_rx) = progress_channel();
+        let (sinks, mut reports) = call_channels(self.recorder.is_active());
         let contexts: Vec<ToolContext> = calls
             .iter()
             .map(|call| {
-                self.tool_context(progress, call)
-                    .with_progress_sink(sink.clone())
+                sinks
+                    .attach(self.tool_context(progress, call))
                     .with_may_have_run(may_have_run)
             })
             .collect();
-        drop(sink);
+        drop(sinks);
         // Each return (and the context events its tool published) is
         // reported as the call finishes, not when the batch does; progress
         // as it arrives.
@@ -591,10 +594,10 @@ impl<'a, 'r> Run<'a, 'r> {
             calls,
             contexts,
             reason.is_some(),
-            &mut progress_rx,
+            &mut reports,
             journal,
             |event| match event {
-                BatchEvent::Progress(report) => counted.emit(recorder, report),
+                BatchEvent::Report(report) => counted.emit(recorder, report),
                 BatchEvent::Returned(part) => {
                     recorder.emit(|| AgentStreamEvent::ToolReturn { part: part.clone() });
                     forward(context, seen, recorder);
@@ -615,14 +618,17 @@ impl<'a, 'r> Run<'a, 'r> {
     ) -> Next {
         // Budgets first: a batch that exhausts one fails before it can
         // pause for approvals that would never be resumed.
+        self.count_sub_agents(progress, &returns, fresh);
         if let Some(error) = self.count_retries(progress, &returns, fresh) {
             return Next::Fail(request_parts(returns), error);
         }
-        let pending: Vec<AgentHitlRequest> = returns
-            .iter()
-            .flatten()
-            .filter_map(AgentHitlRequest::from_return)
-            .collect();
+        let (pending, delegated) = split_pending(
+            returns
+                .iter()
+                .flatten()
+                .filter_map(AgentHitlRequest::from_return)
+                .collect(),
+        );
         if !pending.is_empty() {
             let returns = returns
                 .into_iter()
@@ -633,10 +639,35 @@ impl<'a, 'r> Run<'a, 'r> {
                 calls: calls(),
                 returns,
                 pending,
+                delegated,
                 message_checkpoint: 0,
             });
         }
         Next::Request(request_parts(returns))
+    }
+
+    /// Adds what the sub-agents of the fresh returns used to the run's usage (and the
+    /// context's): their requests count against the step limit, their tokens against the
+    /// token budget.
+    fn count_sub_agents(
+        &self,
+        progress: &mut RunProgress,
+        returns: &[Option<ToolReturnPart>],
+        fresh: &[bool],
+    ) {
+        for (index, part) in returns.iter().enumerate() {
+            let Some(part) = part else { continue };
+            if !fresh.get(index).copied().unwrap_or(true) {
+                continue;
+            }
+            let Some(usage) = sub_agent_usage(part) else {
+                continue;
+            };
+            progress.usage.add(&usage);
+            progress.delegated_requests =
+                progress.delegated_requests.saturating_add(usage.requests);
+            self.context.update(|context| context.usage.add(&usage));
+        }
     }
 
     /// Counts the fresh model-retry returns against their tools' budgets;
@@ -755,18 +786,50 @@ pub(crate) const MAX_PROGRESS_RECORDS_PER_CALL: u32 = 1000;
 /// than that loses the updates past this many (progress is advice: the next one supersedes it).
 const PROGRESS_BACKLOG: usize = 256;
 
-/// A sink for the progress of a batch's calls, and where the reports arrive. The receiver
-/// lives only as long as the batch: a report sent after its call returned is dropped.
-fn progress_channel() -> (
-    ToolProgressSink,
-    tokio::sync::mpsc::Receiver<ToolProgressReport>,
-) {
-    let (sender, receiver) = tokio::sync::mpsc::channel(PROGRESS_BACKLOG);
-    let sink = ToolProgressSink::new(move |report| {
+/// Where the calls of a batch send their reports: progress, and the records of the runs
+/// they nest (sub-agents) when the run is listened to.
+#[derive(Clone)]
+struct CallSinks {
+    progress: ToolProgressSink,
+    nested: Option<NestedRecordSink>,
+}
+
+impl CallSinks {
+    /// `ctx`, reporting to these sinks.
+    fn attach(&self, ctx: ToolContext) -> ToolContext {
+        let ctx = ctx.with_progress_sink(self.progress.clone());
+        match &self.nested {
+            Some(nested) => ctx.with_nested_sink(nested.clone()),
+            None => ctx,
+        }
+    }
+}
+
+/// Sinks for the reports of a batch's calls, and where the reports arrive; nested records
+/// only when someone `listening` to the run would see them. The receivers live only as long
+/// as the batch: a report sent after its call returned is dropped.
+fn call_channels(listening: bool) -> (CallSinks, CallReports) {
+    let (sender, progress) = tokio::sync::mpsc::channel(PROGRESS_BACKLOG);
+    let progress_sink = ToolProgressSink::new(move |report| {
         // A full backlog drops the update; a batch that is over has nobody to tell.
         let _ = sender.try_send(report);
     });
-    (sink, receiver)
+    let (nested_sink, nested) = if listening {
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+        let sink = NestedRecordSink::new(move |record| {
+            let _ = sender.send(record);
+        });
+        (Some(sink), Some(receiver))
+    } else {
+        (None, None)
+    };
+    (
+        CallSinks {
+            progress: progress_sink,
+            nested: nested_sink,
+        },
+        CallReports { progress, nested },
+    )
 }
 
 /// How many progress records each call of a batch produced, for
@@ -775,8 +838,18 @@ fn progress_channel() -> (
 struct ProgressCounts(std::collections::HashMap<String, u32>);
 
 impl ProgressCounts {
-    /// Records the report as a `tool_progress` event, unless its call is past the bound.
-    fn emit(&mut self, recorder: &mut Recorder<'_>, report: ToolProgressReport) {
+    /// Records a call's report: progress as a `tool_progress` event, unless its call is past
+    /// the bound; a nested run's record as the event it carries.
+    fn emit(&mut self, recorder: &mut Recorder<'_>, report: CallReport) {
+        let report = match report {
+            CallReport::Progress(report) => report,
+            CallReport::Nested(record) => {
+                if let Ok(event) = record.0.downcast::<AgentStreamEvent>() {
+                    recorder.emit(|| *event);
+                }
+                return;
+            }
+        };
         let count = self.0.entry(report.tool_call_id.clone()).or_insert(0);
         if *count >= MAX_PROGRESS_RECORDS_PER_CALL {
             return;

@@ -3,14 +3,15 @@
 
 use serde_json::{json, Value};
 
-use super::{progress_channel, ProgressCounts, Run};
+use super::{call_channels, ProgressCounts, Run};
 use crate::agent::hitl::{AgentHitlRequest, AgentHitlRequestKind};
 use crate::agent::scheduling::{record, reporting};
 use crate::agent::state::{RunProgress, WaitingState};
 use crate::agent::stream::AgentStreamEvent;
+use crate::agent::sub_agent::route_answers;
 use crate::agent::{AgentError, AgentHitlResults};
 use crate::model::{ToolCallPart, ToolReturnPart};
-use crate::tools::{ToolContext, ToolError, ToolProgressSink, ToolRegistry};
+use crate::tools::{ToolContext, ToolError, ToolRegistry};
 use crate::JsonMap;
 
 /// What a resumed pending call does.
@@ -33,8 +34,11 @@ impl Run<'_, '_> {
         waiting: &WaitingState,
         results: &AgentHitlResults,
     ) -> Result<(Vec<Option<ToolReturnPart>>, Vec<bool>), AgentError> {
+        // A call whose sub-agent waits is resumed like a deferred call, with the sub-agent's
+        // saved session and the answers to its requests as the result.
+        let results = &*route_answers(&waiting.delegated, results);
         let mut answers = Vec::with_capacity(waiting.pending.len());
-        for request in &waiting.pending {
+        for request in waiting.pending.iter().chain(&waiting.delegated) {
             let Some(index) = waiting
                 .calls
                 .iter()
@@ -68,13 +72,14 @@ impl Run<'_, '_> {
                 continue;
             }
             // Its progress is reported as it arrives, as in a batch.
-            let (sink, mut progress) = progress_channel();
-            let answer = answer.with_progress_sink(sink);
+            let (sinks, mut reports) = call_channels(self.recorder.is_active());
+            let answer = answer.with_sinks(&sinks);
+            drop(sinks);
             let recorder = &mut *self.recorder;
             let mut counted = ProgressCounts::default();
             let part = reporting(
                 run_answer(&self.registry, call, answer),
-                &mut progress,
+                &mut reports,
                 |report| counted.emit(recorder, report),
             )
             .await;
@@ -209,15 +214,15 @@ impl Run<'_, '_> {
 }
 
 impl Answer {
-    /// The answer, its call reporting progress to `sink`.
-    fn with_progress_sink(self, sink: ToolProgressSink) -> Self {
+    /// The answer, its call reporting to `sinks`.
+    fn with_sinks(self, sinks: &super::CallSinks) -> Self {
         match self {
             Self::Run {
                 ctx,
                 arguments,
                 approval,
             } => Self::Run {
-                ctx: Box::new(ctx.with_progress_sink(sink)),
+                ctx: Box::new(sinks.attach(*ctx)),
                 arguments,
                 approval,
             },
