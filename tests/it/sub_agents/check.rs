@@ -243,3 +243,54 @@ fn the_check_command_reports_each_file_of_the_tree_once() {
         .collect();
     assert_eq!(counts, [1, 1], "{}", folder.stdout);
 }
+
+#[test]
+fn explain_shows_the_tree_with_each_sub_agents_tool_model_and_tools() {
+    let lead = "version: 1\nname: lead\nmodel: {id: test}\ntoolsets:\n  - type: agents\n    name: helpers\n    prefix: ask\n    agents:\n      - path: reviewer.yaml\n";
+    let reviewer = "version: 1\nname: reviewer\nmodel: {id: test}\nenvironment: {type: virtual}\ntoolsets:\n  - type: filesystem\n    read_only: true\n  - type: agents\n    name: second\n    agents: [{path: speller.yaml, tool: spell}]\n";
+    let dir = crate::run_cli::folder(&[
+        ("lead.yaml", lead),
+        ("reviewer.yaml", reviewer),
+        ("speller.yaml", &leaf("speller")),
+    ]);
+    let explain = |format| {
+        run_check(&CheckArgs {
+            paths: vec![dir.path().join("lead.yaml")],
+            explain: true,
+            format,
+            ..CheckArgs::default()
+        })
+    };
+    let json = explain(starweaver::cli::report::Format::Json);
+    assert_eq!(json.stderr, "");
+    let value: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    // The sub-agent files are explained inside the tree, not as agents of their own.
+    let agents = value["agents"].as_array().unwrap();
+    let lead = &agents[0];
+    assert_eq!(lead["name"], "lead");
+    let sub = &lead["sub_agents"][0];
+    assert_eq!(sub["toolset"], "helpers");
+    assert_eq!(sub["tool"], "ask_reviewer");
+    assert_eq!(sub["agent"]["name"], "reviewer");
+    assert_eq!(sub["agent"]["model"]["id"], "test");
+    let own: Vec<&str> = sub["agent"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(own, ["ls", "read_file", "glob", "grep", "spell"]);
+    assert_eq!(sub["agent"]["sub_agents"][0]["agent"]["name"], "speller");
+
+    let human = explain(starweaver::cli::report::Format::Human).stdout;
+    assert!(
+        human
+            .contains("Sub-agents (1)\n  ask_reviewer (toolset helpers)\n    Agent     reviewer ("),
+        "{human}"
+    );
+    assert!(human.contains("\n    Model     test"), "{human}");
+    assert!(
+        human.contains("\n      spell (toolset second)\n        Agent     speller ("),
+        "{human}"
+    );
+}
