@@ -72,15 +72,6 @@ pub enum LoadError {
         /// The variable's name.
         variable: String,
     },
-    /// A sub-agent the checked manifest does not carry checked: a manifest whose sub-agent
-    /// files were not read (checked without its folder known).
-    #[error("toolset `{toolset}`: the sub-agent `{path}` was not checked with the manifest; check the manifest with its folder known (`check_manifest` with `CheckContext::with_file`)")]
-    SubAgentNotChecked {
-        /// The `agents` toolset's name.
-        toolset: String,
-        /// The sub-agent's `path` as written.
-        path: String,
-    },
     /// Scanning the skill scopes failed when the agent was assembled.
     #[error("cannot scan the skills under `{scope}`: {message}")]
     Skills {
