@@ -50,8 +50,9 @@ pub struct Manifest {
     /// The agent's name (`repo-helper`).
     #[schemars(example = &"repo-helper")]
     pub name: String,
-    /// What the agent is for, in one line, for people and listings (the
-    /// model does not see it). Unset: no description.
+    /// What the agent is for, in one line, for people and listings (its own
+    /// model does not see it; as a sub-agent, it is its tool's description
+    /// unless the `agents` entry gives one). Unset: no description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"Answers questions about this repository.")]
     pub description: Option<String>,

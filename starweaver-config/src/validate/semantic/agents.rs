@@ -64,16 +64,13 @@ pub(super) fn read(root: &Node, context: &CheckContext, state: &mut TreeState) -
                 continue;
             };
             let Some(text) = path.as_str() else { continue };
-            one(
-                (index, at),
+            let edge = Edge {
+                place: (index, at),
                 text,
-                path.span,
+                span: path.span,
                 max_depth,
-                base_dir,
-                context,
-                state,
-                &mut agents,
-            );
+            };
+            one(&edge, base_dir, context, state, &mut agents);
         }
     }
     agents
@@ -88,18 +85,31 @@ fn max_depth(entry: &Node) -> u32 {
     }
 }
 
-/// Checks the sub-agent at `place`, whose `path:` is `text` at `span`.
-#[allow(clippy::too_many_arguments)]
-fn one(
+/// One `agents[]` item: where it is and what its `path:` says.
+struct Edge<'a> {
     place: Place,
-    text: &str,
+    /// The `path:` as written.
+    text: &'a str,
+    /// Where the `path:` value is.
     span: Span,
+    /// Its toolset's `max_depth`.
     max_depth: u32,
+}
+
+/// Checks the sub-agent `edge` names.
+fn one(
+    edge: &Edge<'_>,
     base_dir: &Path,
     context: &CheckContext,
     state: &mut TreeState,
     agents: &mut Agents,
 ) {
+    let Edge {
+        place,
+        text,
+        span,
+        max_depth,
+    } = *edge;
     let written = short(text);
     let file = match manifest_file(base_dir, text) {
         Ok(file) => file,
