@@ -134,3 +134,27 @@ async fn the_hosts_model_and_variables_are_the_root_agents_alone() {
     );
     assert_eq!(sub.loaded.agent.model().name(), "script");
 }
+
+/// Regression: `starweaver run` masked the root agent's secrets only, so a sub-agent's secret
+/// variable showed wherever its run echoed it.
+#[test]
+fn a_run_masks_a_sub_agents_secret_values_too() {
+    let lead = "version: 1\nname: lead\nmodel: {id: script, script: lead.script.yaml}\ntoolsets:\n  - type: agents\n    name: helpers\n    agents: [{path: deployer.yaml}]\n";
+    let lead_script = "- calls:\n    - tool: deployer\n      args: {task: deploy}\n- answer: \"{{ calls[0].result }}\"\n";
+    let deployer = "version: 1\nname: deployer\nmodel: {id: script, script: deployer.script.yaml}\nvars:\n  deploy_token: tok-5ecret-0042\ninstructions: Deploy with {{ vars.deploy_token }}.\n";
+    let deployer_script = "- answer: \"used tok-5ecret-0042\"\n";
+    let dir = crate::run_cli::folder(&[
+        ("lead.yaml", lead),
+        ("lead.script.yaml", lead_script),
+        ("deployer.yaml", deployer),
+        ("deployer.script.yaml", deployer_script),
+    ]);
+    let output = crate::run_cli::run(
+        dir.path(),
+        &["run", "lead.yaml", "--json", "--prompt", "go"],
+    );
+    crate::run_cli::assert_status(&output, 0);
+    let text = crate::run_cli::stdout(&output);
+    assert!(text.contains("used ***"), "{text}");
+    assert!(!text.contains("tok-5ecret-0042"), "{text}");
+}
