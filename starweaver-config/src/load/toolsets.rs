@@ -283,7 +283,19 @@ fn plain(spec: &ToolsetSpec, own: Own<'_>) -> Result<Option<(String, Wrapped)>, 
             return Ok(Some((server.name.clone(), (toolset, tools))));
         }
         ToolsetSpec::Agents(agents) => {
-            (agents.name.clone(), sub_agents, Vec::new(), common!(agents))
+            (
+                agents.name.clone(),
+                sub_agents,
+                Vec::new(),
+                // A sub-agent's call is never retried: there is no `max_retries`.
+                Common {
+                    instructions: agents.instructions.as_deref(),
+                    timeout_ms: agents.timeout_ms,
+                    max_retries: None,
+                    prefix: agents.prefix.as_deref(),
+                    approval: &agents.approval_required,
+                },
+            )
         }
         ToolsetSpec::Proxy(_) | ToolsetSpec::Search(_) => return Ok(None),
     };

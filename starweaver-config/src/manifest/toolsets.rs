@@ -219,23 +219,45 @@ pub struct SubAgentSpec {
     pub description: Option<String>,
 }
 
-common_fields! {
-    /// `type: agents`: other manifests as tools; each call runs that agent on a task.
-    pub struct AgentsToolsetSpec {
-        /// The toolset's name, unique in the manifest.
-        #[schemars(example = &"helpers")]
-        pub name: String,
-        /// The sub-agents, one tool each: the tool takes `task` (required) and each of the
-        /// sub-agent's `vars` as an optional string.
-        #[schemars(example = serde_json::json!([{"path": "reviewer.yaml"}]))]
-        pub agents: Vec<SubAgentSpec>,
-        /// How deep the tree of sub-agents below this manifest may go, in levels (this
-        /// manifest's sub-agents are level 1). A sub-agent's own `max_depth` can only narrow
-        /// it: the smallest limit on the path applies. Unset: 2.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        #[schemars(example = 2, range(min = 1))]
-        pub max_depth: Option<u32>,
-    }
+/// `type: agents`: other manifests as tools; each call runs that agent on a task. A call is
+/// never retried (a sub-agent's run is not repeated behind the model's back), so the entry has
+/// no `max_retries`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsToolsetSpec {
+    /// The toolset's name, unique in the manifest.
+    #[schemars(example = &"helpers")]
+    pub name: String,
+    /// The sub-agents, one tool each: the tool takes `task` (required) and each of the
+    /// sub-agent's `vars` as an optional string.
+    #[schemars(example = serde_json::json!([{"path": "reviewer.yaml"}]))]
+    pub agents: Vec<SubAgentSpec>,
+    /// How deep the tree of sub-agents below this manifest may go, in levels (this
+    /// manifest's sub-agents are level 1). A sub-agent's own `max_depth` can only narrow
+    /// it: the smallest limit on the path applies. Unset: 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 2, range(min = 1))]
+    pub max_depth: Option<u32>,
+    /// Text (plain, not a template) added to the agent's instructions while these tools are
+    /// offered. Unset: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"Hand reviews to `reviewer`; do not review yourself.")]
+    pub instructions: Option<String>,
+    /// Time limit of each call, in milliseconds: the whole run of the sub-agent. Unset:
+    /// `runtime.timeout_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 120_000)]
+    pub timeout_ms: Option<u64>,
+    /// A prefix for its tool names (`prefix: ask` makes `reviewer` `ask_reviewer`). Unset:
+    /// names as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"ask")]
+    pub prefix: Option<String>,
+    /// Sub-agents whose calls wait for a person's approval before they run: a list of tool
+    /// names, or `true` for all. Unset: none.
+    #[serde(default)]
+    #[schemars(example = true)]
+    pub approval_required: ApprovalRequired,
 }
 
 /// One toolset entry.

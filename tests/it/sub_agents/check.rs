@@ -294,3 +294,18 @@ fn explain_shows_the_tree_with_each_sub_agents_tool_model_and_tools() {
         "{human}"
     );
 }
+
+#[test]
+fn an_agents_toolset_has_no_max_retries_since_a_run_is_never_repeated() {
+    let (_dir, tree) = check_root(
+        &[
+            (
+                "lead.yaml",
+                &parent("lead", &["reviewer.yaml"], "    max_retries: 2\n"),
+            ),
+            ("reviewer.yaml", &leaf("reviewer")),
+        ],
+        "lead.yaml",
+    );
+    assert_eq!(places(&tree.diagnostics), [(Rule::UnknownField, 9, 5)]);
+}
