@@ -111,6 +111,10 @@ fn cap_notes(diagnostic: &mut Diagnostic) {
 /// folder the manifest then loads from. An `allow` marker silences warnings; an error it names
 /// stays an error (see [`check`]), so no marker lets a manifest that cannot load through.
 ///
+/// The sub-agents its `agents` toolsets name are checked with it, each in its own folder: a
+/// sub-agent with errors is an `agent-invalid` error here, and [`check_tree`] also gives each
+/// sub-agent file's own diagnostics.
+///
 /// ```
 /// use starweaver_config::diagnostics::Rule;
 /// use starweaver_config::validate::{check_manifest, CheckContext};
