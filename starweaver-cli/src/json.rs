@@ -133,12 +133,17 @@ pub fn finished_record(outcome: &RunOutcome) -> Value {
 
 /// A call a waiting run waits for, as JSON output shows it: `tool_call_id`, `tool_name`,
 /// `kind` (`approval` or `deferred`), `request_kind` (`tool_approval`, `clarifying_questions`,
-/// `interrupted_call` or `deferred_call`) and `arguments`.
+/// `interrupted_call` or `deferred_call`) and `arguments`; a call a sub-agent made also has
+/// `agent`, the path of agents it was made in, outermost first.
 #[must_use]
 pub fn pending_call(request: &starweaver_core::agent::AgentHitlRequest) -> Value {
-    json!({
+    let mut call = json!({
         "tool_call_id": request.tool_call_id, "tool_name": request.tool_name,
         "kind": request.kind, "request_kind": request.request_kind(),
         "arguments": request.arguments,
-    })
+    });
+    if !request.agent.is_empty() {
+        call["agent"] = json!(request.agent);
+    }
+    call
 }

@@ -17,7 +17,7 @@ use crate::run::{is_question, UiSettings};
 use crate::terminal::events::progress_line;
 use crate::terminal::text::{clean, shorten};
 use crate::ui::{toolset_problem, Answers, RunOutcome, RunUi};
-use crate::waits::Waits;
+use crate::waits::{agent_path, requested_tool, Waits};
 
 /// How many characters of arguments and results a line shows.
 const SHOWN_CHARS: usize = 80;
@@ -29,6 +29,9 @@ pub struct PlainUi {
     settings: UiSettings,
     /// The first failed write to `out`.
     failed: Option<String>,
+    /// What each line starts with: empty for the lead's records, the indent and agent path
+    /// for a sub-agent's.
+    prefix: String,
 }
 
 impl PlainUi {
@@ -44,6 +47,7 @@ impl PlainUi {
             err,
             settings,
             failed: None,
+            prefix: String::new(),
         }
     }
 
@@ -62,7 +66,8 @@ impl PlainUi {
     /// (a closed pipe) stops the run, since nobody sees what it does.
     fn line(&mut self, text: &str) {
         let text = clean(&self.settings.redactor.text(text));
-        let written = writeln!(self.out, "{text}").and_then(|()| self.out.flush());
+        let prefix = clean(&self.settings.redactor.text(&self.prefix));
+        let written = writeln!(self.out, "{prefix}{text}").and_then(|()| self.out.flush());
         self.written(written);
     }
 
@@ -139,11 +144,12 @@ impl RunUi for PlainUi {
                 let payload = shorten(&payload, SHOWN_CHARS);
                 self.line(&format!("  · {} {payload}", event.kind));
             }
+            AgentStreamEvent::SubAgent { agent, event, .. } => self.sub_agent(record, agent, event),
             AgentStreamEvent::Waiting { requests } => {
                 for request in requests {
                     self.line(&format!(
                         "  ? {} {} (call {})",
-                        request.tool_name,
+                        requested_tool(request),
                         Waits::of(request).words(),
                         request.tool_call_id
                     ));
@@ -162,7 +168,10 @@ impl RunUi for PlainUi {
                     "deferred to an external worker: give its result with --resume FILE \
                      --result {id}=JSON"
                 );
-                self.line(&format!("  … {} stays pending ({why})", request.tool_name));
+                self.line(&format!(
+                    "  … {} stays pending ({why})",
+                    requested_tool(request)
+                ));
                 answers.left_pending.push((id, why));
                 continue;
             }
@@ -172,11 +181,14 @@ impl RunUi for PlainUi {
                     no_terminal(request, self.settings.yes),
                     Waits::of(request).flag(&id)
                 );
-                self.line(&format!("  … {} stays pending: {why}", request.tool_name));
+                self.line(&format!(
+                    "  … {} stays pending: {why}",
+                    requested_tool(request)
+                ));
                 answers.left_pending.push((id, why));
             } else {
                 let why = refusal(request, self.settings.yes);
-                self.line(&format!("  ✗ {} denied: {why}", request.tool_name));
+                self.line(&format!("  ✗ {} denied: {why}", requested_tool(request)));
                 answers
                     .interactions
                     .push(AgentHitlUserInteraction::denied(id).with_reason(why));
@@ -223,7 +235,7 @@ impl RunUi for PlainUi {
                     };
                     self.line(&format!(
                         "  {id}: {} {} ({how})",
-                        request.tool_name,
+                        requested_tool(request),
                         waits.words()
                     ));
                 }
@@ -257,6 +269,42 @@ impl RunUi for PlainUi {
                 self.problem(&format!("cancelled: the run was stopped (Ctrl-C){saved}"));
             }
         }
+    }
+}
+
+impl PlainUi {
+    /// A sub-agent's record, as the lead's own records show, indented two columns per level
+    /// under its agent path; and its answer. What it waits for is listed by the lead's run.
+    fn sub_agent(
+        &mut self,
+        record: &AgentStreamRecord,
+        agent: &[String],
+        event: &AgentStreamEvent,
+    ) {
+        let outer = std::mem::replace(
+            &mut self.prefix,
+            format!("{}[{}] ", "  ".repeat(agent.len()), agent_path(agent)),
+        );
+        match event {
+            AgentStreamEvent::RunCompleted {
+                output,
+                structured_output,
+            } => {
+                let answer = match structured_output {
+                    Some(value) => value.to_string(),
+                    None => output.replace('\n', " "),
+                };
+                let answer = self.settings.redactor.text(&answer);
+                self.line(&format!("answered: {}", shorten(&answer, SHOWN_CHARS)));
+            }
+            AgentStreamEvent::Waiting { .. } => {}
+            inner => self.record(&AgentStreamRecord {
+                sequence: record.sequence,
+                run_id: record.run_id.clone(),
+                event: inner.clone(),
+            }),
+        }
+        self.prefix = outer;
     }
 }
 
@@ -340,6 +388,48 @@ mod tests {
         let shown = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert!(!shown.contains("sk-live"), "{shown}");
         assert!(shown.contains(MASK_SHOWN), "{shown}");
+    }
+
+    #[test]
+    fn a_sub_agents_records_are_indented_under_its_path_and_its_requests_name_it() {
+        let out = Shared::default();
+        let mut ui = PlainUi::new(
+            Box::new(out.clone()),
+            Box::new(std::io::sink()),
+            UiSettings::default(),
+        );
+        let record = |event| AgentStreamRecord {
+            sequence: 0,
+            run_id: starweaver_core::context::RunId::default(),
+            event,
+        };
+        let nested = |event| AgentStreamEvent::SubAgent {
+            agent: vec!["release".into(), "deployer".into()],
+            tool_call_id: "l2".into(),
+            event: Box::new(event),
+        };
+        let call = starweaver_core::model::ToolCallPart::new("d1", "deploy", serde_json::json!({}));
+        ui.record(&record(nested(AgentStreamEvent::ToolCall { call })));
+        ui.record(&record(nested(AgentStreamEvent::RunCompleted {
+            output: "Deployed.".into(),
+            structured_output: None,
+        })));
+        let request = AgentHitlRequest {
+            tool_call_id: "l2/r1/d1".into(),
+            tool_name: "deploy".into(),
+            arguments: serde_json::json!({}),
+            kind: AgentHitlRequestKind::Approval,
+            metadata: Default::default(),
+            agent: vec!["release".into(), "deployer".into()],
+        };
+        ui.record(&record(AgentStreamEvent::Waiting {
+            requests: vec![request],
+        }));
+        let shown = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            shown,
+            "    [release › deployer]   → deploy {}\n    [release › deployer] answered: Deployed.\n  ? deploy (in release › deployer) waits for approval (call l2/r1/d1)\n"
+        );
     }
 
     /// What a masked value shows as.

@@ -70,3 +70,19 @@ impl Waits {
         }
     }
 }
+
+/// The tool a pending call runs, as every view names it: `deploy`, or `deploy (in release ›
+/// deployer)` for a call a sub-agent made, so the person answering knows whose call it is.
+#[must_use]
+pub fn requested_tool(request: &AgentHitlRequest) -> String {
+    if request.agent.is_empty() {
+        return request.tool_name.clone();
+    }
+    format!("{} (in {})", request.tool_name, agent_path(&request.agent))
+}
+
+/// An agent path as views show it: `release › deployer`.
+#[must_use]
+pub fn agent_path(agent: &[String]) -> String {
+    agent.join(" › ")
+}

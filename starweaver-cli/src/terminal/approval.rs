@@ -11,6 +11,7 @@ use starweaver_core::agent::{AgentHitlRequest, AgentHitlUserInteraction};
 use super::style::Paint;
 use super::text::{pretty_json, shorten};
 use crate::mask::Redactor;
+use crate::waits::requested_tool;
 
 /// Lines of pretty arguments shown before the choice.
 const ARGUMENT_LINES: usize = 24;
@@ -32,7 +33,7 @@ pub fn request_text(request: &AgentHitlRequest, paint: Paint, redactor: &Redacto
     format!(
         "{} {} wants to run with:\n{}",
         paint.yellow("approval:"),
-        paint.bold(&shorten(&redactor.text(&request.tool_name), 60)),
+        paint.bold(&shorten(&redactor.text(&requested_tool(request)), 80)),
         pretty_json(&arguments, ARGUMENT_LINES)
     )
 }
@@ -70,7 +71,7 @@ pub fn ask(
     let choice = Select::with_theme(theme)
         .with_prompt(format!(
             "Run {}?",
-            shorten(&redactor.text(&request.tool_name), 40)
+            shorten(&redactor.text(&requested_tool(request)), 60)
         ))
         .items(CHOICES)
         .default(0)

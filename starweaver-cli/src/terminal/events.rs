@@ -13,7 +13,7 @@ use starweaver_core::tools::ToolProgress;
 use super::style::Paint;
 use super::text::{inline_json, shorten, LINE_CHARS};
 use crate::mask::Redactor;
-use crate::waits::Waits;
+use crate::waits::{agent_path, Waits};
 
 /// What a model adjusted in its request, one line per notice: a tool or setting left out, a
 /// schema rewritten.
@@ -77,8 +77,51 @@ pub fn event_line(event: &AgentStreamEvent, paint: Paint, redactor: &Redactor) -
             requests.len(),
             plural(requests.len())
         ))),
+        AgentStreamEvent::SubAgent { agent, event, .. } => {
+            sub_agent_line(agent, event, paint, redactor)
+        }
         _ => None,
     }
+}
+
+/// A sub-agent's record, indented two columns per level under its agent path: its steps,
+/// calls and results as the lead's own are shown, and its answer. What it waits for is not
+/// shown here: the lead's run lists it, named by the same path.
+fn sub_agent_line(
+    agent: &[String],
+    event: &AgentStreamEvent,
+    paint: Paint,
+    redactor: &Redactor,
+) -> Option<String> {
+    let line = match event {
+        AgentStreamEvent::RunCompleted {
+            output,
+            structured_output,
+        } => {
+            let answer = match structured_output {
+                Some(value) => inline_json(value),
+                None => output.replace('\n', " "),
+            };
+            format!(
+                "  {} {}",
+                paint.green("answered"),
+                shorten(&redactor.text(&answer), LINE_CHARS - 12)
+            )
+        }
+        AgentStreamEvent::Waiting { .. } => return None,
+        other => event_line(other, paint, redactor)?,
+    };
+    let indent = "  ".repeat(agent.len());
+    let label = paint.dim(&format!(
+        "[{}]",
+        shorten(&redactor.text(&agent_path(agent)), 40)
+    ));
+    Some(
+        line.lines()
+            .map(|line| format!("{indent}{label}{line}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
 }
 
 /// `… tool 2/3 message`: how far a running call is, as the tool reported it (not yet masked
@@ -204,6 +247,42 @@ mod tests {
             metadata: Default::default(),
             private_metadata: Default::default(),
         }
+    }
+
+    #[test]
+    fn a_sub_agents_records_are_indented_under_its_path_and_its_wait_is_left_to_the_lead() {
+        let nested = |agent: &[&str], event: AgentStreamEvent| AgentStreamEvent::SubAgent {
+            agent: agent.iter().map(|name| name.to_string()).collect(),
+            tool_call_id: "l2".into(),
+            event: Box::new(event),
+        };
+        let call = ToolCallPart::new("d1", "deploy", json!({"env": "prod"}));
+        let line = event_line(
+            &nested(
+                &["release", "deployer"],
+                AgentStreamEvent::ToolCall { call },
+            ),
+            Paint::PLAIN,
+            &none(),
+        );
+        assert_eq!(
+            line.as_deref(),
+            Some("    [release › deployer]  → deploy {\"env\":\"prod\"}")
+        );
+        let answered = event_line(
+            &nested(
+                &["release"],
+                AgentStreamEvent::RunCompleted {
+                    output: "Released.".into(),
+                    structured_output: None,
+                },
+            ),
+            Paint::PLAIN,
+            &none(),
+        );
+        assert_eq!(answered.as_deref(), Some("  [release]  answered Released."));
+        let waiting = nested(&["release"], AgentStreamEvent::Waiting { requests: vec![] });
+        assert_eq!(event_line(&waiting, Paint::PLAIN, &none()), None);
     }
 
     #[test]

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::mask::Redactor;
 use crate::ui::{Answers, RunOutcome, RunUi};
+use crate::waits::requested_tool;
 use spinner::Spinner;
 use style::Paint;
 use text::shorten;
@@ -161,7 +162,7 @@ impl TerminalUi {
             self.print(&format!(
                 "  {} {} (--yes)",
                 self.paint.green("approved"),
-                shorten(&self.redactor.text(&request.tool_name), 40)
+                shorten(&self.redactor.text(&requested_tool(request)), 60)
             ));
             return Ok(AgentHitlUserInteraction::approved(
                 request.tool_call_id.clone(),

@@ -7,7 +7,7 @@ use super::events::usage_line;
 use super::style::Paint;
 use super::text::{clean, shorten};
 use crate::ui::RunOutcome;
-use crate::waits::Waits;
+use crate::waits::{requested_tool, Waits};
 
 /// The lines `finished` prints, in order (the answer may span lines).
 pub fn outcome_lines(outcome: &RunOutcome, paint: Paint) -> Vec<String> {
@@ -84,7 +84,7 @@ fn pending_line(request: &AgentHitlRequest, answered: &[String]) -> String {
     };
     format!(
         "  {} {} {} ({})",
-        shorten(&request.tool_name, 40),
+        shorten(&requested_tool(request), 60),
         shorten(id, 40),
         waits.words(),
         shorten(&how, 80)

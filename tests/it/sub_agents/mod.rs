@@ -1,9 +1,12 @@
-//! Sub-agents in manifests (`type: agents`): the tree the checker reads (each file checked as
-//! a manifest of its own, cycles, missing files and depth at the `path:` that makes the edge),
-//! `check --explain` showing the tree, and loading a tree into one tool per sub-agent.
+//! Sub-agents: agents offered as tools, in code, in manifests and on the command line. In
+//! manifests (`type: agents`): the tree the checker reads (each file checked as a manifest of
+//! its own, cycles, missing files and depth at the `path:` that makes the edge),
+//! `check --explain` showing the tree, and loading a tree into one tool per sub-agent; the
+//! runtime: what crosses the boundary between a run and its sub-agents.
 
 mod check;
 mod load;
+mod runtime;
 
 use starweaver::config::validate::{check_tree, CheckContext, TreeCheck};
 
