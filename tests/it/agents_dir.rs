@@ -186,6 +186,7 @@ fn together_the_manifests_use_every_first_party_feature() {
             ToolsetSpec::Search(_) => "search",
             ToolsetSpec::Deferred(_) => "deferred",
             ToolsetSpec::Mcp(_) => "mcp",
+            ToolsetSpec::Agents(_) => "agents",
         })
         .collect();
     let expected: BTreeSet<&str> = [
@@ -196,6 +197,7 @@ fn together_the_manifests_use_every_first_party_feature() {
         "search",
         "deferred",
         "mcp",
+        "agents",
     ]
     .into();
     // First-party tools only: no `tools` entry, so no catalog is needed.

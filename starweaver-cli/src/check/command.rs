@@ -4,7 +4,7 @@ use std::io::Read as _;
 use std::path::PathBuf;
 
 use starweaver_config::check::{collect_files, CatalogNames, DEFAULT_PATH};
-use starweaver_config::validate::{check_manifest, too_large, CheckContext};
+use starweaver_config::validate::{check_tree, too_large, CheckContext, FileCheck};
 
 use super::limit::ManifestLimitArgs;
 use super::status::{status_of, CheckStatus};
@@ -117,7 +117,11 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
             .with_catalog(catalog.tools)
             .with_catalog_definitions(definitions);
     }
+    // Sub-agent files the trees reached, to report beside the files named or found.
+    let mut reached: Vec<FileCheck> = Vec::new();
+    let mut canonical = Vec::with_capacity(files.len());
     for file in files {
+        canonical.push(std::fs::canonicalize(&file).ok());
         let shown = file.display().to_string();
         match read_bounded(&file, args.limit.max_manifest_bytes) {
             Ok((bytes, size)) if size > args.limit.max_manifest_bytes => {
@@ -127,15 +131,20 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
             }
             Ok((bytes, _)) => {
                 let context = shared.clone().with_file(&file);
-                let (diagnostics, checked) = check_manifest(&bytes, &context);
-                reports.push(FileReport::new(shown, bytes, diagnostics).with_checked(checked));
+                let tree = check_tree(&bytes, &context);
+                reached.extend(tree.sub_agents);
+                reports.push(
+                    FileReport::new(shown, bytes, tree.diagnostics).with_checked(tree.checked),
+                );
             }
             Err(error) => {
                 unreadable = true;
                 stderr.push_str(&format!("error: cannot read `{shown}`: {error}\n"));
+                canonical.pop();
             }
         }
     }
+    add_sub_agents(&mut reports, &mut canonical, reached);
     let status = if unreadable {
         CheckStatus::Usage
     } else {
@@ -153,6 +162,51 @@ pub(super) fn check_files(args: &CheckArgs) -> CheckOutcome {
         stderr,
         status,
         reports,
+    }
+}
+
+/// Reports the sub-agent files the checked trees reached: a file also checked on its own gets
+/// the problems only a tree shows (a level too deep below another manifest), and any other gets
+/// a report of its own, once, after the files named or found. `canonical` holds each report's
+/// file as the system resolves it.
+fn add_sub_agents(
+    reports: &mut Vec<FileReport>,
+    canonical: &mut Vec<Option<PathBuf>>,
+    reached: Vec<FileCheck>,
+) {
+    for sub_agent in reached {
+        let resolved = std::fs::canonicalize(&sub_agent.file).ok();
+        let known = resolved.as_ref().and_then(|path| {
+            canonical
+                .iter()
+                .position(|known| known.as_ref() == Some(path))
+        });
+        let Some(index) = known else {
+            canonical.push(resolved);
+            reports.push(FileReport::new(
+                sub_agent.file.display().to_string(),
+                sub_agent.bytes,
+                sub_agent.diagnostics,
+            ));
+            continue;
+        };
+        let Some(report) = reports.get_mut(index) else {
+            continue;
+        };
+        let mut added = false;
+        for diagnostic in sub_agent.diagnostics {
+            if !report.diagnostics.contains(&diagnostic) {
+                added |= diagnostic.severity == starweaver_config::diagnostics::Severity::Error;
+                report.diagnostics.push(diagnostic);
+            }
+        }
+        report
+            .diagnostics
+            .sort_by_key(|diagnostic| diagnostic.span.start.offset);
+        if added {
+            // An error of the tree's: the file does not load inside it.
+            report.checked = None;
+        }
     }
 }
 

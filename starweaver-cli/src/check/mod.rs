@@ -19,7 +19,8 @@ pub use entry::print_outcome;
 pub use explain::{
     load_checked, run_explain, ExplainedTool, Explanation, Explanations, FileFacts, ModelFacts,
     OutputFacts, PathReach, RuntimeFacts, SandboxFacts, SandboxMode, ServerFacts, ServerTool,
-    ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, EXPLAIN_FORMAT_VERSION,
+    ShellFacts, ShellReach, SkillFact, SkillFacts, SkillProblem, SubAgentFacts,
+    EXPLAIN_FORMAT_VERSION,
 };
 pub use limit::ManifestLimitArgs;
 pub use schema::{run_schema, SchemaArgs};

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::report::{human, FileReport};
 use starweaver_config::check::{ManifestLimit, MAX_MANIFEST_BYTES_FLAG};
 use starweaver_config::diagnostics::Severity;
-use starweaver_config::load::{load, LoadOptions, LoadedAgent, ToolResolver};
+use starweaver_config::load::{load, LoadOptions, LoadedAgent, LoadedSubAgent, ToolResolver};
 use starweaver_config::manifest::Manifest;
 use starweaver_config::validate::{check_manifest, CheckContext};
 use starweaver_core::model::DynModel;
@@ -131,6 +131,29 @@ pub async fn prepare(
     let loaded = load(&checked, &options)
         .await
         .map_err(|error| Stop::usage(format!("{}: {error}", path.display())))?;
+    let mut secret_values = secrets_of(manifest, vars);
+    // A sub-agent's secrets are as secret: its variables' defaults (a call sets the others),
+    // its MCP servers' host values and its provider's key, down the tree.
+    let mut pending: Vec<&LoadedSubAgent> = loaded.sub_agents.iter().collect();
+    while let Some(sub) = pending.pop() {
+        secret_values.extend(secrets_of(sub.checked.manifest(), &BTreeMap::new()));
+        pending.extend(&sub.loaded.sub_agents);
+    }
+    Ok(Prepared {
+        loaded,
+        manifest: absolute,
+        warnings,
+        name: manifest.name.clone(),
+        description: manifest.description.clone(),
+        secret_vars: manifest.secret_vars.clone(),
+        secret_values,
+        digest,
+    })
+}
+
+/// The values of one manifest that are never shown: its secret variables (given in `vars`, or
+/// their defaults), what its MCP servers take from the host, and its provider's API key.
+fn secrets_of(manifest: &Manifest, vars: &BTreeMap<String, String>) -> Vec<(String, String)> {
     let mut secret_values: Vec<(String, String)> = manifest
         .vars
         .iter()
@@ -153,16 +176,7 @@ pub async fn prepare(
             secret_values.push((variable, key.trim().to_string()));
         }
     }
-    Ok(Prepared {
-        loaded,
-        manifest: absolute,
-        warnings,
-        name: manifest.name.clone(),
-        description: manifest.description.clone(),
-        secret_vars: manifest.secret_vars.clone(),
-        secret_values,
-        digest,
-    })
+    secret_values
 }
 
 /// The variable a provider model reads its key from.

@@ -85,6 +85,14 @@ pub fn run_tools(args: &ToolsArgs) -> ToolsOutcome {
     // those values are masked in everything printed from here on, as a run masks them.
     let redactor = Redactor::default();
     redactor.add(mcp_host_values(&manifest, |name| std::env::var(name).ok()));
+    // A sub-agent's servers are given host values too, down the tree.
+    let mut pending: Vec<_> = loaded.sub_agents.iter().collect();
+    while let Some(sub) = pending.pop() {
+        redactor.add(mcp_host_values(sub.checked.manifest(), |name| {
+            std::env::var(name).ok()
+        }));
+        pending.extend(&sub.loaded.sub_agents);
+    }
     for warning in redactor.take_warnings() {
         stderr.push_str(&warning);
         stderr.push('\n');

@@ -48,11 +48,17 @@ pub enum Rule {
     /// A value written into the manifest that looks like a secret (an MCP server's `env`, a
     /// password in its `url`).
     LiteralSecret,
+    /// A sub-agent that is, through its own sub-agents, an ancestor of itself.
+    AgentCycle,
+    /// A tree of sub-agents deeper than a `max_depth` on its path allows.
+    AgentDepth,
+    /// A sub-agent's manifest has errors of its own (reported in that file).
+    AgentInvalid,
 }
 
 impl Rule {
     /// Every rule, in documentation order.
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 23] = [
         Self::Syntax,
         Self::UnknownField,
         Self::MissingField,
@@ -73,6 +79,9 @@ impl Rule {
         Self::MissingApiKey,
         Self::SchemaCompat,
         Self::LiteralSecret,
+        Self::AgentCycle,
+        Self::AgentDepth,
+        Self::AgentInvalid,
     ];
 
     /// The rule's stable kebab-case name (`unknown-field`).
@@ -99,6 +108,9 @@ impl Rule {
             Self::MissingApiKey => "missing-api-key",
             Self::SchemaCompat => "schema-compat",
             Self::LiteralSecret => "literal-secret",
+            Self::AgentCycle => "agent-cycle",
+            Self::AgentDepth => "agent-depth",
+            Self::AgentInvalid => "agent-invalid",
         }
     }
 

@@ -1,5 +1,6 @@
 //! `load`: a checked manifest to an agent and a session ready to run.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use starweaver_core::agent::{
@@ -7,15 +8,17 @@ use starweaver_core::agent::{
 };
 use starweaver_core::model::ToolDefinition;
 use starweaver_core::skills::{skill_tools, SkillRegistry, SkillScanReport, SkillSourceScope};
-use starweaver_core::tools::ToolRegistry;
+use starweaver_core::tools::{DynTool, ToolRegistry};
+use starweaver_core::BoxFuture;
 
 use super::environment::{attach, Attached};
 use super::instructions::render;
 use super::model::{model, settings};
 use super::runtime::runtime;
+use super::sub_agent;
 use super::toolsets::build;
 use super::{LoadError, LoadOptions, ToolsetSummary};
-use crate::manifest::{EnvironmentSpec, SkillsSpec};
+use crate::manifest::{EnvironmentSpec, SkillsSpec, ToolsetSpec};
 use crate::paths::{environment_root, scope_in_environment};
 use crate::validate::Checked;
 
@@ -43,6 +46,23 @@ pub struct LoadedAgent {
     /// them and `call_tool` calls them by these names), so a host can list them too; the
     /// tools behind a search are in the agent's registry.
     pub proxied: Vec<ToolDefinition>,
+    /// Every sub-agent of the `agents` toolsets, in manifest order, as loaded.
+    pub sub_agents: Vec<LoadedSubAgent>,
+}
+
+/// One sub-agent of an `agents` toolset, as loaded: which tool it is, its checked manifest and
+/// its agent (built without instructions: each call renders them from the values it sets).
+#[derive(Debug)]
+pub struct LoadedSubAgent {
+    /// The `agents` toolset's name.
+    pub toolset: String,
+    /// The tool's name, before the toolset's `prefix` (its `tool:`, else the manifest's
+    /// `name`).
+    pub tool: String,
+    /// Its manifest, as the checker passed it.
+    pub checked: Checked,
+    /// What its manifest loaded to.
+    pub loaded: LoadedAgent,
 }
 
 impl std::fmt::Debug for LoadedAgent {
@@ -54,6 +74,7 @@ impl std::fmt::Debug for LoadedAgent {
             .field("environment_root", &self.environment_root)
             .field("skills", &self.skills)
             .field("runtime_policy", &self.runtime_policy)
+            .field("sub_agents", &self.sub_agents)
             .finish_non_exhaustive()
     }
 }
@@ -83,86 +104,155 @@ impl std::fmt::Debug for LoadedAgent {
 /// given, instructions that do not render with the run's values, an environment folder that
 /// cannot be opened, a code tool the resolver lacks, and a skill scan that fails.
 pub async fn load(checked: &Checked, options: &LoadOptions) -> Result<LoadedAgent, LoadError> {
-    let manifest = checked.manifest();
-    let base_dir = checked.base_dir();
-    let chosen = match &options.model {
-        Some(given) => given.clone(),
-        None => model(checked)?,
-    };
-    let mut builder = AgentBuilder::new(chosen)
-        .name(manifest.name.clone())
-        .model_settings(settings(&manifest.model));
-    let instructions = render(manifest, &options.vars)?;
-    if let Some(text) = &instructions {
-        builder = builder.instructions(text.clone());
-    }
-    let built = build(&manifest.toolsets, options, base_dir)?;
-    let mut registry = ToolRegistry::new();
-    for toolset in &built.exposed {
-        registry.insert_toolset(toolset);
-    }
-    let (policy, tool_config) = runtime(manifest.runtime.as_ref(), options.max_steps);
-    let runtime_policy = policy;
-    builder = builder.runtime_policy(policy).tool_config(tool_config);
+    assemble(checked, options, Role::Root).await
+}
 
-    // The checker refuses filesystem and shell toolsets, `shell:` and `skills:` without an
-    // environment.
-    let attached = match &manifest.environment {
-        Some(spec) => Some(attach(
-            spec,
-            manifest.shell.as_ref(),
-            base_dir,
-            &manifest.name,
-        )?),
-        None => None,
-    };
-    let environment_root = attached.as_ref().and_then(|a| a.root.clone());
-    let mut scanned = None;
-    if let (Some(skills), Some(attached), Some(environment)) =
-        (&manifest.skills, &attached, &manifest.environment)
-    {
-        let report = scan_skills(skills, environment, base_dir, attached).await?;
-        // The instruction block that lists the skills; the model reads each SKILL.md with
-        // its file tools.
-        registry.insert_toolset(&skill_tools(report.registry().packages()));
-        scanned = Some(report.clone());
-        builder = builder.skills_report(report);
-    }
-    builder = builder.tool_registry(registry.clone());
-    // The checker read and checked the schema (inline or from `schema_file`).
-    if let (Some(output), Some(schema)) = (&manifest.output, checked.output_schema()) {
-        let retries = output.retries.unwrap_or(DEFAULT_OUTPUT_RETRIES);
-        builder = builder.output(OutputSpec::new(schema.clone()).with_retries(retries));
-    }
-    let agent = builder.build();
-    let mut session = AgentSession::new(agent.clone());
-    if let Some(attached) = attached {
-        session = session
-            .with_environment(attached.files)
-            .with_process_shell(attached.processes);
-    }
-    if !built.preload.is_empty() {
-        session
-            .context_mut()
-            .record_tool_search_loaded(built.preload, Vec::<String>::new());
-    }
-    let tool_names = agent
-        .with_run_tools(&registry)
-        .definitions_for_context(session.context())
-        .into_iter()
-        .map(|definition| definition.name)
-        .collect();
-    Ok(LoadedAgent {
-        agent,
-        session,
-        instructions,
-        tool_names,
-        toolsets: built.summaries,
-        environment_root,
-        skills: scanned,
-        runtime_policy,
-        proxied: built.proxied,
+/// Which agent of a tree is being assembled.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The manifest the host loads: the host's model and variables apply.
+    Root,
+    /// A sub-agent: its own model and variable defaults, its instructions rendered per call.
+    SubAgent,
+}
+
+/// [`load`] for one agent of a tree; its sub-agents are assembled first, each as
+/// [`Role::SubAgent`].
+fn assemble<'a>(
+    checked: &'a Checked,
+    options: &'a LoadOptions,
+    role: Role,
+) -> BoxFuture<'a, Result<LoadedAgent, LoadError>> {
+    Box::pin(async move {
+        let manifest = checked.manifest();
+        let base_dir = checked.base_dir();
+        let chosen = match (&options.model, role) {
+            (Some(given), Role::Root) => given.clone(),
+            _ => model(checked)?,
+        };
+        let mut builder = AgentBuilder::new(chosen)
+            .name(manifest.name.clone())
+            .model_settings(settings(&manifest.model));
+        // A sub-agent's instructions are rendered for each call, from the values it sets.
+        let instructions = render(manifest, &options.vars)?;
+        if let (Some(text), Role::Root) = (&instructions, role) {
+            builder = builder.instructions(text.clone());
+        }
+        let (sub_agents, sub_tools) = sub_agents(checked, options).await?;
+        let built = build(&manifest.toolsets, options, base_dir, &sub_tools)?;
+        let mut registry = ToolRegistry::new();
+        for toolset in &built.exposed {
+            registry.insert_toolset(toolset);
+        }
+        let (policy, tool_config) = runtime(manifest.runtime.as_ref(), options.max_steps);
+        let runtime_policy = policy;
+        builder = builder.runtime_policy(policy).tool_config(tool_config);
+
+        // The checker refuses filesystem and shell toolsets, `shell:` and `skills:` without an
+        // environment.
+        let attached = match &manifest.environment {
+            Some(spec) => Some(attach(
+                spec,
+                manifest.shell.as_ref(),
+                base_dir,
+                &manifest.name,
+            )?),
+            None => None,
+        };
+        let environment_root = attached.as_ref().and_then(|a| a.root.clone());
+        let mut scanned = None;
+        if let (Some(skills), Some(attached), Some(environment)) =
+            (&manifest.skills, &attached, &manifest.environment)
+        {
+            let report = scan_skills(skills, environment, base_dir, attached).await?;
+            // The instruction block that lists the skills; the model reads each SKILL.md with
+            // its file tools.
+            registry.insert_toolset(&skill_tools(report.registry().packages()));
+            scanned = Some(report.clone());
+            builder = builder.skills_report(report);
+        }
+        builder = builder.tool_registry(registry.clone());
+        // The checker read and checked the schema (inline or from `schema_file`).
+        if let (Some(output), Some(schema)) = (&manifest.output, checked.output_schema()) {
+            let retries = output.retries.unwrap_or(DEFAULT_OUTPUT_RETRIES);
+            builder = builder.output(OutputSpec::new(schema.clone()).with_retries(retries));
+        }
+        let agent = builder.build();
+        let mut session = AgentSession::new(agent.clone());
+        if let Some(attached) = attached {
+            session = session
+                .with_environment(attached.files)
+                .with_process_shell(attached.processes);
+        }
+        if !built.preload.is_empty() {
+            session
+                .context_mut()
+                .record_tool_search_loaded(built.preload, Vec::<String>::new());
+        }
+        let tool_names = agent
+            .with_run_tools(&registry)
+            .definitions_for_context(session.context())
+            .into_iter()
+            .map(|definition| definition.name)
+            .collect();
+        Ok(LoadedAgent {
+            agent,
+            session,
+            instructions,
+            tool_names,
+            toolsets: built.summaries,
+            environment_root,
+            skills: scanned,
+            runtime_policy,
+            proxied: built.proxied,
+            sub_agents,
+        })
     })
+}
+
+/// Loads every sub-agent of the manifest's `agents` toolsets with the host's tool resolver,
+/// MCP builder and step limit, and its own model and variable defaults (the host's model and
+/// variables are the root agent's), and makes each one's tool, by its place.
+async fn sub_agents(
+    checked: &Checked,
+    options: &LoadOptions,
+) -> Result<(Vec<LoadedSubAgent>, BTreeMap<(usize, usize), DynTool>), LoadError> {
+    let own = LoadOptions {
+        vars: BTreeMap::new(),
+        model: None,
+        ..options.clone()
+    };
+    let mut loaded = Vec::new();
+    let mut tools = BTreeMap::new();
+    for (index, spec) in checked.manifest().toolsets.iter().enumerate() {
+        let ToolsetSpec::Agents(agents) = spec else {
+            continue;
+        };
+        for (at, agent) in agents.agents.iter().enumerate() {
+            // The checker passes a manifest only with every sub-agent checked: one it could not
+            // read or check is an error of the manifest, so none is missing here.
+            let Some(child) = checked.sub_agent(index, at) else {
+                continue;
+            };
+            let built = assemble(child, &own, Role::SubAgent).await?;
+            let manifest = child.manifest();
+            let tool = sub_agent::tool(
+                agent,
+                manifest,
+                built.agent.clone(),
+                built.session.environment(),
+                built.session.process_shell(),
+            );
+            tools.insert((index, at), tool);
+            loaded.push(LoadedSubAgent {
+                toolset: agents.name.clone(),
+                tool: agent.tool.clone().unwrap_or_else(|| manifest.name.clone()),
+                checked: child.clone(),
+                loaded: built,
+            });
+        }
+    }
+    Ok((loaded, tools))
 }
 
 /// Scans the skill scopes, each given relative to the manifest's folder and found inside the

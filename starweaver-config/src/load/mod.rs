@@ -15,10 +15,11 @@ mod mcp;
 mod model;
 mod options;
 mod runtime;
+mod sub_agent;
 mod summary;
 mod toolsets;
 
-pub use agent::{load, LoadedAgent};
+pub use agent::{load, LoadedAgent, LoadedSubAgent};
 pub use environment::{sandbox_policy, sandbox_policy_of, shell_policy};
 pub use error::LoadError;
 pub use file::{load_file, LoadFileError};

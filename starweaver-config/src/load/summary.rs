@@ -64,6 +64,7 @@ pub(super) fn kind_of(spec: &ToolsetSpec) -> &'static str {
         ToolsetSpec::Search(_) => "search",
         ToolsetSpec::Deferred(_) => "deferred",
         ToolsetSpec::Mcp(_) => "mcp",
+        ToolsetSpec::Agents(_) => "agents",
     }
 }
 

@@ -73,17 +73,29 @@ macro_rules! wrapper {
 
 /// Builds every toolset, in the manifest's folder `base_dir` (where `mcp` servers run by
 /// default).
+/// `sub_agents` holds the tool of each sub-agent, by (index in `specs`, index in its
+/// `agents:`).
 pub(super) fn build(
     specs: &[ToolsetSpec],
     options: &LoadOptions,
     base_dir: &Path,
+    sub_agents: &BTreeMap<(usize, usize), DynTool>,
 ) -> Result<Built, LoadError> {
     let mut named: BTreeMap<String, DynToolset> = BTreeMap::new();
     let mut order: Vec<(String, Option<DynToolset>)> = Vec::new();
     let mut summaries = Vec::new();
     for (index, spec) in specs.iter().enumerate() {
         let field = field_of(index);
-        let (name, built, tools) = match plain(spec, &field, options, base_dir)? {
+        let own = Own {
+            field: &field,
+            options,
+            base_dir,
+            sub_agents: sub_agents
+                .range((index, 0)..(index + 1, 0))
+                .map(|(_, tool)| tool.clone())
+                .collect(),
+        };
+        let (name, built, tools) = match plain(spec, own)? {
             Some((name, (toolset, tools))) => (name, Some(toolset), tools),
             None => (wrapper_name(spec).to_string(), None, Vec::new()),
         };
@@ -197,14 +209,26 @@ fn deferred_set(
     Ok(wrapped.into_iter().fold(set, DeferredToolset::with_toolset))
 }
 
+/// What building one entry's own tools takes besides the entry.
+struct Own<'a> {
+    /// The entry's field path, for load errors.
+    field: &'a str,
+    options: &'a LoadOptions,
+    /// The manifest's folder.
+    base_dir: &'a Path,
+    /// An `agents` entry's sub-agent tools, in its order.
+    sub_agents: Vec<DynTool>,
+}
+
 /// A toolset with tools of its own, already gated and prefixed, and its name; `None` for a
 /// proxy or search, which has none.
-fn plain(
-    spec: &ToolsetSpec,
-    field: &str,
-    options: &LoadOptions,
-    base_dir: &Path,
-) -> Result<Option<(String, Wrapped)>, LoadError> {
+fn plain(spec: &ToolsetSpec, own: Own<'_>) -> Result<Option<(String, Wrapped)>, LoadError> {
+    let Own {
+        field,
+        options,
+        base_dir,
+        sub_agents,
+    } = own;
     let resolve = &options.tools;
     let (name, tools, instructions, common) = match spec {
         ToolsetSpec::Tools(t) => (
@@ -257,6 +281,21 @@ fn plain(
             let toolset = (options.mcp)(server, base_dir)?;
             let tools = summarize(&toolset, &toolset);
             return Ok(Some((server.name.clone(), (toolset, tools))));
+        }
+        ToolsetSpec::Agents(agents) => {
+            (
+                agents.name.clone(),
+                sub_agents,
+                Vec::new(),
+                // A sub-agent's call is never retried: there is no `max_retries`.
+                Common {
+                    instructions: agents.instructions.as_deref(),
+                    timeout_ms: agents.timeout_ms,
+                    max_retries: None,
+                    prefix: agents.prefix.as_deref(),
+                    approval: &agents.approval_required,
+                },
+            )
         }
         ToolsetSpec::Proxy(_) | ToolsetSpec::Search(_) => return Ok(None),
     };

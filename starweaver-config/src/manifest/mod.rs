@@ -32,8 +32,9 @@ pub use runtime::{RuntimeSpec, ToolExecution, UnavailableTools};
 pub use shell::{SandboxModeSpec, SandboxReadSpec, SandboxSpec, ShellSpec};
 pub use skills::{SkillScopeSpec, SkillsSpec};
 pub use toolsets::{
-    ApprovalRequired, BundleToolsetSpec, DeferredToolsetSpec, FilesystemToolsetSpec,
-    ProxyToolsetSpec, SearchToolsetSpec, ToolsToolsetSpec, ToolsetSpec,
+    AgentsToolsetSpec, ApprovalRequired, BundleToolsetSpec, DeferredToolsetSpec,
+    FilesystemToolsetSpec, ProxyToolsetSpec, SearchToolsetSpec, SubAgentSpec, ToolsToolsetSpec,
+    ToolsetSpec, DEFAULT_AGENT_MAX_DEPTH,
 };
 
 /// The manifest format version this crate reads.
@@ -49,8 +50,9 @@ pub struct Manifest {
     /// The agent's name (`repo-helper`).
     #[schemars(example = &"repo-helper")]
     pub name: String,
-    /// What the agent is for, in one line, for people and listings (the
-    /// model does not see it). Unset: no description.
+    /// What the agent is for, in one line, for people and listings (its own
+    /// model does not see it; as a sub-agent, it is its tool's description
+    /// unless the `agents` entry gives one). Unset: no description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(example = &"Answers questions about this repository.")]
     pub description: Option<String>,

@@ -198,6 +198,68 @@ common_fields! {
     }
 }
 
+/// The nesting limit of a sub-agent tree when `max_depth` is unset.
+pub const DEFAULT_AGENT_MAX_DEPTH: u32 = 2;
+
+/// One sub-agent of an `agents` toolset: a manifest file, offered to the model as one tool.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubAgentSpec {
+    /// The sub-agent's manifest, relative to this manifest's folder and inside it.
+    #[schemars(example = &"reviewer.yaml")]
+    pub path: String,
+    /// The tool's name. Unset: the sub-agent manifest's `name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"review_change")]
+    pub tool: Option<String>,
+    /// What the tool does, as the model reads it. Unset: the sub-agent manifest's
+    /// `description`, else one the runtime writes from its name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"Reviews a diff and returns findings.")]
+    pub description: Option<String>,
+}
+
+/// `type: agents`: other manifests as tools; each call runs that agent on a task. A call is
+/// never retried (a sub-agent's run is not repeated behind the model's back), so the entry has
+/// no `max_retries`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsToolsetSpec {
+    /// The toolset's name, unique in the manifest.
+    #[schemars(example = &"helpers")]
+    pub name: String,
+    /// The sub-agents, one tool each: the tool takes `task` (required) and each of the
+    /// sub-agent's `vars` as an optional string.
+    #[schemars(example = serde_json::json!([{"path": "reviewer.yaml"}]))]
+    pub agents: Vec<SubAgentSpec>,
+    /// How deep the tree of sub-agents below this manifest may go, in levels (this
+    /// manifest's sub-agents are level 1). A sub-agent's own `max_depth` can only narrow
+    /// it: the smallest limit on the path applies. Unset: 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 2, range(min = 1))]
+    pub max_depth: Option<u32>,
+    /// Text (plain, not a template) added to the agent's instructions while these tools are
+    /// offered. Unset: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"Hand reviews to `reviewer`; do not review yourself.")]
+    pub instructions: Option<String>,
+    /// Time limit of each call, in milliseconds: the whole run of the sub-agent. Unset:
+    /// `runtime.timeout_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = 120_000)]
+    pub timeout_ms: Option<u64>,
+    /// A prefix for its tool names (`prefix: ask` makes `reviewer` `ask_reviewer`). Unset:
+    /// names as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(example = &"ask")]
+    pub prefix: Option<String>,
+    /// Sub-agents whose calls wait for a person's approval before they run: a list of tool
+    /// names, or `true` for all. Unset: none.
+    #[serde(default)]
+    #[schemars(example = true)]
+    pub approval_required: ApprovalRequired,
+}
+
 /// One toolset entry.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -227,4 +289,7 @@ pub enum ToolsetSpec {
     /// An MCP server's tools: a local program over standard input and output (`command`), or
     /// a streamable HTTP endpoint (`url`). Needs no `environment`.
     Mcp(McpToolsetSpec),
+    /// Sub-agents: other manifests, each offered as one tool that runs that agent on a task
+    /// and returns its answer.
+    Agents(AgentsToolsetSpec),
 }

@@ -159,11 +159,14 @@ fn rule_summary(rule: Rule) -> &'static str {
         Rule::SandboxOff => "`sandbox.mode: off` (the shell's, or an MCP server's): commands run without a kernel sandbox, so they can write anywhere the user can and use the network (a warning)",
         Rule::ShellCanWrite => "a filesystem toolset with `read_only: true` beside a shell whose sandbox lets commands change files (`workspace-write`, the default, or `off`) (a warning)",
         Rule::SkillScope => "a skill scope folder is missing or holds a malformed `SKILL.md`",
-        Rule::PathEscape => "a skill scope, the `script` model's file or `output.schema_file` leaves the manifest's folder, or a `shell.sandbox.writable` folder leaves the environment root, or an MCP server's `sandbox.writable` folder leaves its `cwd`",
-        Rule::MissingFile => "a file the manifest names does not exist: `output.schema_file`",
+        Rule::PathEscape => "a skill scope, the `script` model's file, `output.schema_file` or a sub-agent's `path` leaves the manifest's folder, or a `shell.sandbox.writable` folder leaves the environment root, or an MCP server's `sandbox.writable` folder leaves its `cwd`",
+        Rule::MissingFile => "a file the manifest names does not exist or cannot be read: `output.schema_file`, a sub-agent's `path`",
         Rule::MissingApiKey => "the variable that should hold the model's API key (`model.api_key_env`, or the provider's usual one) is not set where `check` runs (a warning: the run would fail)",
         Rule::SchemaCompat => "a tool's argument schema (or the `output` schema, as the `final_answer` tool's) cannot be sent to the `model.id` provider (an error: the run would leave the tool out), or loses meaning under OpenAI strict mode (a warning listing each loss)",
         Rule::LiteralSecret => "a value written into the manifest looks like a secret: an MCP server's `env` value (by the variable's name or the value's shape) or a password in its `url` (a warning: pass it from the host with `env_from` or `headers_from_env`)",
+        Rule::AgentCycle => "a sub-agent that reaches itself through its own sub-agents (`a.yaml` -> `b.yaml` -> `a.yaml`); the message names the chain",
+        Rule::AgentDepth => "a tree of sub-agents deeper than an `agents` toolset's `max_depth` allows (default 2; a sub-agent's own `max_depth` can only narrow the limit, counted from the manifest that sets it)",
+        Rule::AgentInvalid => "a sub-agent's manifest has errors (each reported in that file, at its own lines), so this manifest cannot load either",
     }
 }
 

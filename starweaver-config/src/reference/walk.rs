@@ -39,7 +39,8 @@ pub(super) struct Section {
     pub fields: Vec<Field>,
 }
 
-/// Every section of `schema`, the top level first, then each nested object after its parent.
+/// Every section of `schema`, the top level first, then each nested object after its parent
+/// (after all the variants of a list of variants).
 pub(super) fn sections(schema: &Value) -> Vec<Section> {
     let mut found = Vec::new();
     object(schema, schema, "", None, String::new(), &mut found);
@@ -101,14 +102,21 @@ fn nested(property: &Value, root: &Value, path: &str, found: &mut Vec<Section>) 
         object(items, root, &list, None, String::new(), found);
         return;
     }
+    // Every variant's own section first, under one heading, then the objects nested in them.
+    let mut nested_in_variants = Vec::new();
     for variant in alternatives(items).into_iter().flatten() {
         let variant = resolve(variant, root);
         let tag = variant
             .pointer("/properties/type/const")
             .and_then(Value::as_str)
             .map(str::to_string);
-        object(variant, root, &list, tag, description(variant), found);
+        let mut own = Vec::new();
+        object(variant, root, &list, tag, description(variant), &mut own);
+        let mut own = own.into_iter();
+        found.extend(own.next());
+        nested_in_variants.extend(own);
     }
+    found.extend(nested_in_variants);
 }
 
 fn field(name: &str, schema: &Value, root: &Value, required: bool) -> Field {

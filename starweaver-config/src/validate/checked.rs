@@ -64,6 +64,7 @@ pub struct Checked {
     file: Option<PathBuf>,
     script: Option<ScriptModel>,
     output_schema: Option<serde_json::Value>,
+    sub_agents: BTreeMap<(usize, usize), Checked>,
     places: BTreeMap<String, Span>,
 }
 
@@ -88,6 +89,7 @@ impl Checked {
             file,
             script,
             output_schema: None,
+            sub_agents: BTreeMap::new(),
             places: places(root),
         }
     }
@@ -96,6 +98,19 @@ impl Checked {
     pub(super) fn with_output_schema(mut self, schema: Option<serde_json::Value>) -> Self {
         self.output_schema = schema;
         self
+    }
+
+    /// The sub-agents' checked manifests, as the `agents` rules checked them.
+    pub(super) fn with_sub_agents(mut self, sub_agents: BTreeMap<(usize, usize), Self>) -> Self {
+        self.sub_agents = sub_agents;
+        self
+    }
+
+    /// The checked manifest of the sub-agent `agents[agent]` of the `agents` entry
+    /// `toolsets[toolset]`; `None` when there is no such sub-agent.
+    #[must_use]
+    pub fn sub_agent(&self, toolset: usize, agent: usize) -> Option<&Self> {
+        self.sub_agents.get(&(toolset, agent))
     }
 
     /// The answer's JSON Schema (`output.schema`, or the file `output.schema_file` names, read
@@ -151,6 +166,7 @@ impl PartialEq for Checked {
             && self.file == other.file
             && self.places == other.places
             && self.output_schema == other.output_schema
+            && self.sub_agents == other.sub_agents
             && turns(self) == turns(other)
     }
 }

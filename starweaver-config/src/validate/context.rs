@@ -280,4 +280,14 @@ impl CheckContext {
     pub fn file(&self) -> Option<&Path> {
         self.file.as_deref()
     }
+
+    /// The context a sub-agent's manifest `file` is checked in: the same catalog, limits and
+    /// environment variables, its own folder, and none of the host's variables or model ids,
+    /// which the host gives the root agent alone.
+    pub(crate) fn for_sub_agent(&self, file: &Path) -> Self {
+        let mut context = self.clone().with_file(file);
+        context.vars.clear();
+        context.model_ids.clear();
+        context
+    }
 }

@@ -50,6 +50,7 @@ mod suggest;
 mod syntax;
 #[cfg(test)]
 mod tests;
+pub(crate) mod tree;
 mod variants;
 mod version;
 mod walk;
@@ -59,10 +60,12 @@ pub use context::{catalog_definitions, catalog_names, CatalogFileError, CheckCon
 pub use json::to_json;
 pub use structure::structure;
 pub use syntax::too_large;
+pub use tree::{FileCheck, TreeCheck};
 
 use crate::diagnostics::{Diagnostic, Rule, Severity};
 use crate::manifest::Manifest;
 use crate::yaml;
+use tree::TreeState;
 
 /// Checks a manifest file's bytes: every problem found, in source order; empty when the file is
 /// a valid manifest.
@@ -81,7 +84,8 @@ pub fn check_bytes(bytes: &[u8]) -> Vec<Diagnostic> {
 /// run only when the context names a folder; [`check_manifest`] always runs them.
 #[must_use]
 pub fn check(bytes: &[u8], context: &CheckContext) -> Vec<Diagnostic> {
-    check_document(bytes, context).1
+    let mut state = TreeState::root(context.file());
+    check_document(bytes, context, &mut state).1
 }
 
 /// Notes one diagnostic keeps; the rest are counted, so a file that repeats one mistake
@@ -107,6 +111,10 @@ fn cap_notes(diagnostic: &mut Diagnostic) {
 /// folder the manifest then loads from. An `allow` marker silences warnings; an error it names
 /// stays an error (see [`check`]), so no marker lets a manifest that cannot load through.
 ///
+/// The sub-agents its `agents` toolsets name are checked with it, each in its own folder: a
+/// sub-agent with errors is an `agent-invalid` error here, and [`check_tree`] also gives each
+/// sub-agent file's own diagnostics.
+///
 /// ```
 /// use starweaver_config::diagnostics::Rule;
 /// use starweaver_config::validate::{check_manifest, CheckContext};
@@ -117,6 +125,32 @@ fn cap_notes(diagnostic: &mut Diagnostic) {
 /// ```
 #[must_use]
 pub fn check_manifest(bytes: &[u8], context: &CheckContext) -> (Vec<Diagnostic>, Option<Checked>) {
+    let tree = check_tree(bytes, context);
+    (tree.diagnostics, tree.checked)
+}
+
+/// [`check_manifest`], also giving every sub-agent file the manifest's `agents` toolsets name
+/// (and theirs, down the tree), each checked as a manifest of its own, with its diagnostics at
+/// its own lines. A sub-agent with errors is an `agent-invalid` error in the manifest above it,
+/// so [`TreeCheck::checked`] is `Some` only when no file of the tree has an error.
+///
+/// ```
+/// use starweaver_config::diagnostics::Rule;
+/// use starweaver_config::validate::{check_tree, CheckContext};
+///
+/// let dir = std::env::temp_dir().join(format!("starweaver-tree-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// std::fs::write(dir.join("child.yaml"), "version: 1\nname: child\nmodel: {id: tset}\n").unwrap();
+/// let parent = b"version: 1\nname: parent\nmodel: {id: test}\ntoolsets:\n  - type: agents\n    name: helpers\n    agents: [{path: child.yaml}]\n";
+/// let tree = check_tree(parent, &CheckContext::new().with_base_dir(&dir));
+/// assert_eq!(tree.diagnostics[0].rule, Rule::AgentInvalid);
+/// assert_eq!(tree.sub_agents[0].diagnostics[0].rule, Rule::UnknownModel);
+/// assert_eq!(tree.sub_agents[0].diagnostics[0].span.start.line, 3);
+/// assert!(tree.checked.is_none());
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+#[must_use]
+pub fn check_tree(bytes: &[u8], context: &CheckContext) -> TreeCheck {
     let here;
     let context = if context.base_dir().is_some() {
         context
@@ -124,27 +158,60 @@ pub fn check_manifest(bytes: &[u8], context: &CheckContext) -> (Vec<Diagnostic>,
         here = context.clone().with_base_dir(".");
         &here
     };
-    let (document, mut found, read) = check_document(bytes, context);
-    if found.iter().any(|d| d.severity == Severity::Error) {
-        return (found, None);
+    let mut state = TreeState::root(context.file());
+    let outcome = check_in(bytes, context, &mut state);
+    TreeCheck {
+        diagnostics: outcome.diagnostics,
+        checked: outcome.checked,
+        sub_agents: outcome.sub_agents,
     }
+}
+
+/// What checking one file of a tree gave.
+pub(crate) struct Outcome {
+    /// The file's own diagnostics.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The checked manifest, when the file and its sub-agents have no error.
+    pub(crate) checked: Option<Checked>,
+    /// Every sub-agent file below it.
+    pub(crate) sub_agents: Vec<FileCheck>,
+    /// Its `name:`, when a string (the default tool name of a sub-agent).
+    pub(crate) name: Option<String>,
+}
+
+/// Checks one file of a tree, in a context that names its folder, at the place `state` is.
+pub(crate) fn check_in(bytes: &[u8], context: &CheckContext, state: &mut TreeState) -> Outcome {
+    let (document, mut found, read) = check_document(bytes, context, state);
+    let name = document
+        .as_ref()
+        .and_then(|document| document.root.get("name"))
+        .and_then(yaml::Node::as_str)
+        .map(str::to_owned);
+    let mut outcome = Outcome {
+        diagnostics: Vec::new(),
+        checked: None,
+        sub_agents: read.files,
+        name,
+    };
     // A file the checker could not read as YAML always has a `syntax` error.
-    let Some(document) = document else {
-        return (found, None);
+    let Some(document) = document.filter(|_| !found.iter().any(|d| d.severity == Severity::Error))
+    else {
+        outcome.diagnostics = found;
+        return outcome;
     };
     match typed(&document.root) {
         Ok(manifest) => {
             let base_dir = context.base_dir().unwrap_or(std::path::Path::new("."));
             let file = context.file().map(std::path::Path::to_path_buf);
             let checked = Checked::new(manifest, &document.root, base_dir, file, read.script)
-                .with_output_schema(read.output_schema);
-            (found, Some(checked))
+                .with_output_schema(read.output_schema)
+                .with_sub_agents(read.sub_agents);
+            outcome.checked = Some(checked);
         }
-        Err(diagnostic) => {
-            found.push(diagnostic);
-            (found, None)
-        }
+        Err(diagnostic) => found.push(diagnostic),
     }
+    outcome.diagnostics = found;
+    outcome
 }
 
 /// The tree the checker passed, converted to JSON strictly and deserialized. A failure here is
@@ -169,6 +236,7 @@ fn typed(root: &yaml::Node) -> Result<Manifest, Diagnostic> {
 fn check_document(
     bytes: &[u8],
     context: &CheckContext,
+    state: &mut TreeState,
 ) -> (Option<yaml::Document>, Vec<Diagnostic>, semantic::Read) {
     let document = match yaml::parse_with(bytes, context.budgets()) {
         Ok(document) => document,
@@ -181,7 +249,7 @@ fn check_document(
         }
     };
     let mut found = structure(&document);
-    let (semantic, read) = semantic::semantic(&document, bytes, context);
+    let (semantic, read) = semantic::semantic(&document, bytes, context, state);
     found.extend(semantic);
     // A reference that names nothing because an entry lost its name to a structural problem
     // is a note of that problem.

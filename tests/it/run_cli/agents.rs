@@ -1,6 +1,6 @@
 //! Every manifest in `agents/` plays its script (`model: {id: script}`) through the binary, in
-//! place: its shell and filesystem calls succeed (an MCP agent's calls to its server when the
-//! server is installed), every shell-carrying agent shows a command
+//! place: its shell and filesystem calls succeed, its sub-agents' included (an MCP agent's
+//! calls to its server when the server is installed), every shell-carrying agent shows a command
 //! that exited 0, the README's main job answers with the loader's path, and no run changes the
 //! checkout.
 
@@ -38,12 +38,20 @@ fn manifests() -> Vec<String> {
     names
 }
 
-/// The `tool_return` parts of a `--json` run.
+/// The `tool_return` parts of a `--json` run, its sub-agents' included (a `sub_agent` event
+/// carries the sub-agent's own event, nested as deep as the tree).
 fn returns(records: &[Value]) -> Vec<&Value> {
     records
         .iter()
-        .filter(|record| record["event"]["type"] == "tool_return")
-        .map(|record| &record["event"]["part"])
+        .map(|record| {
+            let mut event = &record["event"];
+            while event["type"] == "sub_agent" {
+                event = &event["event"];
+            }
+            event
+        })
+        .filter(|event| event["type"] == "tool_return")
+        .map(|event| &event["part"])
         .collect()
 }
 

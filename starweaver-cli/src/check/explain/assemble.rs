@@ -3,7 +3,7 @@
 //! and skills are only scanned. The manifest is the one the check produced: the file is not
 //! read again.
 
-use super::facts::Explanation;
+use super::facts::{Explanation, SubAgentFacts};
 use super::gather::{explain, Context};
 use super::source::ToolSource;
 use crate::check::CheckArgs;
@@ -59,7 +59,40 @@ pub(super) fn assemble(
             .as_ref()
             .and_then(|checked| checked.output_schema()),
     };
-    Ok(explain(&manifest, &loaded, context))
+    Ok(explain_tree(&manifest, &loaded, context))
+}
+
+/// [`explain`], with each sub-agent explained below it from its own manifest and loaded agent.
+fn explain_tree(manifest: &Manifest, loaded: &LoadedAgent, context: Context<'_>) -> Explanation {
+    let verified = context.verified;
+    let mut explanation = explain(manifest, loaded, context);
+    for sub in &loaded.sub_agents {
+        let file = sub.checked.file().map_or_else(
+            || sub.checked.manifest().name.clone(),
+            |file| file.display().to_string(),
+        );
+        let context = Context {
+            file: &file,
+            verified,
+            warnings: serde_json::Value::Array(Vec::new()),
+            base_dir: sub.checked.base_dir(),
+            output_schema: sub.checked.output_schema(),
+        };
+        // The name the model sees, after the toolset's prefix, as the loader recorded it.
+        let tool = loaded
+            .toolsets
+            .iter()
+            .filter(|summary| summary.name == sub.toolset)
+            .flat_map(|summary| &summary.tools)
+            .find(|tool| tool.base == sub.tool)
+            .map_or_else(|| sub.tool.clone(), |tool| tool.name.clone());
+        explanation.sub_agents.push(SubAgentFacts {
+            toolset: sub.toolset.clone(),
+            tool,
+            agent: explain_tree(sub.checked.manifest(), &sub.loaded, context),
+        });
+    }
+    explanation
 }
 
 /// Loads the checked manifest of `report` in the folder it was checked in.

@@ -45,8 +45,24 @@ pub struct Explanation {
     pub runtime: RuntimeFacts,
     /// The answer's contract, when `output:` is set (`null`: the answer is text).
     pub output: Option<OutputFacts>,
-    /// The check's warnings for the file, as `--format json` reports diagnostics.
+    /// The check's warnings for the file, as `--format json` reports diagnostics (a
+    /// sub-agent's are in its own file's report: empty here).
     pub warnings: Value,
+    /// The sub-agents of its `agents` toolsets, in manifest order, each explained as an agent
+    /// of its own.
+    pub sub_agents: Vec<SubAgentFacts>,
+}
+
+/// One sub-agent: the tool that runs it, and what it can do.
+#[derive(Clone, Debug, Serialize)]
+pub struct SubAgentFacts {
+    /// The `agents` toolset it belongs to.
+    pub toolset: String,
+    /// The name the model calls it by (after the toolset's `prefix`).
+    pub tool: String,
+    /// The sub-agent, explained from its own manifest: its model, its own tools, and its own
+    /// sub-agents.
+    pub agent: Explanation,
 }
 
 /// `model:` as declared (the key's variable name, never the key).

@@ -64,6 +64,7 @@ pub(super) fn explain(
         runtime: runtime(manifest, loaded),
         output: output(manifest, context.output_schema),
         warnings: context.warnings,
+        sub_agents: Vec::new(),
     }
 }
 

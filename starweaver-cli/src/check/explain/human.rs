@@ -110,6 +110,19 @@ fn one(agent: &Explanation) -> String {
             let _ = visible_line!(out, "Output    {}", output(facts));
         }
     }
+    if !agent.sub_agents.is_empty() {
+        let _ = visible_line!(out, "Sub-agents ({})", agent.sub_agents.len());
+    }
+    for sub in &agent.sub_agents {
+        let _ = visible_line!(out, "  {} (toolset {})", sub.tool, sub.toolset);
+        // The sub-agent's own explanation, indented under its tool; its sub-agents nest the
+        // same way.
+        for line in one(&sub.agent).lines() {
+            out.push_str("    ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
     out
 }
 

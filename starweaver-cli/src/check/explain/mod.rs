@@ -26,7 +26,7 @@ mod stand_in;
 pub use facts::{
     ExplainedTool, Explanation, Explanations, FileFacts, ModelFacts, OutputFacts, PathReach,
     RuntimeFacts, SandboxFacts, SandboxMode, ServerFacts, ServerTool, ShellFacts, ShellReach,
-    SkillFact, SkillFacts, SkillProblem, EXPLAIN_FORMAT_VERSION,
+    SkillFact, SkillFacts, SkillProblem, SubAgentFacts, EXPLAIN_FORMAT_VERSION,
 };
 
 pub use assemble::load_checked;
@@ -61,7 +61,13 @@ pub fn run_explain(args: &CheckArgs) -> CheckOutcome {
     let mut stderr = checked.stderr;
     let mut agents = Vec::with_capacity(checked.reports.len());
     let mut failed = false;
-    for report in &checked.reports {
+    // A clean report without a checked manifest is a sub-agent file the check reached through
+    // a tree: it is explained inside the tree, under the tool that runs it.
+    for report in checked
+        .reports
+        .iter()
+        .filter(|report| report.checked.is_some())
+    {
         let warnings = report::json::to_value(std::slice::from_ref(report));
         match assemble(report, &source, warnings) {
             Ok(explanation) => agents.push(explanation),

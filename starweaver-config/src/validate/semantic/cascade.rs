@@ -15,7 +15,7 @@ use crate::yaml::{Document, Span};
 const DEFAULT_NAMED: [&str; 3] = ["filesystem", "shell", "user_input"];
 
 /// Every known toolset type.
-const KINDS: [&str; 8] = [
+const KINDS: [&str; 9] = [
     "tools",
     "filesystem",
     "shell",
@@ -24,6 +24,7 @@ const KINDS: [&str; 8] = [
     "search",
     "deferred",
     "mcp",
+    "agents",
 ];
 
 /// `found` with each `unknown-toolset` that follows from a nameless entry moved into that
@@ -32,7 +33,9 @@ pub(in crate::validate) fn fold(
     document: &Document,
     mut found: Vec<Diagnostic>,
 ) -> Vec<Diagnostic> {
-    let entries = entries(&document.root);
+    // Only names matter here, and an `agents` entry's name is its own `name:`.
+    let no_agents = std::collections::BTreeMap::new();
+    let entries = entries(&document.root, &no_agents);
     let causes: Vec<Cause> = entries.iter().filter_map(cause).collect();
     if causes.is_empty() {
         return found;

@@ -3,6 +3,7 @@
 //! skill scopes. Each rule lives in its own file and reads the tree defensively: a value of the
 //! wrong type was already reported by the structure pass and is skipped here.
 
+mod agents;
 mod cascade;
 mod duplicate;
 mod environment;
@@ -29,7 +30,10 @@ pub(super) use cascade::fold;
 use starweaver_core::agent::{OutputSpec, OUTPUT_TOOL_NAME};
 use starweaver_core::model::ToolDefinition;
 
-use super::CheckContext;
+use std::collections::BTreeMap;
+
+use super::tree::{FileCheck, TreeState};
+use super::{CheckContext, Checked};
 use crate::diagnostics::Diagnostic;
 use crate::script::ScriptModel;
 use crate::yaml::Document;
@@ -42,18 +46,25 @@ pub(super) struct Read {
     /// The answer's JSON Schema (`output.schema`, or the file `output.schema_file` names),
     /// when it passed its rules.
     pub(super) output_schema: Option<serde_json::Value>,
+    /// Each sub-agent's checked manifest, by (index in `toolsets:`, index in `agents:`), when
+    /// it has no error.
+    pub(super) sub_agents: BTreeMap<(usize, usize), Checked>,
+    /// Every sub-agent file below the manifest, each once.
+    pub(super) files: Vec<FileCheck>,
 }
 
 /// Every semantic diagnostic of the document, in no particular order, and what the rules read
-/// that the loader needs ([`Read`]).
+/// that the loader needs ([`Read`]). The sub-agents are checked on the walk `state` is at.
 pub(super) fn semantic(
     document: &Document,
     source: &[u8],
     context: &CheckContext,
+    state: &mut TreeState,
 ) -> (Vec<Diagnostic>, Read) {
     let root = &document.root;
-    let entries = toolsets::entries(root);
-    let mut found = Vec::new();
+    let agents = agents::read(root, context, state);
+    let entries = toolsets::entries(root, &agents.names);
+    let mut found = agents.found;
     found.extend(model::check(root, context));
     let (output_found, output_schema) = output::check(root, &entries, context);
     found.extend(output_found);
@@ -84,6 +95,8 @@ pub(super) fn semantic(
         Read {
             script,
             output_schema,
+            sub_agents: agents.checked,
+            files: agents.files,
         },
     )
 }

@@ -380,8 +380,9 @@ impl<'a> Tools<'a> {
                 "deferred" => first_party()
                     .get(tool)
                     .or_else(|| context.catalog_definition(tool)),
-                // An MCP server's schemas are the server's, known when it starts.
-                "mcp" => None,
+                // An MCP server's schemas are the server's, known when it starts; a
+                // sub-agent's tool is built by the runtime from its manifest.
+                "mcp" | "agents" => None,
                 _ => first_party().get(tool),
             }
         };

@@ -21,6 +21,10 @@ pub(super) fn check(entries: &[Entry<'_>]) -> Vec<Diagnostic> {
             let own_name_is_fine = validate_tool_name(tool.text).is_ok();
             let (span, help) = match prefix_span {
                 Some(span) if own_name_is_fine => (span, "change the `prefix`"),
+                _ if entry.is_agents() => (
+                    tool.span,
+                    "give the sub-agent a `tool:` name of letters, digits, `_` and `-`",
+                ),
                 _ => (tool.span, "rename the tool where it is registered"),
             };
             found.push(Diagnostic::error(Rule::InvalidValue, span, problem).with_help(help));

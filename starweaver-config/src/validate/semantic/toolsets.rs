@@ -44,6 +44,9 @@ pub(super) struct Entry<'a> {
     pub name: Option<Named<'a>>,
     /// `prefix:`, when a string.
     pub prefix: Option<&'a str>,
+    /// For an `agents` entry, the tool of each sub-agent: its `tool:`, or the sub-agent
+    /// manifest's `name` (at the `path:`) when its file was read; empty for other entries.
+    pub agent_tools: Vec<Named<'a>>,
 }
 
 impl<'a> Entry<'a> {
@@ -85,10 +88,25 @@ impl<'a> Entry<'a> {
         self.kind == "mcp"
     }
 
-    /// Whether every tool the entry exposes is known without running anything: false only for
-    /// an `mcp` entry without a `tools:` list (its server lists them when it starts).
+    /// Whether every tool the entry exposes is known without running anything: false for an
+    /// `mcp` entry without a `tools:` list (its server lists them when it starts). An `agents`
+    /// entry's are known when every sub-agent's tool name is (given, or its file
+    /// read).
     pub fn tools_are_known(&self) -> bool {
+        if self.is_agents() {
+            let listed = self
+                .node
+                .get("agents")
+                .and_then(Node::as_sequence)
+                .map_or(0, <[Node]>::len);
+            return self.agent_tools.len() == listed;
+        }
         !self.is_mcp() || self.node.get("tools").and_then(Node::as_sequence).is_some()
+    }
+
+    /// Whether the entry's tools are sub-agents (`type: agents`).
+    pub fn is_agents(&self) -> bool {
+        self.kind == "agents"
     }
 
     /// Whether `tools:` lists code tools (from the catalog).
@@ -105,6 +123,9 @@ impl<'a> Entry<'a> {
     /// `tools:` item, or `type:` for a whole bundle). For an `mcp` entry, only the ones its
     /// `tools:` lists (none without one: see [`Self::tools_are_known`]).
     pub fn tools(&self) -> Vec<Named<'a>> {
+        if self.is_agents() {
+            return self.agent_tools.clone();
+        }
         let listed = self.node.get("tools").and_then(Node::as_sequence).is_some();
         match self.bundle_tools() {
             Some(all) if !listed || matches!(self.kind, "proxy" | "search") => all
@@ -167,15 +188,20 @@ pub(super) fn strings(node: Option<&Node>) -> Vec<Named<'_>> {
         .collect()
 }
 
-/// Every toolset entry that is a mapping with a string `type`.
-pub(super) fn entries(root: &Node) -> Vec<Entry<'_>> {
+/// Every toolset entry that is a mapping with a string `type`; `agents` gives the default tool
+/// name of each sub-agent whose manifest was read, by its place.
+pub(super) fn entries<'a>(
+    root: &'a Node,
+    agents: &'a std::collections::BTreeMap<super::agents::Place, String>,
+) -> Vec<Entry<'a>> {
     let items = root
         .get("toolsets")
         .and_then(Node::as_sequence)
         .unwrap_or_default();
     items
         .iter()
-        .filter_map(|node| {
+        .enumerate()
+        .filter_map(|(index, node)| {
             let kind_node = node.get("type")?;
             let kind = kind_node.as_str()?;
             let default = match kind {
@@ -204,7 +230,48 @@ pub(super) fn entries(root: &Node) -> Vec<Entry<'_>> {
                 kind_span: kind_node.span,
                 name,
                 prefix: node.get("prefix").and_then(Node::as_str),
+                agent_tools: if kind == "agents" {
+                    agent_tools(node, index, agents)
+                } else {
+                    Vec::new()
+                },
             })
+        })
+        .collect()
+}
+
+/// The tool of each sub-agent of the `agents` entry `node` (entry `index` of `toolsets:`): its
+/// `tool:` where it is a string, else the sub-agent manifest's name at its `path:`; a sub-agent
+/// with neither (its file not read) is left out.
+fn agent_tools<'a>(
+    node: &'a Node,
+    index: usize,
+    agents: &'a std::collections::BTreeMap<super::agents::Place, String>,
+) -> Vec<Named<'a>> {
+    let items = node
+        .get("agents")
+        .and_then(Node::as_sequence)
+        .unwrap_or_default();
+    items
+        .iter()
+        .enumerate()
+        .filter_map(|(at, item)| {
+            let given = item
+                .get("tool")
+                .filter(|tool| !matches!(tool.value, crate::yaml::Value::Null));
+            match given {
+                Some(tool) => tool.as_str().map(|text| Named {
+                    text,
+                    span: tool.span,
+                }),
+                None => {
+                    let span = item.get("path").map_or(item.span, |path| path.span);
+                    agents.get(&(index, at)).map(|text| Named {
+                        text: text.as_str(),
+                        span,
+                    })
+                }
+            }
         })
         .collect()
 }
