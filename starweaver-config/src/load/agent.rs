@@ -240,8 +240,7 @@ async fn sub_agents(
                 agent,
                 manifest,
                 built.agent.clone(),
-                built.session.environment(),
-                built.session.process_shell(),
+                built.session.context().clone(),
             );
             tools.insert((index, at), tool);
             loaded.push(LoadedSubAgent {

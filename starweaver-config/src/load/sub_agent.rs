@@ -4,20 +4,20 @@
 //! it sets over the manifest's defaults.
 
 use starweaver_core::agent::{Agent, SubAgent};
-use starweaver_core::environment::{DynEnvironment, DynProcessShell};
+use starweaver_core::context::AgentContext;
 use starweaver_core::tools::DynTool;
 
 use super::instructions::render;
 use crate::manifest::{Manifest, SubAgentSpec};
 
 /// The tool of the sub-agent `spec` names, whose manifest is `manifest` and loaded to `agent`
-/// with `environment` and `shell` (a session of each call gets them).
+/// with `context` (its environment, process shell and preloaded tools; the session of each
+/// call starts from a copy).
 pub(super) fn tool(
     spec: &SubAgentSpec,
     manifest: &Manifest,
     agent: Agent,
-    environment: Option<DynEnvironment>,
-    shell: Option<DynProcessShell>,
+    context: AgentContext,
 ) -> DynTool {
     let mut sub = SubAgent::new(manifest.name.clone(), agent);
     if let Some(name) = &spec.tool {
@@ -36,11 +36,5 @@ pub(super) fn tool(
         let template = manifest.clone();
         sub = sub.instructions(move |vars| render(&template, vars).map_err(|e| e.to_string()));
     }
-    if let Some(environment) = environment {
-        sub = sub.environment(environment);
-    }
-    if let Some(shell) = shell {
-        sub = sub.process_shell(shell);
-    }
-    sub.into_tool()
+    sub.context(context).into_tool()
 }

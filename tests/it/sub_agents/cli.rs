@@ -84,7 +84,14 @@ fn yes_approves_a_call_two_levels_down_and_json_lines_name_the_agent_path() {
     let dir = tree(false);
     let output = run(
         dir.path(),
-        &["run", "lead.yaml", "--prompt", "Ship build 42", "--yes", "--json"],
+        &[
+            "run",
+            "lead.yaml",
+            "--prompt",
+            "Ship build 42",
+            "--yes",
+            "--json",
+        ],
     );
     assert_status(&output, 0);
     assert!(deployed(dir.path()));
@@ -117,7 +124,10 @@ fn yes_approves_a_call_two_levels_down_and_json_lines_name_the_agent_path() {
 #[test]
 fn without_a_terminal_the_deep_call_is_denied_and_never_runs() {
     let dir = tree(false);
-    let output = run(dir.path(), &["run", "lead.yaml", "--prompt", "Ship build 42"]);
+    let output = run(
+        dir.path(),
+        &["run", "lead.yaml", "--prompt", "Ship build 42"],
+    );
     assert_status(&output, 0);
     assert!(!deployed(dir.path()), "ran unapproved");
     let text = stdout(&output);
@@ -132,7 +142,15 @@ fn a_deep_approval_is_saved_and_approved_on_resume() {
     let dir = tree(false);
     let first = run(
         dir.path(),
-        &["run", "lead.yaml", "--prompt", "Ship build 42", "--save", "run.json", "--json"],
+        &[
+            "run",
+            "lead.yaml",
+            "--prompt",
+            "Ship build 42",
+            "--save",
+            "run.json",
+            "--json",
+        ],
     );
     assert_status(&first, 3);
     assert!(!deployed(dir.path()));
@@ -140,7 +158,10 @@ fn a_deep_approval_is_saved_and_approved_on_resume() {
     let pending = waiting["pending"].as_array().unwrap();
     assert_eq!(pending.len(), 1, "{waiting}");
     assert_eq!(pending[0]["tool_name"], "write_file");
-    assert_eq!(pending[0]["agent"], serde_json::json!(["release", "deployer"]));
+    assert_eq!(
+        pending[0]["agent"],
+        serde_json::json!(["release", "deployer"])
+    );
     let id = pending[0]["tool_call_id"].as_str().unwrap();
     assert_eq!(id.matches('/').count(), 2, "{id}");
     let resumed = run(dir.path(), &["run", "--resume", "run.json", "--yes"]);
@@ -184,7 +205,11 @@ async fn a_run_store_keeps_the_deep_request_and_a_decision_from_another_process_
     let dir = tree(false);
     let target = Target::sqlite(dir.path());
     let url = target.url();
-    let first = store_run(dir.path(), &url, &["run", "lead.yaml", "--prompt", "Ship build 42"]);
+    let first = store_run(
+        dir.path(),
+        &url,
+        &["run", "lead.yaml", "--prompt", "Ship build 42"],
+    );
     assert_eq!(first.status.code(), Some(3), "{first:?}");
     let listed: Value =
         serde_json::from_slice(&store_run(dir.path(), &url, &["runs", "list", "--json"]).stdout)
@@ -194,7 +219,10 @@ async fn a_run_store_keeps_the_deep_request_and_a_decision_from_another_process_
         &store_run(dir.path(), &url, &["runs", "show", &id, "--json"]).stdout,
     )
     .unwrap();
-    let call = shown["pending"][0]["tool_call_id"].as_str().unwrap().to_string();
+    let call = shown["pending"][0]["tool_call_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(shown["pending"][0]["tool_name"], "write_file", "{shown}");
     let approved = store_run(dir.path(), &url, &["runs", "approve", &id, &call]);
     assert!(approved.status.success(), "{approved:?}");
@@ -208,7 +236,14 @@ fn the_tree_runs_on_the_test_model() {
     let dir = tree(true);
     let output = run(
         dir.path(),
-        &["run", "lead.yaml", "--prompt", "Ship build 42", "--yes", "--json"],
+        &[
+            "run",
+            "lead.yaml",
+            "--prompt",
+            "Ship build 42",
+            "--yes",
+            "--json",
+        ],
     );
     assert_status(&output, 0);
     let (finished, records) = finished(&output);
@@ -217,10 +252,62 @@ fn the_tree_runs_on_the_test_model() {
     // write.
     for path in [vec!["helper"], vec!["release"], vec!["release", "deployer"]] {
         assert!(
-            records.iter().any(|record| record["event"]["type"] == "sub_agent"
-                && record["event"]["agent"] == serde_json::json!(path)),
+            records
+                .iter()
+                .any(|record| record["event"]["type"] == "sub_agent"
+                    && record["event"]["agent"] == serde_json::json!(path)),
             "{path:?}"
         );
     }
-    assert!(finished["usage"]["requests"].as_u64().unwrap() >= 7, "{finished}");
+    assert!(
+        finished["usage"]["requests"].as_u64().unwrap() >= 7,
+        "{finished}"
+    );
+}
+
+/// Regression: a sub-agent's tool-search preloads were lost, since each call starts a session
+/// of its own; a preloaded tool must be callable from the sub-agent's first step.
+#[test]
+fn a_sub_agents_preloaded_search_tool_is_callable_from_its_first_step() {
+    let dir = folder(&[
+        (
+            "lead.yaml",
+            "version: 1\nname: lead\nmodel: {id: script, script: lead.script.yaml}\ntoolsets:\n  \
+             - type: agents\n    name: team\n    agents:\n      - path: finder.yaml\n",
+        ),
+        (
+            "lead.script.yaml",
+            "- calls:\n    - {tool: finder, args: {task: find the marker}}\n- answer: done\n",
+        ),
+        (
+            "finder.yaml",
+            "version: 1\nname: finder\ndescription: Finds things.\n\
+             model: {id: script, script: finder.script.yaml}\nenvironment: {type: local, root: .}\n\
+             toolsets:\n  - type: filesystem\n    name: code\n    read_only: true\n  \
+             - type: search\n    name: lookup\n    toolsets: [code]\n    preload: [grep]\n",
+        ),
+        (
+            "finder.script.yaml",
+            "- calls:\n    - {tool: grep, args: {pattern: MARKER-7}}\n- answer: found\n",
+        ),
+        ("notes.txt", "MARKER-7 is here\n"),
+    ]);
+    let output = run(
+        dir.path(),
+        &["run", "lead.yaml", "--prompt", "Find it", "--json"],
+    );
+    assert_status(&output, 0);
+    let (_, records) = finished(&output);
+    let grep_return = records
+        .iter()
+        .find(|record| {
+            record["event"]["type"] == "sub_agent"
+                && record["event"]["event"]["type"] == "tool_return"
+                && record["event"]["event"]["part"]["tool_name"] == "grep"
+        })
+        .expect("the finder's grep returned");
+    assert_eq!(
+        grep_return["event"]["event"]["part"]["kind"], "success",
+        "{grep_return}"
+    );
 }

@@ -58,8 +58,14 @@ fn a_traced_run_writes_its_span_tree_as_json_lines_without_content_or_secrets() 
         assert_eq!(chat["attributes"]["gen_ai.request.model"], "gpt-4.1-mini");
     }
     assert_eq!(chats[0]["attributes"]["gen_ai.usage.input_tokens"], 100);
-    assert_eq!(chats[0]["attributes"]["gen_ai.response.id"], "chatcmpl-trace-1");
-    assert_eq!(chats[1]["attributes"]["gen_ai.response.id"], "chatcmpl-trace-2");
+    assert_eq!(
+        chats[0]["attributes"]["gen_ai.response.id"],
+        "chatcmpl-trace-1"
+    );
+    assert_eq!(
+        chats[1]["attributes"]["gen_ai.response.id"],
+        "chatcmpl-trace-2"
+    );
     assert_eq!(chats[0]["attributes"]["gen_ai.usage.output_tokens"], 20);
     let call = span(&spans, "execute_tool shell_exec");
     assert_eq!(call["parent_span_id"], run["span_id"]);
@@ -113,7 +119,8 @@ fn with_trace_content_the_spans_record_content_and_still_no_secret() {
 
 #[test]
 fn a_rate_limited_request_retried_by_the_client_is_a_retry_event_of_its_chat_span() {
-    let limited = Reply::json_file(429, "openai", "rate_limited.json").with_header("retry-after", "0");
+    let limited =
+        Reply::json_file(429, "openai", "rate_limited.json").with_header("retry-after", "0");
     let server = serve_after(vec![limited]);
     let spans = traced_on(&server, &[]);
     let first = spans

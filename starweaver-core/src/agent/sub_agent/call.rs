@@ -10,6 +10,7 @@ use super::{SubAgent, SUB_AGENT_KEY};
 use crate::agent::{
     AgentError, AgentRunOptions, AgentRunResult, AgentSession, AgentStreamEvent, AgentStreamRecord,
 };
+use crate::environment::{attached_environment, attached_process_shell};
 use crate::model::Usage;
 use crate::tools::{NestedRecord, NestedRecordSink, ToolContext, ToolError, ToolResult};
 
@@ -148,15 +149,27 @@ fn call_vars(sub: &SubAgent, arguments: &Value) -> BTreeMap<String, String> {
 /// A session of the sub-agent: fresh, or restored from a call that waited, with its
 /// environment attached either way.
 fn session_of(sub: &SubAgent, state: Option<crate::agent::AgentSessionState>) -> AgentSession {
-    let mut session = match state {
-        Some(state) => AgentSession::restore(sub.agent.clone(), state),
-        None => AgentSession::new(sub.agent.clone()),
+    let template = sub.context.as_ref();
+    let mut session = match (state, template) {
+        (Some(state), _) => AgentSession::restore(sub.agent.clone(), state),
+        (None, Some(template)) => {
+            AgentSession::new(sub.agent.clone()).with_context(template.clone())
+        }
+        (None, None) => AgentSession::new(sub.agent.clone()),
     };
-    if let Some(provider) = &sub.environment {
-        session = session.with_environment(provider.clone());
+    let environment = sub
+        .environment
+        .clone()
+        .or_else(|| template.and_then(attached_environment));
+    if let Some(provider) = environment {
+        session = session.with_environment(provider);
     }
-    if let Some(provider) = &sub.process_shell {
-        session = session.with_process_shell(provider.clone());
+    let process_shell = sub
+        .process_shell
+        .clone()
+        .or_else(|| template.and_then(attached_process_shell));
+    if let Some(provider) = process_shell {
+        session = session.with_process_shell(provider);
     }
     session
 }

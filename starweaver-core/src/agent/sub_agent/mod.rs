@@ -25,6 +25,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::Agent;
+use crate::context::AgentContext;
 use crate::environment::{DynEnvironment, DynProcessShell};
 use crate::tools::{DynTool, FunctionTool, ToolDependencyRequirements};
 
@@ -68,6 +69,7 @@ pub struct SubAgent {
     instructions: Option<InstructionRenderer>,
     environment: Option<DynEnvironment>,
     process_shell: Option<DynProcessShell>,
+    context: Option<AgentContext>,
 }
 
 impl std::fmt::Debug for SubAgent {
@@ -95,6 +97,7 @@ impl SubAgent {
             instructions: None,
             environment: None,
             process_shell: None,
+            context: None,
         }
     }
 
@@ -149,6 +152,17 @@ impl SubAgent {
     #[must_use]
     pub fn process_shell(mut self, provider: DynProcessShell) -> Self {
         self.process_shell = Some(provider);
+        self
+    }
+
+    /// What each call's session starts from, in place of an empty context: a copy of
+    /// `template`, with its dependencies, grants, tools loaded by tool search and attached
+    /// environment (a manifest's sub-agent gets the context its manifest loads with). A call
+    /// that waited continues from its own saved context instead; the template's environment
+    /// and process shell are attached to it again.
+    #[must_use]
+    pub fn context(mut self, template: AgentContext) -> Self {
+        self.context = Some(template);
         self
     }
 
