@@ -102,6 +102,24 @@ fn agent(model_nanos: Arc<AtomicU64>) -> Agent {
     builder.build()
 }
 
+/// Runs the agent `iterations` times; the time per step, the model's own time excluded.
+fn per_step(
+    runtime: &tokio::runtime::Runtime,
+    agent: &Agent,
+    model_nanos: &AtomicU64,
+    iterations: u64,
+) -> Duration {
+    model_nanos.store(0, Ordering::Relaxed);
+    let started = Instant::now();
+    for _ in 0..iterations {
+        let result = runtime.block_on(agent.run("add things")).unwrap();
+        assert_eq!(result.output, "done");
+    }
+    let total = started.elapsed();
+    let model = Duration::from_nanos(model_nanos.load(Ordering::Relaxed));
+    total.saturating_sub(model) / u32::try_from(STEPS).unwrap()
+}
+
 fn bench_agent_run(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -111,17 +129,7 @@ fn bench_agent_run(c: &mut Criterion) {
     let agent = agent(model_nanos.clone());
     let mut group = c.benchmark_group("agent_run");
     group.bench_function("per_step_excluding_model", |b| {
-        b.iter_custom(|iterations| {
-            model_nanos.store(0, Ordering::Relaxed);
-            let started = Instant::now();
-            for _ in 0..iterations {
-                let result = runtime.block_on(agent.run("add things")).unwrap();
-                assert_eq!(result.output, "done");
-            }
-            let total = started.elapsed();
-            let model = Duration::from_nanos(model_nanos.load(Ordering::Relaxed));
-            total.saturating_sub(model) / u32::try_from(STEPS).unwrap()
-        });
+        b.iter_custom(|iterations| per_step(&runtime, &agent, &model_nanos, iterations));
     });
     // The same run with its spans recorded: by a subscriber that keeps them and exports
     // nothing, and exported as JSON lines (batched, to a temporary file).
@@ -132,17 +140,7 @@ fn bench_agent_run(c: &mut Criterion) {
     for (name, jsonl) in [("traced_noop_subscriber", false), ("traced_jsonl", true)] {
         group.bench_function(format!("per_step_excluding_model_{name}"), |b| {
             b.iter_custom(|iterations| {
-                let run = || {
-                    model_nanos.store(0, Ordering::Relaxed);
-                    let started = Instant::now();
-                    for _ in 0..iterations {
-                        let result = runtime.block_on(agent.run("add things")).unwrap();
-                        assert_eq!(result.output, "done");
-                    }
-                    let total = started.elapsed();
-                    let model = Duration::from_nanos(model_nanos.load(Ordering::Relaxed));
-                    total.saturating_sub(model) / u32::try_from(STEPS).unwrap()
-                };
+                let run = || per_step(&runtime, &agent, &model_nanos, iterations);
                 if jsonl {
                     tracing::subscriber::with_default(starweaver::trace::subscriber(&provider), run)
                 } else {

@@ -27,9 +27,12 @@ impl SpanExporter for Collected {
 
 const SECRET: &str = "s3cret-42";
 
-/// Runs the `ops` agent: one step calls `lookup` (which fails once and is retried) and
-/// `deploy` (which needs approval); the run waits, is approved, and answers.
-fn traced_run() -> Vec<SpanData> {
+/// Runs `work` on a current-thread runtime under the exporter's subscriber, masking `SECRET`,
+/// and returns every span it made.
+fn collect<F>(work: impl FnOnce() -> F) -> Vec<SpanData>
+where
+    F: std::future::Future<Output = ()>,
+{
     let collected = Collected::default();
     let mask: Mask = Arc::new(|text: &str| text.replace(SECRET, "***"));
     let provider = SdkTracerProvider::builder()
@@ -39,8 +42,17 @@ fn traced_run() -> Vec<SpanData> {
         .enable_all()
         .build()
         .unwrap();
-    tracing::subscriber::with_default(subscriber(&provider), || {
-        runtime.block_on(async {
+    tracing::subscriber::with_default(subscriber(&provider), || runtime.block_on(work()));
+    provider.force_flush().unwrap();
+    let spans = collected.0.lock().unwrap().clone();
+    spans
+}
+
+/// Runs the `ops` agent: one step calls `lookup` (which fails once and is retried) and
+/// `deploy` (which needs approval); the run waits, is approved, and answers.
+fn traced_run() -> Vec<SpanData> {
+    collect(|| async {
+        {
             let requests = Mutex::new(0u32);
             let model = FunctionModel::new(move |_messages, _parameters| {
                 let mut count = requests.lock().unwrap();
@@ -97,11 +109,8 @@ fn traced_run() -> Vec<SpanData> {
                 .resume_after_hitl(AgentHitlUserInteraction::approved("call-deploy"))
                 .await
                 .unwrap();
-        });
-    });
-    provider.force_flush().unwrap();
-    let spans = collected.0.lock().unwrap().clone();
-    spans
+        }
+    })
 }
 
 fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
@@ -236,17 +245,8 @@ fn a_run_is_a_tree_of_named_spans_with_usage_call_ids_retries_and_approvals_and_
 
 #[test]
 fn a_sub_agents_run_is_a_child_invoke_agent_span_of_the_call_that_ran_it() {
-    let collected = Collected::default();
-    let mask: Mask = Arc::new(|text: &str| text.to_string());
-    let provider = SdkTracerProvider::builder()
-        .with_simple_exporter(MaskedExporter::new(collected.clone(), mask))
-        .build();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    tracing::subscriber::with_default(subscriber(&provider), || {
-        runtime.block_on(async {
+    let spans = collect(|| async {
+        {
             let reviewer = AgentBuilder::new(Arc::new(FunctionModel::new(|_, _| {
                 Ok(ModelResponse::text("Looks good."))
             })))
@@ -271,10 +271,8 @@ fn a_sub_agents_run_is_a_child_invoke_agent_span_of_the_call_that_ran_it() {
             .tool(starweaver_core::agent::SubAgent::new("reviewer", reviewer).into_tool())
             .build();
             lead.run("Review.").await.unwrap();
-        });
+        }
     });
-    provider.force_flush().unwrap();
-    let spans = collected.0.lock().unwrap().clone();
     let lead = named(&spans, "invoke_agent lead")[0];
     let call = named(&spans, "execute_tool reviewer")[0];
     let child = named(&spans, "invoke_agent reviewer")[0];
