@@ -216,6 +216,45 @@ async fn a_damaged_postgres_row_is_an_error_naming_its_run_and_other_runs_still_
     db.remove().await;
 }
 
+#[tokio::test]
+async fn a_postgres_store_from_before_structured_output_gains_the_column_and_keeps_its_runs() {
+    let Some(db) = database().await else { return };
+    let now = super::clock();
+    let store = db.store(&now).await;
+    let old = store.create(NewRun::new("helper", "old")).await.unwrap();
+    drop(store);
+    // The database as the version before the column left it.
+    let mut raw = PgConnection::connect(db.url()).await.unwrap();
+    raw.execute("ALTER TABLE runs DROP COLUMN structured_output")
+        .await
+        .unwrap();
+    raw.execute("DELETE FROM _sqlx_migrations WHERE version = 2")
+        .await
+        .unwrap();
+    drop(raw);
+    let store = db.store(&now).await;
+    let found = store.get(&old.id).await.unwrap().unwrap();
+    assert_eq!(
+        (found.prompt.as_str(), found.structured_output),
+        ("old", None)
+    );
+    let (_, lease) = store.claim("w1", 30_000).await.unwrap().unwrap();
+    let answer = serde_json::json!({"ok": true});
+    store
+        .finish(
+            &lease,
+            String::new(),
+            Some(answer.clone()),
+            Usage::default(),
+        )
+        .await
+        .unwrap();
+    let found = store.get(&old.id).await.unwrap().unwrap();
+    assert_eq!(found.structured_output, Some(answer));
+    drop(store);
+    db.remove().await;
+}
+
 /// Needs no server: nothing listens on port 1.
 #[tokio::test]
 async fn an_unreachable_server_fails_within_seconds_naming_the_masked_url() {
