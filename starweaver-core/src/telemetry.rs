@@ -36,6 +36,14 @@ pub fn content_capture() -> bool {
     CONTENT_CAPTURE.load(Ordering::Relaxed)
 }
 
+/// Whether any `tracing` subscriber was ever installed in this process, globally or for a
+/// scope. Until one is, a span is [`tracing::Span::none`] without building its attributes: a
+/// run nobody traces pays one load per span (the `tracing` crate's own check would still
+/// evaluate the attributes for its `log` fallback).
+pub(crate) fn traced() -> bool {
+    tracing::dispatcher::has_been_set()
+}
+
 /// `value` as a content attribute: its JSON, cut to [`MAX_CONTENT_CHARS`] characters.
 pub(crate) fn content(value: &impl serde::Serialize) -> String {
     let mut text = match serde_json::to_value(value) {

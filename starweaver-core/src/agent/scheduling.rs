@@ -127,6 +127,11 @@ impl CallReports {
         }
     }
 
+    /// Drops every report that already arrived: sent by calls that have returned.
+    pub(crate) fn discard(&mut self) {
+        while self.try_next().is_some() {}
+    }
+
     /// A report that already arrived, if any.
     fn try_next(&mut self) -> Option<CallReport> {
         if let Ok(report) = self.progress.try_recv() {

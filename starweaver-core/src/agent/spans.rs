@@ -12,7 +12,7 @@ use crate::model::{
     DynModel, ModelMessage, ModelResponse, ProviderKind, ToolCallPart, ToolReturnKind,
     ToolReturnPart, Usage,
 };
-use crate::telemetry::{content, content_capture, TRACE_TARGET};
+use crate::telemetry::{content, content_capture, traced, TRACE_TARGET};
 
 /// The provider a model's name names (`openai` for `openai:gpt-4o`), else the model's name
 /// (`test`, `script`, a host's own), and the model's own name.
@@ -30,6 +30,9 @@ pub(crate) fn invoke_agent(
     model: &DynModel,
     conversation_id: &ConversationId,
 ) -> Span {
+    if !traced() {
+        return Span::none();
+    }
     let (provider, _) = provider_and_model(model);
     let name = match agent {
         Some(agent) => format!("invoke_agent {agent}"),
@@ -108,6 +111,9 @@ fn error_type(error: &AgentError) -> &'static str {
 
 /// The span of one model request.
 pub(crate) fn chat(model: &DynModel, step: u32, messages: &[ModelMessage]) -> Span {
+    if !traced() {
+        return Span::none();
+    }
     let (provider, request_model) = provider_and_model(model);
     let span = tracing::info_span!(
         target: TRACE_TARGET,
@@ -170,6 +176,9 @@ pub(crate) fn chat_ended(span: &Span, response: Result<&ModelResponse, &AgentErr
 
 /// The span of one tool call.
 pub(crate) fn execute_tool(call: &ToolCallPart) -> Span {
+    if !traced() {
+        return Span::none();
+    }
     let span = tracing::info_span!(
         target: TRACE_TARGET,
         "execute_tool",

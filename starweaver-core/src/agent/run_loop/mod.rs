@@ -90,6 +90,11 @@ pub(crate) struct Run<'a, 'r> {
     output: Option<OutputTool>,
     /// A tool of the agent or the run already had the output tool's name.
     output_clash: bool,
+    /// Where the run's calls send progress (and their sub-agents' records), made once per
+    /// run and handed to each call's context.
+    sinks: CallSinks,
+    /// Where those reports arrive.
+    reports: CallReports,
 }
 
 impl<'a, 'r> Run<'a, 'r> {
@@ -115,7 +120,10 @@ impl<'a, 'r> Run<'a, 'r> {
             |settings| config.settings.merged(settings),
         );
         let seen_events = context.read(|context| context.events.events().len());
+        let (sinks, reports) = call_channels(recorder.is_active());
         Self {
+            sinks,
+            reports,
             config,
             registry,
             settings,
@@ -593,17 +601,17 @@ impl<'a, 'r> Run<'a, 'r> {
                 call: (*call).clone(),
             });
         }
-        let (sinks, mut reports) = call_channels(self.recorder.is_active());
-        let scope = sinks
+        // What a call of an earlier batch reported after it returned is not this batch's.
+        self.reports.discard();
+        let scope = self
+            .sinks
             .attach(self.scope_context(progress))
             .with_may_have_run(may_have_run);
         let contexts: Vec<ToolContext> = calls
             .iter()
             .map(|call| self.call_in(&scope, progress, call))
             .collect();
-        // The calls hold the only senders: the channels close when they end.
         drop(scope);
-        drop(sinks);
         // Each return (and the context events its tool published) is
         // reported as the call finishes, not when the batch does; progress
         // as it arrives.
@@ -620,7 +628,7 @@ impl<'a, 'r> Run<'a, 'r> {
             calls,
             contexts,
             reason.is_some(),
-            &mut reports,
+            &mut self.reports,
             journal,
             |event| match event {
                 BatchEvent::Report(report) => counted.emit(recorder, report),
@@ -831,9 +839,9 @@ impl CallSinks {
     }
 }
 
-/// Sinks for the reports of a batch's calls, and where the reports arrive; nested records
-/// only when someone `listening` to the run would see them. The receivers live only as long
-/// as the batch: a report sent after its call returned is dropped.
+/// Sinks for the reports of a run's calls, and where the reports arrive; nested records
+/// only when someone `listening` to the run would see them. Made once per run: each batch
+/// first discards what calls of earlier batches sent after they returned.
 fn call_channels(listening: bool) -> (CallSinks, CallReports) {
     let (sender, progress) = tokio::sync::mpsc::channel(PROGRESS_BACKLOG);
     let progress_sink = ToolProgressSink::new(move |report| {

@@ -4,7 +4,7 @@
 use serde_json::{json, Value};
 use tracing::Instrument;
 
-use super::{call_channels, ProgressCounts, Run};
+use super::{ProgressCounts, Run};
 use crate::agent::hitl::{AgentHitlRequest, AgentHitlRequestKind};
 use crate::agent::scheduling::{record, reporting};
 use crate::agent::state::{RunProgress, WaitingState};
@@ -73,14 +73,13 @@ impl Run<'_, '_> {
                 continue;
             }
             // Its progress is reported as it arrives, as in a batch.
-            let (sinks, mut reports) = call_channels(self.recorder.is_active());
-            let answer = answer.with_sinks(&sinks);
-            drop(sinks);
+            self.reports.discard();
+            let answer = answer.with_sinks(&self.sinks);
             let recorder = &mut *self.recorder;
             let mut counted = ProgressCounts::default();
             let part = reporting(
                 run_answer(&self.registry, call, answer),
-                &mut reports,
+                &mut self.reports,
                 |report| counted.emit(recorder, report),
             )
             .await;

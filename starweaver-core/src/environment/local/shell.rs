@@ -191,6 +191,9 @@ impl LocalEnvironmentProvider {
 /// status and duration. The program is content (it may name what the command works on), so it
 /// is recorded only with content capture on; the environment never is.
 fn command_span(request: &CommandRequest) -> tracing::Span {
+    if !crate::telemetry::traced() {
+        return tracing::Span::none();
+    }
     let span = tracing::info_span!(
         target: crate::telemetry::TRACE_TARGET,
         "shell",
