@@ -3,6 +3,7 @@
 //! protobuf definitions.
 
 mod jsonl;
+mod mcp;
 mod otlp;
 
 use std::path::Path;
