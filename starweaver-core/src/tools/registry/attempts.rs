@@ -232,12 +232,13 @@ mod tests {
 
     #[test]
     fn a_calls_future_stays_small() {
-        // Futures are moved when awaited, joined or spawned: a call's state
-        // was over 1 KB when each nested `async fn` kept its own copy of
-        // the context.
+        // Futures are moved when awaited, joined or spawned, and a move of
+        // more than 128 bytes is a `memcpy` call. A call's state was over
+        // 1 KB when each nested `async fn` kept its own copy of the
+        // context, then 216 bytes while it held the dispatch inline.
         let registry = ToolRegistry::new();
         let call = call();
         let size = std::mem::size_of_val(&registry.execute_call(ToolContext::default(), &call));
-        assert!(size <= 512, "execute_call's future is {size} bytes");
+        assert!(size <= 128, "execute_call's future is {size} bytes");
     }
 }

@@ -106,12 +106,12 @@ impl ToolRegistry {
     /// future borrows them.
     fn dispatch<'a>(
         &'a self,
-        ctx: ToolContext,
+        mut ctx: ToolContext,
         call_id: &'a str,
         name: &'a str,
         arguments: Cow<'a, Value>,
     ) -> Dispatch<'a> {
-        let (entry, ctx, limits, frame) = match self.settle(ctx, call_id, name, &arguments) {
+        let (entry, limits, frame) = match self.settle(&mut ctx, call_id, name, &arguments) {
             Ok(prepared) => prepared,
             Err(outcome) => return Dispatch::Done(Some(outcome)),
         };
@@ -155,18 +155,19 @@ impl ToolRegistry {
     }
 
     /// Everything a call settles before it can wait: the entry, its
-    /// limits, the arguments' shape and the call's context. `Err` is the
-    /// call's outcome when it stops here.
+    /// limits, the arguments' shape and the call's context (made in place:
+    /// the context is the largest thing a call moves). `Err` is the call's
+    /// outcome when it stops here.
     // The outcome is moved once, to the caller's return; it is never
     // propagated with `?` through layers.
     #[allow(clippy::result_large_err)]
     fn settle<'e>(
         &'e self,
-        ctx: ToolContext,
+        ctx: &mut ToolContext,
         call_id: &str,
         name: &str,
         arguments: &Value,
-    ) -> Result<(&'e ToolEntry, ToolContext, CallLimits, OutcomeFrame), ToolCallOutcome> {
+    ) -> Result<(&'e ToolEntry, CallLimits, OutcomeFrame<'e>), ToolCallOutcome> {
         let model_retries_used = ctx.retry();
         let Some(entry) = self.entries.get(name) else {
             return Err(ToolCallOutcome {
@@ -183,13 +184,13 @@ impl ToolRegistry {
             max_retries: limits.max_retries,
             model_retries_used,
             delegated: entry.delegates,
-            limits: self.limits,
+            limits: &self.limits,
         };
         if let Some(error) = self.argument_problem(name, arguments) {
             return Err(frame.finish(Err(error), 0));
         }
         match self.call_context(entry, ctx, call_id, name, limits) {
-            Ok(ctx) => Ok((entry, ctx, limits, frame)),
+            Ok(()) => Ok((entry, limits, frame)),
             Err(error) => Err(frame.finish(Err(error), 0)),
         }
     }
@@ -253,7 +254,8 @@ impl ToolRegistry {
             .get(name)
             .ok_or_else(|| self.not_found(name, ctx.agent_context()))?;
         let limits = self.call_limits(entry, ctx.inherited_limits());
-        let ctx = self.call_context(entry, ctx, call_id, name, limits)?;
+        let mut ctx = ctx;
+        self.call_context(entry, &mut ctx, call_id, name, limits)?;
         let preprocessed =
             catch_panics(|| OptionFuture::from(entry.tool.preprocess_user_input(ctx, user_input)))
                 .await
@@ -261,23 +263,24 @@ impl ToolRegistry {
         preprocessed.transpose()
     }
 
-    /// The context a tool sees for one call: call identity, visibility in
+    /// Makes `ctx` the context a tool sees for one call: call identity, visibility in
     /// the ambient context, and dependencies by the tool's profile. Used
     /// for execution and for user-input preprocessing alike.
     fn call_context(
         &self,
         entry: &ToolEntry,
-        mut ctx: ToolContext,
+        ctx: &mut ToolContext,
         call_id: &str,
         name: &str,
         limits: CallLimits,
-    ) -> Result<ToolContext, ToolError> {
+    ) -> Result<(), ToolError> {
         let max_retries = limits.max_retries;
         ctx.set_call(entry.name.clone(), call_id, max_retries);
         let inherited = self.inherit(ctx.inherited_limits());
         ctx.set_inherited_limits(inherited);
         let Some(ambient) = ctx.agent_context().cloned() else {
-            return Ok(Self::without_ambient(entry, ctx));
+            Self::without_ambient(entry, ctx);
+            return Ok(());
         };
         // One read of the ambient context: visibility, then the
         // dependencies the tool's profile allows.
@@ -299,16 +302,15 @@ impl ToolRegistry {
                 ctx.set_dependencies(dependencies);
             }
             Ok(())
-        })?;
-        Ok(ctx)
+        })
     }
 
     /// A call's context when no agent context is attached: no grants, so
     /// Strict gets nothing, and Filtered loses any broad handle the
     /// caller attached.
-    fn without_ambient(entry: &ToolEntry, mut ctx: ToolContext) -> ToolContext {
+    fn without_ambient(entry: &ToolEntry, ctx: &mut ToolContext) {
         if entry.delegates {
-            return ctx;
+            return;
         }
         match entry.requirements.profile {
             ToolDependencyProfile::Legacy => {}
@@ -319,7 +321,6 @@ impl ToolRegistry {
                 ctx.set_dependencies(crate::context::Dependencies::default())
             }
         }
-        ctx
     }
 
     /// Arguments the registry refuses before any tool code sees them:
@@ -422,16 +423,17 @@ impl ToolRegistry {
     }
 }
 
-/// The call's outcome fields that do not depend on how it ended.
+/// The call's outcome fields that do not depend on how it ended. The
+/// limits stay borrowed from the registry until an outcome is gathered.
 #[derive(Clone, Copy)]
-struct OutcomeFrame {
-    max_retries: u32,
-    model_retries_used: u32,
-    delegated: bool,
-    limits: ToolLimits,
+pub(super) struct OutcomeFrame<'l> {
+    pub(super) max_retries: u32,
+    pub(super) model_retries_used: u32,
+    pub(super) delegated: bool,
+    pub(super) limits: &'l ToolLimits,
 }
 
-impl OutcomeFrame {
+impl OutcomeFrame<'_> {
     fn finish(
         self,
         result: Result<ToolResult, ToolError>,
@@ -443,13 +445,19 @@ impl OutcomeFrame {
             max_retries: self.max_retries,
             model_retries_used: self.model_retries_used,
             delegated: self.delegated,
-            limits: self.limits,
+            limits: *self.limits,
         }
     }
 }
 
 /// [`ToolRegistry::execute_call`]'s future: the call starts on the first
 /// poll, and its outcome becomes the return the model sees.
+///
+/// The first poll dispatches the call and polls it at once, on the stack:
+/// a call that ends there (most tools end on their first poll) never
+/// stores its state. Only a call that waits moves its state into a box,
+/// so the future itself stays small: callers move it when they await,
+/// join or spawn it, and a move of more than 128 bytes is a `memcpy`.
 enum ExecuteCall<'a> {
     /// Not polled yet.
     Start {
@@ -459,68 +467,114 @@ enum ExecuteCall<'a> {
         ctx: Option<ToolContext>,
         call: &'a ToolCallPart,
     },
-    /// Dispatched.
-    Running {
+    /// Dispatched, and waiting on the tool.
+    Waiting {
         call: &'a ToolCallPart,
-        dispatch: Dispatch<'a>,
+        dispatch: Box<Dispatch<'a>>,
     },
     /// Polled again after it ended: a caller's bug, with no second return
     /// to give.
     Ended,
 }
 
-impl ExecuteCall<'_> {
-    fn start(&mut self) {
-        let ExecuteCall::Start {
-            registry,
-            ctx,
-            call,
-        } = self
-        else {
-            return;
-        };
-        let (registry, call) = (*registry, *call);
-        let Some(ctx) = ctx.take() else {
-            return;
-        };
-        let dispatch = match call.arguments.as_json() {
-            Some(arguments) => {
-                registry.dispatch(ctx, &call.id, &call.name, Cow::Borrowed(arguments))
-            }
-            None => Dispatch::Boxed(Box::pin(registry.execute_unparsed(ctx, call))),
-        };
-        *self = ExecuteCall::Running { call, dispatch };
-    }
-}
-
 impl Future for ExecuteCall<'_> {
     type Output = ToolReturnPart;
 
+    // The return (272 bytes) is built where the caller wants it: no path
+    // unpacks a finished part to wrap it again, and the common end drops
+    // the dispatch before building the part, since a part built before a
+    // drop is copied after it.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ToolReturnPart> {
         let this = self.get_mut();
-        this.start();
-        let ExecuteCall::Running { call, dispatch } = this else {
-            return Poll::Pending;
-        };
-        let call: &ToolCallPart = call;
-        let outcome = std::task::ready!(Pin::new(dispatch).poll(cx));
-        *this = ExecuteCall::Ended;
-        Poll::Ready(outcome.into_return_part(&call.id, &call.name))
+        match this {
+            ExecuteCall::Start {
+                registry,
+                ctx,
+                call,
+            } => {
+                let (registry, call) = (*registry, *call);
+                // Taking the context leaves a state that a poll after the
+                // end finds inert.
+                let Some(ctx) = ctx.take() else {
+                    return Poll::Pending;
+                };
+                // A tool that ran and returned on its first poll (the
+                // common end): the dispatch is dropped where it lies before
+                // the return is built, so the return is built in place.
+                let (frame, result, attempts) = 'ran: {
+                    let mut dispatch = match call.arguments.as_json() {
+                        Some(arguments) => {
+                            registry.dispatch(ctx, &call.id, &call.name, Cow::Borrowed(arguments))
+                        }
+                        None => Dispatch::Boxed(Box::pin(registry.execute_unparsed(ctx, call))),
+                    };
+                    // `Dispatch` is `Unpin` (what it pins is boxed), so it
+                    // may be polled here and moved afterwards.
+                    let polled = match &mut dispatch {
+                        Dispatch::Running { attempts, frame } => {
+                            let frame = *frame;
+                            if let Poll::Ready((result, attempts)) = Pin::new(attempts).poll(cx) {
+                                break 'ran (frame, result, attempts);
+                            }
+                            Poll::Pending
+                        }
+                        dispatch => dispatch.poll_return(cx, call),
+                    };
+                    if polled.is_pending() {
+                        *this = ExecuteCall::Waiting {
+                            call,
+                            dispatch: Box::new(dispatch),
+                        };
+                    }
+                    return polled;
+                };
+                Poll::Ready(frame.into_return_part(result, attempts, &call.id, &call.name))
+            }
+            ExecuteCall::Waiting { call, dispatch } => {
+                let polled = dispatch.poll_return(cx, call);
+                if polled.is_ready() {
+                    *this = ExecuteCall::Ended;
+                }
+                polled
+            }
+            ExecuteCall::Ended => Poll::Pending,
+        }
     }
 }
 
-/// A dispatched call from its first wait on: ended, running its
-/// attempts, or (hooks, validators, owned arguments) boxed.
+/// A dispatched call: ended before the tool ran, running its attempts,
+/// or (hooks, validators, owned arguments) boxed. It is polled first where
+/// it was made, and boxed only when it waits.
 enum Dispatch<'a> {
     /// Stopped before the tool ran; taken when polled.
     Done(Option<ToolCallOutcome>),
     /// The tool's attempts, then the outcome's frame.
     Running {
         attempts: Attempts<'a>,
-        frame: OutcomeFrame,
+        frame: OutcomeFrame<'a>,
     },
     /// The rare paths, whose state would otherwise enlarge every call.
     Boxed(BoxFuture<'a, ToolCallOutcome>),
+}
+
+impl Dispatch<'_> {
+    /// Polls the call on to the return the model sees. A call that ran
+    /// its attempts goes from the tool's result straight to the return.
+    fn poll_return(&mut self, cx: &mut Context<'_>, call: &ToolCallPart) -> Poll<ToolReturnPart> {
+        let outcome = match self {
+            Dispatch::Running { attempts, frame } => {
+                return Pin::new(attempts).poll(cx).map(|(result, attempts)| {
+                    frame.into_return_part(result, attempts, &call.id, &call.name)
+                });
+            }
+            Dispatch::Done(outcome) => match outcome.take() {
+                Some(outcome) => outcome,
+                None => return Poll::Pending,
+            },
+            Dispatch::Boxed(boxed) => std::task::ready!(boxed.as_mut().poll(cx)),
+        };
+        Poll::Ready(outcome.into_return_part(&call.id, &call.name))
+    }
 }
 
 impl Future for Dispatch<'_> {
@@ -549,7 +603,7 @@ struct HookedCall<'a> {
     name: &'a str,
     tool_hooks: &'a [Arc<dyn ToolExecutionHook>],
     limits: CallLimits,
-    frame: OutcomeFrame,
+    frame: OutcomeFrame<'a>,
 }
 
 /// What stops a call before the tool runs: a validator's refusal,
@@ -685,5 +739,95 @@ async fn after_hooks<'h>(
     match outcome {
         ToolExecutionOutcome::Success(result) => Ok(result),
         ToolExecutionOutcome::Error(error) => Err(error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Waker};
+
+    use serde_json::json;
+
+    use crate::model::ToolCallPart;
+    use crate::tools::{FunctionTool, ToolContext, ToolError, ToolRegistry, ToolResult};
+
+    /// A tool that waits once before it answers, and fails unexpectedly on
+    /// its first run when `flaky`.
+    fn waiting(runs: &Arc<AtomicU32>, flaky: bool) -> FunctionTool {
+        let runs = runs.clone();
+        FunctionTool::new("waits", None, json!({"type": "object"}), move |_, _| {
+            let run = runs.fetch_add(1, Ordering::SeqCst);
+            let mut waited = false;
+            async move {
+                std::future::poll_fn(|cx| {
+                    if waited {
+                        return Poll::Ready(());
+                    }
+                    waited = true;
+                    cx.waker().wake_by_ref();
+                    Poll::Pending
+                })
+                .await;
+                if flaky && run == 0 {
+                    return Err(ToolError::execution("try again"));
+                }
+                Ok(ToolResult::new(json!({"run": run})))
+            }
+        })
+    }
+
+    /// Polls `call` to its return, counting the polls, then once more.
+    fn polled(registry: &ToolRegistry, call: &ToolCallPart) -> (crate::model::ToolReturnPart, u32) {
+        let mut future = pin!(registry.execute_call(ToolContext::default(), call));
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut polls = 0;
+        let part = loop {
+            polls += 1;
+            if let Poll::Ready(part) = future.as_mut().poll(&mut cx) {
+                break part;
+            }
+            assert!(polls < 10, "the call never ended");
+        };
+        // Polled after its end: no second return, and no panic.
+        assert!(future.as_mut().poll(&mut cx).is_pending());
+        (part, polls)
+    }
+
+    #[test]
+    fn a_call_that_waits_keeps_its_attempts_across_polls_and_returns_once() {
+        let runs = Arc::new(AtomicU32::new(0));
+        let registry = ToolRegistry::new().with_tool(Arc::new(waiting(&runs, true)));
+        let call = ToolCallPart::new("call_1", "waits", json!({}));
+        let (part, polls) = polled(&registry, &call);
+        assert!(part.is_success(), "{part:?}");
+        assert_eq!(part.content, json!({"run": 1}));
+        assert_eq!(part.metadata["retry"]["attempts"], 2);
+        // Each attempt waits once: the first ends in a retried failure.
+        assert_eq!(polls, 3);
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn a_call_that_ends_on_its_first_poll_returns_once() {
+        let registry = ToolRegistry::new().with_tool(Arc::new(FunctionTool::new(
+            "now",
+            None,
+            json!({"type": "object"}),
+            |_, _| async { Ok(ToolResult::new(json!("done"))) },
+        )));
+        let (part, polls) = polled(&registry, &ToolCallPart::new("call_1", "now", json!({})));
+        assert_eq!((part.content, polls), (json!("done"), 1));
+        assert_eq!(
+            (part.tool_call_id.as_str(), part.tool_name.as_str()),
+            ("call_1", "now")
+        );
+        // A call that stops before the tool runs ends on its first poll too.
+        let (part, polls) = polled(&registry, &ToolCallPart::new("call_2", "nope", json!({})));
+        assert_eq!((part.tool_name.as_str(), polls), ("nope", 1));
+        assert!(part.is_error(), "{part:?}");
     }
 }

@@ -2,34 +2,56 @@
 
 use serde_json::{json, Value};
 
+use super::dispatch::OutcomeFrame;
 use super::shortening::{bound_content, bound_echoes, bound_message};
 use super::ToolCallOutcome;
 use crate::bounds::shorten;
 use crate::model::{ToolReturnKind, ToolReturnPart};
-use crate::tools::{ToolError, ToolLimits};
+use crate::tools::{ToolError, ToolLimits, ToolResult};
 use crate::JsonMap;
 
 impl ToolCallOutcome {
     /// The return part for this outcome.
-    #[must_use]
+    ///
     /// Everything that goes back to the model is bounded here, by the
     /// dispatching registry's [`crate::tools::ToolLimits`].
+    #[must_use]
     pub fn into_return_part(self, call_id: &str, name: &str) -> ToolReturnPart {
+        let frame = OutcomeFrame {
+            max_retries: self.max_retries,
+            model_retries_used: self.model_retries_used,
+            delegated: self.delegated,
+            limits: &self.limits,
+        };
+        frame.into_return_part(self.result, self.execution_attempts, call_id, name)
+    }
+}
+
+impl OutcomeFrame<'_> {
+    /// The return part for a call that ended with `result` after
+    /// `execution_attempts` runs: what [`ToolCallOutcome::into_return_part`]
+    /// does, without gathering the outcome first (the dispatch's own path
+    /// from a tool's result to the model's return moves less).
+    pub(super) fn into_return_part(
+        self,
+        result: Result<ToolResult, ToolError>,
+        execution_attempts: u32,
+        call_id: &str,
+        name: &str,
+    ) -> ToolReturnPart {
         let limits = self.limits;
         let name = shorten(name, limits.max_echo_bytes);
         let name = name.as_ref();
-        let exhausted = self
-            .result
+        let exhausted = result
             .as_ref()
             .err()
             .is_some_and(ToolError::is_retryable_execution);
         // A delegating tool reports the attempts of the tool it ran.
-        let (attempts, budget) = self
-            .result
+        let (attempts, budget) = result
             .as_ref()
             .err()
             .and_then(ToolError::delegated_attempts)
-            .unwrap_or((self.execution_attempts, self.max_retries));
+            .unwrap_or((execution_attempts, self.max_retries));
         let execution_retry = (attempts > 1 || (exhausted && attempts > 0)).then(|| {
             json!({
                 "class": "execution",
@@ -50,7 +72,7 @@ impl ToolCallOutcome {
                 first
             }
         };
-        let (kind, content, mut metadata, private_metadata) = match self.result {
+        let (kind, content, mut metadata, private_metadata) = match result {
             Ok(result) => (
                 ToolReturnKind::Success,
                 result.content,
@@ -73,11 +95,11 @@ impl ToolCallOutcome {
                 if let Some(retry) = model_retry {
                     metadata.insert("retry".to_string(), retry);
                 }
-                let content = error_content(name, self.delegated, &error, &mut metadata, &limits);
+                let content = error_content(name, self.delegated, &error, &mut metadata, limits);
                 (kind, content, metadata, private)
             }
         };
-        let content = bound_content(content, &mut metadata, &limits);
+        let content = bound_content(content, &mut metadata, limits);
         // Ids and names of up to 24 bytes are stored inline: no allocation.
         ToolReturnPart {
             tool_call_id: call_id.into(),
