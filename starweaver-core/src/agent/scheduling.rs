@@ -94,7 +94,7 @@ pub(crate) enum BatchEvent<'a> {
 /// What a running call reports before it returns.
 pub(crate) enum CallReport {
     /// How far it is.
-    Progress(ToolProgressReport),
+    Progress(Box<ToolProgressReport>),
     /// A record of the run it runs (a sub-agent's).
     Nested(NestedRecord),
 }
@@ -104,7 +104,10 @@ pub(crate) enum CallReport {
 /// by its own limits); progress past a backlog is (it is advice, and the next update
 /// supersedes it).
 pub(crate) struct CallReports {
-    pub(crate) progress: Receiver<ToolProgressReport>,
+    /// Boxed: the channel allocates room for a block of reports when it is made, once per
+    /// run, and a block of reports themselves is a few KB that the allocator serves slowly;
+    /// a report is rare, a run is not.
+    pub(crate) progress: Receiver<Box<ToolProgressReport>>,
     pub(crate) nested: Option<UnboundedReceiver<NestedRecord>>,
 }
 
@@ -151,7 +154,12 @@ pub(crate) type BatchJournal<'a> = Option<(&'a dyn RunJournal, u32)>;
 /// finishes (in completion order); a call's progress always comes
 /// before its return. Each finished return is written to `journal` before the batch goes on
 /// (a call that waits or was cancelled is not: it runs again when the run continues); a write
-/// that fails stops the batch, dropping the calls still running. The result is in model order.
+/// that fails stops the batch, dropping the calls still running. The result has one slot per
+/// call, in model order, each holding its call's return.
+///
+/// Each call writes its return into its own slot, and the batch hands on references: a return
+/// is 272 bytes, and passing it out through the call's future, the stream and the report loop
+/// copied it at every step.
 pub(crate) async fn execute_batch(
     registry: &ToolRegistry,
     calls: &[&ToolCallPart],
@@ -160,37 +168,45 @@ pub(crate) async fn execute_batch(
     reports: &mut CallReports,
     journal: BatchJournal<'_>,
     mut on_event: impl FnMut(BatchEvent<'_>),
-) -> Result<Vec<ToolReturnPart>, JournalError> {
-    let mut slots: Vec<Option<ToolReturnPart>> = vec![None; calls.len()];
-    let runs = calls
-        .iter()
-        .zip(contexts)
-        .enumerate()
-        .map(|(index, (call, ctx))| async move {
-            let span = super::spans::execute_tool(call);
-            let part = registry
-                .execute_call(ctx, call)
-                .instrument(span.clone())
-                .await;
-            super::spans::tool_returned(&span, &part);
-            (index, part)
-        });
-    let running = if sequential {
-        Either::Left(stream::iter(runs).then(|run| run))
-    } else {
-        Either::Right(runs.collect::<FuturesUnordered<_>>())
-    };
-    let mut running = std::pin::pin!(running);
-    while let Some((index, part)) = reporting(running.next(), reports, |report| {
-        on_event(BatchEvent::Report(report));
-    })
-    .await
+) -> Result<Vec<Option<ToolReturnPart>>, JournalError> {
+    // Not `vec![None; n]`, which clones the 272-byte `None` into place.
+    let mut slots: Vec<Option<ToolReturnPart>> = Vec::with_capacity(calls.len());
+    slots.resize_with(calls.len(), || None);
     {
-        on_event(BatchEvent::Returned(&part));
-        record(journal, &part).await?;
-        slots[index] = Some(part);
+        // The context goes straight into the call's future (which runs nothing until it is
+        // polled), so the future holding it is not larger by a second copy.
+        let runs = calls
+            .iter()
+            .zip(contexts)
+            .zip(slots.iter_mut())
+            .map(|((call, ctx), slot)| {
+                let mut running = registry
+                    .execute_call(ctx, call)
+                    .instrument(super::spans::execute_tool(call));
+                async move {
+                    // The call's future is `Unpin`: awaited by reference, it keeps its span
+                    // for the return's attributes.
+                    let part: &ToolReturnPart = slot.insert((&mut running).await);
+                    super::spans::tool_returned(running.span(), part);
+                    part
+                }
+            });
+        let running = if sequential {
+            Either::Left(stream::iter(runs).then(|run| run))
+        } else {
+            Either::Right(runs.collect::<FuturesUnordered<_>>())
+        };
+        let mut running = std::pin::pin!(running);
+        while let Some(part) = reporting(running.next(), reports, |report| {
+            on_event(BatchEvent::Report(report));
+        })
+        .await
+        {
+            on_event(BatchEvent::Returned(part));
+            record(journal, part).await?;
+        }
     }
-    Ok(slots.into_iter().flatten().collect())
+    Ok(slots)
 }
 
 /// Writes a finished return to the journal; calls that wait or were cancelled are not

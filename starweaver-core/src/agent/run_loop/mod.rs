@@ -339,7 +339,6 @@ impl<'a, 'r> Run<'a, 'r> {
             }
             let returns = self.execute_calls(&mut progress, &calls, replayed).await?;
             let fresh = vec![true; returns.len()];
-            let returns: Vec<Option<ToolReturnPart>> = returns.into_iter().map(Some).collect();
             let structured_output = self.accepted_output(&returns);
             let next = self.process_returns(
                 &mut progress,
@@ -536,13 +535,14 @@ impl<'a, 'r> Run<'a, 'r> {
 
     /// Runs a response's calls, except those whose returns the journal holds from an earlier
     /// attempt. In a step such an attempt journaled (`replayed`), a call without a return may
-    /// have been running when that attempt died: its context says so.
+    /// have been running when that attempt died: its context says so. One return per call, in
+    /// model order.
     async fn execute_calls(
         &mut self,
         progress: &mut RunProgress,
         calls: &[&ToolCallPart],
         replayed: bool,
-    ) -> Result<Vec<ToolReturnPart>, AgentError> {
+    ) -> Result<Vec<Option<ToolReturnPart>>, AgentError> {
         let returns = match self.journal.clone() {
             None => self.run_batch(progress, calls, false).await?,
             Some(journal) => {
@@ -561,10 +561,10 @@ impl<'a, 'r> Run<'a, 'r> {
                 } else {
                     self.run_batch(progress, &to_run, replayed).await?
                 };
-                let mut ran = ran.into_iter();
+                let mut ran = ran.into_iter().flatten();
                 recorded
                     .into_iter()
-                    .filter_map(|recorded| recorded.or_else(|| ran.next()))
+                    .map(|recorded| recorded.or_else(|| ran.next()))
                     .collect()
             }
         };
@@ -584,7 +584,7 @@ impl<'a, 'r> Run<'a, 'r> {
         progress: &RunProgress,
         calls: &[&ToolCallPart],
         may_have_run: bool,
-    ) -> Result<Vec<ToolReturnPart>, super::JournalError> {
+    ) -> Result<Vec<Option<ToolReturnPart>>, super::JournalError> {
         let reason = sequential_reason(&self.config.policy, &self.registry, calls);
         self.recorder.emit(|| AgentStreamEvent::ToolBatch {
             mode: if reason.is_some() {
@@ -768,23 +768,24 @@ fn apply(messages: &mut Vec<ModelMessage>, next: Next) -> Result<Option<WaitingS
 /// returns become retry prompts; calls still waiting (control flow) have
 /// none.
 fn request_parts(returns: Vec<Option<ToolReturnPart>>) -> Vec<RequestPart> {
-    let mut parts = Vec::with_capacity(returns.len());
-    for part in returns.into_iter().flatten() {
-        if part.kind.is_control_flow() {
-            continue;
-        }
-        if part.kind.is_model_retry() {
+    // One pass that the standard library runs in place, in the returns' own buffer (a
+    // request part and a slot are the same size): each return is moved once, not out
+    // into a new vector's.
+    returns
+        .into_iter()
+        .filter_map(|part| {
+            let part = part.filter(|part| !part.kind.is_control_flow())?;
+            if !part.kind.is_model_retry() {
+                return Some(RequestPart::ToolReturn(part));
+            }
             let message = retry_message(&part);
-            parts.push(RequestPart::RetryPrompt(RetryPromptPart {
+            Some(RequestPart::RetryPrompt(RetryPromptPart {
                 tool_call_id: Some(part.tool_call_id.into_string()),
                 tool_name: Some(part.tool_name.into_string()),
                 content: format!("{message}\nFix the call and try again."),
-            }));
-        } else {
-            parts.push(RequestPart::ToolReturn(part));
-        }
-    }
-    parts
+            }))
+        })
+        .collect()
 }
 
 /// Reports context events published since `seen` as `Custom` records.
@@ -846,7 +847,7 @@ fn call_channels(listening: bool) -> (CallSinks, CallReports) {
     let (sender, progress) = tokio::sync::mpsc::channel(PROGRESS_BACKLOG);
     let progress_sink = ToolProgressSink::new(move |report| {
         // A full backlog drops the update; a batch that is over has nobody to tell.
-        let _ = sender.try_send(report);
+        let _ = sender.try_send(Box::new(report));
     });
     let (nested_sink, nested) = if listening {
         let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
@@ -876,7 +877,7 @@ impl ProgressCounts {
     /// the bound; a nested run's record as the event it carries.
     fn emit(&mut self, recorder: &mut Recorder<'_>, report: CallReport) {
         let report = match report {
-            CallReport::Progress(report) => report,
+            CallReport::Progress(report) => *report,
             CallReport::Nested(record) => {
                 if let Ok(event) = record.0.downcast::<AgentStreamEvent>() {
                     recorder.emit(|| *event);
