@@ -244,7 +244,7 @@ impl ToolRegistry {
     /// tools.
     pub async fn preprocess_user_input(
         &self,
-        ctx: ToolContext,
+        mut ctx: ToolContext,
         call_id: &str,
         name: &str,
         user_input: Value,
@@ -254,7 +254,6 @@ impl ToolRegistry {
             .get(name)
             .ok_or_else(|| self.not_found(name, ctx.agent_context()))?;
         let limits = self.call_limits(entry, ctx.inherited_limits());
-        let mut ctx = ctx;
         self.call_context(entry, &mut ctx, call_id, name, limits)?;
         let preprocessed =
             catch_panics(|| OptionFuture::from(entry.tool.preprocess_user_input(ctx, user_input)))
@@ -493,8 +492,6 @@ impl Future for ExecuteCall<'_> {
                 call,
             } => {
                 let (registry, call) = (*registry, *call);
-                // Taking the context leaves a state that a poll after the
-                // end finds inert.
                 let Some(ctx) = ctx.take() else {
                     return Poll::Pending;
                 };
@@ -520,14 +517,17 @@ impl Future for ExecuteCall<'_> {
                         }
                         dispatch => dispatch.poll_return(cx, call),
                     };
-                    if polled.is_pending() {
-                        *this = ExecuteCall::Waiting {
+                    *this = if polled.is_pending() {
+                        ExecuteCall::Waiting {
                             call,
                             dispatch: Box::new(dispatch),
-                        };
-                    }
+                        }
+                    } else {
+                        ExecuteCall::Ended
+                    };
                     return polled;
                 };
+                *this = ExecuteCall::Ended;
                 Poll::Ready(frame.into_return_part(result, attempts, &call.id, &call.name))
             }
             ExecuteCall::Waiting { call, dispatch } => {
