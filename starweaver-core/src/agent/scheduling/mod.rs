@@ -5,10 +5,15 @@ use std::collections::HashSet;
 
 use std::future::Future;
 
-use futures::future::Either;
-use futures::stream::{self, FuturesUnordered, StreamExt};
+use std::task::{Context, Poll};
+
+use futures::StreamExt;
 use tokio::sync::mpsc::{Receiver, UnboundedReceiver};
 use tracing::Instrument;
+
+mod batch;
+
+use batch::{Batch, SlottedCall};
 
 use super::{AgentRuntimePolicy, JournalError, RunJournal, ToolExecutionPolicy};
 use crate::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
@@ -112,22 +117,18 @@ pub(crate) struct CallReports {
 }
 
 impl CallReports {
-    /// The next report, once one arrives; pending forever when no sender is left.
-    async fn next(&mut self) -> CallReport {
-        let nested = async {
-            match self.nested.as_mut() {
-                Some(nested) => match nested.recv().await {
-                    Some(record) => record,
-                    None => std::future::pending().await,
-                },
-                None => std::future::pending().await,
-            }
-        };
-        tokio::select! {
-            biased;
-            Some(report) = self.progress.recv() => CallReport::Progress(report),
-            record = nested => CallReport::Nested(record),
+    /// A report that has arrived, else pending (with the waker registered); a channel with
+    /// no sender left stays pending.
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<CallReport> {
+        if let Poll::Ready(Some(report)) = self.progress.poll_recv(cx) {
+            return Poll::Ready(CallReport::Progress(report));
         }
+        if let Some(nested) = self.nested.as_mut() {
+            if let Poll::Ready(Some(record)) = nested.poll_recv(cx) {
+                return Poll::Ready(CallReport::Nested(record));
+            }
+        }
+        Poll::Pending
     }
 
     /// Drops every report that already arrived: sent by calls that have returned.
@@ -180,23 +181,12 @@ pub(crate) async fn execute_batch(
             .zip(contexts)
             .zip(slots.iter_mut())
             .map(|((call, ctx), slot)| {
-                let mut running = registry
+                let running = registry
                     .execute_call(ctx, call)
                     .instrument(super::spans::execute_tool(call));
-                async move {
-                    // The call's future is `Unpin`: awaited by reference, it keeps its span
-                    // for the return's attributes.
-                    let part: &ToolReturnPart = slot.insert((&mut running).await);
-                    super::spans::tool_returned(running.span(), part);
-                    part
-                }
+                SlottedCall::new(running, slot)
             });
-        let running = if sequential {
-            Either::Left(stream::iter(runs).then(|run| run))
-        } else {
-            Either::Right(runs.collect::<FuturesUnordered<_>>())
-        };
-        let mut running = std::pin::pin!(running);
+        let mut running = Batch::new(runs, sequential);
         while let Some(part) = reporting(running.next(), reports, |report| {
             on_event(BatchEvent::Report(report));
         })
@@ -227,19 +217,26 @@ pub(crate) async fn record(
 /// Drives `work` to its end, handing each report to `on_report` as it arrives. Reports sent
 /// before `work` finished are all handed on before this returns, so a call's progress and its
 /// sub-agent's records never trail its return.
+///
+/// `work` is polled first: when it ends on that poll (most calls do), the reports are drained
+/// without registering a waker on their channels.
 pub(crate) async fn reporting<T>(
     work: impl Future<Output = T>,
     reports: &mut CallReports,
     mut on_report: impl FnMut(CallReport),
 ) -> T {
     let mut work = std::pin::pin!(work);
-    let done = loop {
-        tokio::select! {
-            biased;
-            report = reports.next() => on_report(report),
-            done = &mut work => break done,
+    let done = std::future::poll_fn(|cx| {
+        if let Poll::Ready(done) = work.as_mut().poll(cx) {
+            return Poll::Ready(done);
         }
-    };
+        // `work` is pending with the waker registered; hand on what has arrived meanwhile.
+        while let Poll::Ready(report) = reports.poll_next(cx) {
+            on_report(report);
+        }
+        Poll::Pending
+    })
+    .await;
     while let Some(report) = reports.try_next() {
         on_report(report);
     }
