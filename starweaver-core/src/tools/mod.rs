@@ -56,7 +56,9 @@ pub(crate) use nested::{NestedRecord, NestedRecordSink};
 pub use progress::{
     ToolProgress, ToolProgressReport, ToolProgressSink, MAX_PROGRESS_MESSAGE_CHARS,
 };
-pub(crate) use registry::{is_loaded_in, is_usable_in, prepare_definition_in, InheritedLimits};
+pub(crate) use registry::{
+    is_loaded_in, is_usable_in, prepare_definition_in, InheritedLimits, ToolEntry,
+};
 pub use registry::{
     AvailabilityReport, ToolCallOutcome, ToolRegistry, ToolsUnavailableError, ToolsetRefreshReport,
     DEFAULT_MAX_RETRIES,

@@ -501,7 +501,7 @@ impl<'a, 'r> Run<'a, 'r> {
     }
 
     fn tool_context(&self, progress: &RunProgress, call: &ToolCallPart) -> ToolContext {
-        self.call_in(&self.scope_context(progress), progress, call)
+        call_in(&self.scope_context(progress), progress, call)
     }
 
     /// What the calls of one batch share: ids, the ambient context and
@@ -514,23 +514,6 @@ impl<'a, 'r> Run<'a, 'r> {
             Some(token) => ctx.with_cancellation(token.clone()),
             None => ctx,
         }
-    }
-
-    /// One call's context within `scope`: its retries and approval.
-    fn call_in(
-        &self,
-        scope: &ToolContext,
-        progress: &RunProgress,
-        call: &ToolCallPart,
-    ) -> ToolContext {
-        let retry = progress.model_retries.get(&call.name).copied().unwrap_or(0);
-        scope.clone().with_retry(retry).with_approved(
-            // Most runs approve nothing: no key is built for them.
-            !progress.approved_calls.is_empty()
-                && progress
-                    .approved_calls
-                    .contains(&approval_key(progress.step, &call.id)),
-        )
     }
 
     /// Runs a response's calls, except those whose returns the journal holds from an earlier
@@ -607,11 +590,6 @@ impl<'a, 'r> Run<'a, 'r> {
             .sinks
             .attach(self.scope_context(progress))
             .with_may_have_run(may_have_run);
-        let contexts: Vec<ToolContext> = calls
-            .iter()
-            .map(|call| self.call_in(&scope, progress, call))
-            .collect();
-        drop(scope);
         // Each return (and the context events its tool published) is
         // reported as the call finishes, not when the batch does; progress
         // as it arrives.
@@ -626,7 +604,7 @@ impl<'a, 'r> Run<'a, 'r> {
         execute_batch(
             &self.registry,
             calls,
-            contexts,
+            |call| call_in(&scope, progress, call),
             reason.is_some(),
             &mut self.reports,
             journal,
@@ -896,6 +874,18 @@ impl ProgressCounts {
             update: report.update,
         });
     }
+}
+
+/// One call's context within `scope`: its retries and approval.
+fn call_in(scope: &ToolContext, progress: &RunProgress, call: &ToolCallPart) -> ToolContext {
+    let retry = progress.model_retries.get(&call.name).copied().unwrap_or(0);
+    scope.clone().with_retry(retry).with_approved(
+        // Most runs approve nothing: no key is built for them.
+        !progress.approved_calls.is_empty()
+            && progress
+                .approved_calls
+                .contains(&approval_key(progress.step, &call.id)),
+    )
 }
 
 /// Approvals belong to one call of one model response: providers may reuse

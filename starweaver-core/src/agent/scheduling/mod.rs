@@ -18,7 +18,7 @@ use batch::{Batch, SlottedCall};
 use super::{AgentRuntimePolicy, JournalError, RunJournal, ToolExecutionPolicy};
 use crate::model::{ToolCallPart, ToolReturnKind, ToolReturnPart};
 use crate::tools::{NestedRecord, ToolContext, ToolProgressReport};
-use crate::tools::{ToolDependencyProfile, ToolRegistry};
+use crate::tools::{ToolDependencyProfile, ToolEntry, ToolRegistry};
 
 /// Why a batch runs sequentially, or `None` for concurrent execution.
 pub(crate) fn sequential_reason(
@@ -32,40 +32,34 @@ pub(crate) fn sequential_reason(
     if calls.len() < 2 {
         return None;
     }
-    if calls
+    // One lookup per call; calls of unknown tools have no facts to weigh.
+    let entries: Vec<&ToolEntry> = calls
         .iter()
-        .filter_map(|call| registry.definition(&call.name))
-        .any(crate::model::ToolDefinition::is_sequential)
-    {
+        .filter_map(|call| registry.entry(&call.name))
+        .collect();
+    if entries.iter().any(|entry| entry.definition.is_sequential()) {
         return Some("sequential_tool");
     }
     // A proxy's `call_tool` may run any tool: its needs are unknown here.
-    if calls.iter().any(|call| {
-        registry
-            .get(&call.name)
-            .is_some_and(|tool| tool.delegates_execution())
-    }) {
+    if entries.iter().any(|entry| entry.delegates) {
         return Some("delegating_tool");
     }
     if repeats_a_tool(calls) {
         return Some("repeated_tool");
     }
-    let requirements: Vec<_> = calls
+    let profile = |entry: &&ToolEntry| entry.requirements.profile;
+    let legacy = entries
         .iter()
-        .filter_map(|call| registry.dependency_requirements(&call.name))
-        .collect();
-    let legacy = requirements
+        .any(|entry| profile(entry) == ToolDependencyProfile::Legacy);
+    let narrowed = entries
         .iter()
-        .any(|requirement| requirement.profile == ToolDependencyProfile::Legacy);
-    let narrowed = requirements
-        .iter()
-        .any(|requirement| requirement.profile != ToolDependencyProfile::Legacy);
+        .any(|entry| profile(entry) != ToolDependencyProfile::Legacy);
     if legacy && narrowed {
         return Some("mixed_dependency_profiles");
     }
-    if requirements
+    if entries
         .iter()
-        .any(|requirement| requirement.requests_mutable_context())
+        .any(|entry| entry.requirements.requests_mutable_context())
     {
         return Some("mutable_context");
     }
@@ -164,7 +158,7 @@ pub(crate) type BatchJournal<'a> = Option<(&'a dyn RunJournal, u32)>;
 pub(crate) async fn execute_batch(
     registry: &ToolRegistry,
     calls: &[&ToolCallPart],
-    contexts: Vec<ToolContext>,
+    mut context: impl FnMut(&ToolCallPart) -> ToolContext,
     sequential: bool,
     reports: &mut CallReports,
     journal: BatchJournal<'_>,
@@ -174,18 +168,14 @@ pub(crate) async fn execute_batch(
     let mut slots: Vec<Option<ToolReturnPart>> = Vec::with_capacity(calls.len());
     slots.resize_with(calls.len(), || None);
     {
-        // The context goes straight into the call's future (which runs nothing until it is
-        // polled), so the future holding it is not larger by a second copy.
-        let runs = calls
-            .iter()
-            .zip(contexts)
-            .zip(slots.iter_mut())
-            .map(|((call, ctx), slot)| {
-                let running = registry
-                    .execute_call(ctx, call)
-                    .instrument(super::spans::execute_tool(call));
-                SlottedCall::new(running, slot)
-            });
+        // Each call's context is made where its future is, and goes straight in (the future
+        // runs nothing until it is polled).
+        let runs = calls.iter().zip(slots.iter_mut()).map(|(call, slot)| {
+            let running = registry
+                .execute_call(context(call), call)
+                .instrument(super::spans::execute_tool(call));
+            SlottedCall::new(running, slot)
+        });
         let mut running = Batch::new(runs, sequential);
         while let Some(part) = reporting(running.next(), reports, |report| {
             on_event(BatchEvent::Report(report));

@@ -349,6 +349,11 @@ impl ToolRegistry {
         self.entries.len()
     }
 
+    /// A registered tool's entry: the tool with the facts read from it once.
+    pub(crate) fn entry(&self, name: &str) -> Option<&ToolEntry> {
+        self.entries.get(name).map(|entry| &**entry)
+    }
+
     /// A registered tool.
     #[must_use]
     pub fn get(&self, name: &str) -> Option<&DynTool> {
