@@ -338,13 +338,13 @@ impl<'a, 'r> Run<'a, 'r> {
                 continue;
             }
             let returns = self.execute_calls(&mut progress, &calls, replayed).await?;
-            let fresh = vec![true; returns.len()];
             let structured_output = self.accepted_output(&returns);
             let next = self.process_returns(
                 &mut progress,
                 || calls.iter().map(|call| (*call).clone()).collect(),
                 returns,
-                &fresh,
+                // Every return of a batch that just ran is fresh.
+                &[],
             );
             if let Some(waiting) = apply(messages, next)? {
                 return Ok(RunEnd::Waiting(waiting));
@@ -601,7 +601,7 @@ impl<'a, 'r> Run<'a, 'r> {
             .journal
             .as_deref()
             .map(|journal| (journal, progress.step));
-        execute_batch(
+        let returns = execute_batch(
             &self.registry,
             calls,
             |call| call_in(&scope, progress, call),
@@ -612,15 +612,23 @@ impl<'a, 'r> Run<'a, 'r> {
                 BatchEvent::Report(report) => counted.emit(recorder, report),
                 BatchEvent::Returned(part) => {
                     recorder.emit(|| AgentStreamEvent::ToolReturn { part: part.clone() });
-                    forward(context, seen, recorder);
+                    // Nobody listening: the events are counted once, after the batch.
+                    if recorder.is_active() {
+                        forward(context, seen, recorder);
+                    }
                 }
             },
         )
-        .await
+        .await;
+        self.forward_events();
+        returns
     }
 
     /// Applies returns in model order: pending calls make the run wait;
     /// model-retry returns become retry prompts within the budget.
+    ///
+    /// `fresh[i]` is false when return `i` was counted before (a resumed run's returns that
+    /// did not run again); returns past the end of `fresh` are fresh.
     fn process_returns(
         &self,
         progress: &mut RunProgress,

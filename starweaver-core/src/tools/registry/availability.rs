@@ -147,7 +147,7 @@ impl ToolRegistry {
         full_report: bool,
     ) -> (Vec<Arc<ToolDefinition>>, AvailabilityReport) {
         let mut report = AvailabilityReport::default();
-        let mut prepared = Vec::new();
+        let mut prepared = Vec::with_capacity(self.entries.len());
         for (name, entry) in &self.entries {
             let toolset_down = entry
                 .toolset
