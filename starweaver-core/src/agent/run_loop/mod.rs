@@ -556,7 +556,6 @@ impl<'a, 'r> Run<'a, 'r> {
         self.context.update(|context| {
             context.usage.tool_calls = context.usage.tool_calls.saturating_add(count)
         });
-        self.forward_events();
         Ok(returns)
     }
 
@@ -620,6 +619,7 @@ impl<'a, 'r> Run<'a, 'r> {
             },
         )
         .await;
+        // A run nobody listens to counts the batch's events here, a batch that failed included.
         self.forward_events();
         returns
     }

@@ -51,17 +51,15 @@ where
     /// ended, the call stays pending (the batch never does so).
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        if this.slot.is_none() {
+        let Some(slot) = this.slot.take() else {
             return Poll::Pending;
-        }
+        };
         let Poll::Ready(part) = Pin::new(&mut this.running).poll(cx) else {
+            this.slot = Some(slot);
             return Poll::Pending;
         };
         super::super::spans::tool_returned(this.running.span(), &part);
-        match this.slot.take() {
-            Some(slot) => Poll::Ready(slot.insert(part)),
-            None => Poll::Pending,
-        }
+        Poll::Ready(slot.insert(part))
     }
 }
 
@@ -119,7 +117,6 @@ where
                 cursor,
             } => (calls, *sequential, cursor),
         };
-        let mut running = false;
         while let Some(call) = calls.get_mut(*cursor) {
             if call.ended() {
                 *cursor += 1;
@@ -131,15 +128,12 @@ where
                     return Poll::Ready(Some(part));
                 }
                 Poll::Pending if sequential => return Poll::Pending,
-                Poll::Pending => {
-                    running = true;
-                    *cursor += 1;
-                }
+                Poll::Pending => *cursor += 1,
             }
         }
         *cursor = 0;
-        // A call polled earlier in this pass (before a return was handed on) is still running.
-        if running || calls.iter().any(|call| !call.ended()) {
+        // Calls still running were each polled in this pass, some before a return was handed on.
+        if calls.iter().any(|call| !call.ended()) {
             Poll::Pending
         } else {
             Poll::Ready(None)

@@ -47,13 +47,12 @@ pub(crate) fn sequential_reason(
     if repeats_a_tool(calls) {
         return Some("repeated_tool");
     }
-    let profile = |entry: &&ToolEntry| entry.requirements.profile;
     let legacy = entries
         .iter()
-        .any(|entry| profile(entry) == ToolDependencyProfile::Legacy);
+        .any(|entry| entry.requirements.profile == ToolDependencyProfile::Legacy);
     let narrowed = entries
         .iter()
-        .any(|entry| profile(entry) != ToolDependencyProfile::Legacy);
+        .any(|entry| entry.requirements.profile != ToolDependencyProfile::Legacy);
     if legacy && narrowed {
         return Some("mixed_dependency_profiles");
     }

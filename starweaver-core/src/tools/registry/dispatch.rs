@@ -561,19 +561,14 @@ impl Dispatch<'_> {
     /// Polls the call on to the return the model sees. A call that ran
     /// its attempts goes from the tool's result straight to the return.
     fn poll_return(&mut self, cx: &mut Context<'_>, call: &ToolCallPart) -> Poll<ToolReturnPart> {
-        let outcome = match self {
-            Dispatch::Running { attempts, frame } => {
-                return Pin::new(attempts).poll(cx).map(|(result, attempts)| {
-                    frame.into_return_part(result, attempts, &call.id, &call.name)
-                });
-            }
-            Dispatch::Done(outcome) => match outcome.take() {
-                Some(outcome) => outcome,
-                None => return Poll::Pending,
-            },
-            Dispatch::Boxed(boxed) => std::task::ready!(boxed.as_mut().poll(cx)),
-        };
-        Poll::Ready(outcome.into_return_part(&call.id, &call.name))
+        if let Dispatch::Running { attempts, frame } = self {
+            return Pin::new(attempts).poll(cx).map(|(result, attempts)| {
+                frame.into_return_part(result, attempts, &call.id, &call.name)
+            });
+        }
+        Pin::new(self)
+            .poll(cx)
+            .map(|outcome| outcome.into_return_part(&call.id, &call.name))
     }
 }
 
